@@ -1,0 +1,157 @@
+"""The ``judge`` command line: thin; it parses, calls the library, prints.
+
+Heavy modules (numpy, the datasets, later litellm) are imported inside the commands so that
+``judge --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Grounding evaluator for LLM answers.")
+
+EXIT_BAD_INPUT = 2
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _fail_with_problems(problems) -> None:
+    for p in problems:
+        sys.stderr.write(f"{p}\n")
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.4f}" if isinstance(x, float) else str(x)
+
+
+@app.command()
+def validate(
+    path: Path = typer.Argument(..., help="Dataset file to check."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="hebrew-qa, answers, wice or squad (sniffed if omitted)."),
+    records: Optional[Path] = typer.Option(None, "--records", help="For an answers file: the records its support spans point into."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    repair: bool = typer.Option(False, "--repair", help="Propose corrected offsets for spans that do not match."),
+    write: Optional[Path] = typer.Option(None, "--write", help="With --repair: write a repaired copy here (never over the input)."),
+) -> None:
+    """Re-verify every span and print the dataset's key numbers and annotator agreement.
+
+    Exit code 2 when anything is wrong, with one line per problem naming the file, record and field."""
+    from judge.problems import DatasetError
+    from judge.validate import propose_repairs, validate as run_validate, write_repaired
+
+    try:
+        loaded, rep = run_validate(str(path), format, str(records) if records else None)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
+    repairs = propose_repairs(loaded) if (repair or write) else []
+    if repairs or repair:
+        rep["repairs"] = [r.as_dict() for r in repairs]
+    if write is not None:
+        try:
+            rep["repairs_written"] = {"path": str(write), "applied": write_repaired(loaded, repairs, write)}
+        except ValueError as e:
+            sys.stderr.write(f"{e}\n")
+            raise typer.Exit(EXIT_BAD_INPUT)
+    if as_json:
+        _print_json(rep)
+    else:
+        _print_validation(rep)
+    if rep["errors"]:
+        if not as_json:
+            _fail_with_problems(loaded.problems)
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _print_validation(rep: dict) -> None:
+    from rich.table import Table
+
+    console = _console()
+    t = Table(title=f"{rep['file']} ({rep['format']})", show_header=False)
+    for key in ("records", "claims", "spans", "spans_verified", "rating_entries"):
+        t.add_row(key, str(rep[key]))
+    t.add_row("genres", ", ".join(f"{k} {v}" for k, v in rep["genres"].items()) or "-")
+    t.add_row("difficulties", ", ".join(f"{k}: {v}" for k, v in rep["difficulties"].items()) or "-")
+    t.add_row("perfect agreement (records)", _fmt(rep["perfect_agreement"]))
+    t.add_row("alpha, ordinal, pooled", _fmt(rep["alpha_pooled"]))
+    for dim, value in rep["alpha_by_dimension"].items():
+        t.add_row(f"  alpha {dim}", _fmt(value))
+    sid = rep["sentence_ids"]
+    t.add_row("sentence_id agrees with our segmentation", f"{sid['agree']} of {sid['stated']} (information)")
+    for key in ("answers_by_model", "gold_labels"):
+        if key in rep:
+            t.add_row(key, ", ".join(f"{k} {v}" for k, v in rep[key].items()))
+    t.add_row("errors", str(len(rep["errors"])))
+    console.print(t)
+    if "repairs" in rep:
+        found = sum(1 for r in rep["repairs"] if r["new"])
+        console.print(f"repairs proposed: {found} of {len(rep['repairs'])} broken spans")
+        for r in rep["repairs"]:
+            target = f"[{r['new'][0]}, {r['new'][1]}) by {r['method']} ({r['score']:.2f})" if r["new"] else "not found"
+            console.print(f"  {r['record_id']} {r['field']}: [{r['old'][0]}, {r['old'][1]}) -> {target}", markup=False, soft_wrap=True)
+    if "repairs_written" in rep:
+        w = rep["repairs_written"]
+        console.print(f"wrote {w['path']} with {w['applied']} spans repaired", markup=False)
+
+
+@app.command("search-eval")
+def search_eval(
+    path: Path = typer.Argument(..., help="Dataset with gold spans."),
+    format: Optional[str] = typer.Option(None, "--format", "-f"),
+    k: int = typer.Option(5, "--k", min=1, help="Candidates per claim."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Recall@k of gold spans, hit@k of whole gold sets and MRR, against a plain BM25 baseline."""
+    from judge.datasets import load_checked
+    from judge.problems import DatasetError
+    from judge.search.evaluate import evaluate
+
+    try:
+        loaded = load_checked(path, format)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
+    if loaded.problems:
+        _fail_with_problems(loaded.problems)
+    rep = evaluate(loaded.items, loaded.format, k)
+    rep["file"] = str(path)
+    if as_json:
+        _print_json(rep)
+        return
+    from rich.table import Table
+
+    metrics = [m for m in rep["overall"] if m not in ("claims", "spans")]
+    t = Table(title=f"search-eval {path} (k={k}, {rep['overall']['claims']} claims, {rep['overall']['spans']} spans)")
+    t.add_column("group")
+    for m in metrics:
+        t.add_column(m, justify="right")
+    t.add_row("judge.search", *(_fmt(rep["overall"][m]) for m in metrics))
+    t.add_row("plain BM25", *(_fmt(rep["baseline_overall"][m]) for m in metrics))
+    t.add_row("ratio", *(_fmt(rep["ratio_to_baseline"][m]) for m in metrics))
+    for g, row in rep["by_group"].items():
+        t.add_row(f"{g} ({row['claims']})", *(_fmt(row[m]) for m in metrics))
+    console = _console()
+    console.print(t)
+    console.print(f"{rep['found_rule']}; search time {rep['seconds']:.2f} s (indexing included)", soft_wrap=True)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Metrics: pure functions over typed models."""

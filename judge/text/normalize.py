@@ -1,0 +1,137 @@
+"""Normalisation for matching that never loses the way back to the original offsets.
+
+Two texts that say the same thing with different quote marks, dashes, niqqud, spacing or letter case
+normalise to the same string; every normalised character keeps the original character range it came
+from, so a match found in normalised text becomes an exact span of the original.
+
+The work is done with ``str.translate`` and numpy (no per-character Python loop), because sources can be
+millions of characters long.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+DOUBLE_QUOTES = '"\u05f4\u201c\u201d\u201e\u201f\u00ab\u00bb\u2033\u301d\u301e\uff02'
+SINGLE_QUOTES = "'\u05f3\u2018\u2019\u201a\u201b\u0060\u00b4\u2032\u02bc\u02b9"
+DASHES = "-\u05be\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+# Invisible format characters (bidi marks, zero-width joiners, soft hyphen, BOM): dropped.
+INVISIBLE = set("\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
+# Two apostrophes (or gereshes) written for a gershayim: ש''ח == ש"ח.
+_PAIR_OR_SPACE_RUN = re.compile(r"\s{2,}|['\u05f3\u2019]{2}")
+
+
+def _is_hebrew_or_arabic_mark(ch: str) -> bool:
+    """Niqqud, cantillation and Arabic harakat: vowel signs matching must ignore."""
+    o = ord(ch)
+    if 0x0591 <= o <= 0x05C7:
+        return ch not in "\u05be\u05c0\u05c3\u05c6"  # maqaf, paseq, sof pasuq, nun hafukha are letters/punct
+    return 0x064B <= o <= 0x065F or o in (0x0670, 0x0640) or 0x06D6 <= o <= 0x06ED
+
+
+def _unify(ch: str) -> str:
+    if ch in DOUBLE_QUOTES:
+        return '"'
+    if ch in SINGLE_QUOTES:
+        return "'"
+    if ch in DASHES:
+        return "-"
+    if ch.isspace():
+        return " "
+    return ch
+
+
+def _replacement(ch: str, fold_accents: bool) -> str:
+    """What one original character becomes: '' (dropped), one character, or several (ﬁ -> fi)."""
+    if ch in INVISIBLE or _is_hebrew_or_arabic_mark(ch):
+        return ""
+    if ch.isspace():
+        return " "
+    form = "NFKD" if fold_accents else "NFKC"
+    out = []
+    for part in unicodedata.normalize(form, ch):
+        if _is_hebrew_or_arabic_mark(part) or part in INVISIBLE:
+            continue
+        if fold_accents and unicodedata.combining(part):
+            continue
+        out.append(_unify(part).casefold())
+    return "".join(out)
+
+
+class _LazyTable(dict):
+    """A ``str.translate`` table filled on first sight of each character."""
+
+    def __init__(self, fold_accents: bool, lengths: bool):
+        super().__init__()
+        self.fold_accents = fold_accents
+        self.lengths = lengths
+
+    def __missing__(self, code: int) -> str:
+        repl = _replacement(chr(code), self.fold_accents)
+        value = chr(len(repl)) if self.lengths else repl
+        self[code] = value
+        return value
+
+
+_TABLES = {fold: (_LazyTable(fold, False), _LazyTable(fold, True)) for fold in (False, True)}
+
+
+@dataclass(frozen=True)
+class NormalizedText:
+    """A normalised string with, for each of its characters, the original [start, end) it came from."""
+
+    original: str
+    text: str
+    starts: np.ndarray  # original start offset of each normalised character
+    ends: np.ndarray  # original exclusive end offset of each normalised character
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """Map a normalised span [start, end) back to the original string."""
+        if not 0 <= start < end <= len(self.text):
+            raise ValueError(f"span [{start}, {end}) outside normalised text of length {len(self.text)}")
+        return int(self.starts[start]), int(self.ends[end - 1])
+
+    def from_original(self, start: int, end: int) -> tuple[int, int]:
+        """The normalised span covering the original characters [start, end)."""
+        nstart = int(np.searchsorted(self.starts, start, side="left"))
+        nend = int(np.searchsorted(self.starts, end, side="left"))
+        return nstart, nend
+
+
+def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
+    """NFKC, niqqud/cantillation/harakat removed, quotes, gershayim, geresh, maqaf and dashes unified,
+    whitespace folded, case folded; ``fold_accents`` also drops Latin accents (Portuguese fallback)."""
+    n = len(text)
+    # Step A: fold whitespace runs and doubled apostrophes into one character at the run's start.
+    keep = np.ones(n, dtype=bool)
+    pieces, last = [], 0
+    for m in _PAIR_OR_SPACE_RUN.finditer(text):
+        keep[m.start() + 1 : m.end()] = False
+        pieces.append(text[last : m.start()])
+        pieces.append(" " if m.group()[0].isspace() else '"')
+        last = m.end()
+    pieces.append(text[last:])
+    text_a = "".join(pieces)
+    pos_a = np.flatnonzero(keep)  # original offset of each text_a character
+    pos_a_ext = np.append(pos_a, n)
+
+    # Step B: per-character replacement, with each character's output length read off a second table.
+    repl_table, len_table = _TABLES[fold_accents]
+    norm = text_a.translate(repl_table)
+    lengths = np.frombuffer(text_a.translate(len_table).encode("latin-1"), dtype=np.uint8)
+    kept = np.flatnonzero(lengths)
+    next_kept = np.append(kept[1:], len(text_a))[: len(kept)]  # a dropped mark belongs to the letter before it
+    counts = lengths[kept]
+    starts = pos_a_ext[np.repeat(kept, counts)]
+    ends = pos_a_ext[np.repeat(next_kept, counts)]
+    # A folded whitespace run ends after its first character, not at the next word.
+    if len(norm) != len(starts):  # pragma: no cover - guards the invariant the tables promise
+        raise AssertionError("normalisation map out of step with the text")
+    single = np.repeat(kept, counts)
+    space_mask = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32) == 32
+    ends = np.where(space_mask, pos_a_ext[single] + 1, ends)
+    return NormalizedText(original=text, text=norm, starts=starts.astype(np.int64), ends=ends.astype(np.int64))

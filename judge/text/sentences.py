@@ -1,0 +1,118 @@
+"""Sentence segmentation with offsets, for Hebrew, Portuguese, English and Arabic.
+
+The core rule is the one the Hebrew fixtures define ``sentence_id`` with: a sentence ends after a run of
+terminators plus closing quotes/brackets when whitespace or the end of the text follows. On top of it:
+abbreviations and initials do not end a sentence; a lower-case continuation does not either; a blank line
+always does; a single line break ends a sentence before a bullet, a heading, a speaker turn
+(``שם: ...``) or, in Latin script, a capitalised line after a line with no final punctuation (titles,
+menus). Any other line break stays inside its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\\]"
+_TERMINATOR = re.compile(rf"(?:[.?!\u061f\u06d4\u2026]+)[{CLOSERS}]*(?=\s|$)")
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]\s|\d{1,3}[.)]\s|#)")
+_SPEAKER = re.compile(r"[ \t]*[^\n:.?!]{1,60}:\s")
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'.]*)\.$")
+
+ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr drs prof sr sra srs sras jr st mt ft vs etc e.g i.e cf al approx dept univ inc ltd co corp
+    no nos nº vol vols ed eds fig figs p pp gen gov sen rep lt col capt sgt rev hon est ca c.f
+    jan feb mar apr jun jul aug sep sept oct nov dec av ave pág págs n.º art arts cap caps ex dra dras profa profas
+    """.split()
+)
+_CAN_END = frozenset({"etc"})
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+    text: str
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the period at ``dot`` closes an abbreviation or an initial (``Dr.``, ``J.``)."""
+    m = _WORD_BEFORE.search(text, max(0, dot - 12), dot + 1)
+    if not m:
+        return False
+    word = m.group(1).lower()
+    nxt = text[dot + 1 : dot + 3].lstrip()[:1]
+    if len(m.group(1)) == 1 and m.group(1).isupper():
+        return nxt.isupper() and nxt.isascii()  # an initial before a name: "J. Smith"
+    if word in _CAN_END:
+        return not nxt.isupper()
+    return word in ABBREVIATIONS
+
+
+def _lowercase_follows(text: str, end: int) -> bool:
+    rest = text[end : end + 4].lstrip()
+    return bool(rest) and rest[0].isalpha() and rest[0].islower()
+
+
+def _line_break_splits(text: str, nl_start: int, nl_end: int) -> bool:
+    """Whether a single line break (at [nl_start, nl_end)) ends the sentence running across it."""
+    line_start = text.rfind("\n", 0, nl_start) + 1
+    prev_line = text[line_start:nl_start].strip()
+    next_line_end = text.find("\n", nl_end)
+    next_line = text[nl_end : next_line_end if next_line_end != -1 else len(text)]
+    if not prev_line or not next_line.strip():
+        return True
+    if _BULLET.match(next_line) or _BULLET.match(prev_line) or _SPEAKER.match(next_line):
+        return True
+    first = next_line.lstrip()[:1]
+    last = prev_line[-1]
+    latin_prev = any("a" <= c.lower() <= "z" for c in prev_line[-20:])
+    return latin_prev and (first.isupper() or first.isdigit()) and last not in ",;:-(\u2013"
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences of ``text`` as exact slices: ``text[s.start:s.end] == s.text``, whitespace trimmed."""
+    cuts: set[int] = set()
+    for m in _TERMINATOR.finditer(text):
+        end = m.end()
+        if m.group().startswith(".") and len(m.group().rstrip(CLOSERS)) == 1 and _is_abbreviation(text, m.start()):
+            continue
+        if m.group().startswith(".") and _lowercase_follows(text, end):
+            continue
+        cuts.add(end)
+    for m in _BLANK_LINE.finditer(text):
+        cuts.add(m.start())
+    for m in _NEWLINE.finditer(text):
+        if m.start() in cuts:
+            continue
+        if _line_break_splits(text, m.start(), m.end()):
+            cuts.add(m.start())
+    sentences: list[Sentence] = []
+    last = 0
+    for cut in sorted(cuts) + [len(text)]:
+        _append_trimmed(text, last, cut, sentences)
+        last = cut
+    return sentences
+
+
+def _append_trimmed(text: str, start: int, end: int, out: list[Sentence]) -> None:
+    chunk = text[start:end]
+    stripped = chunk.strip()
+    if not stripped:
+        return
+    s = start + (len(chunk) - len(chunk.lstrip()))
+    e = s + len(stripped)
+    out.append(Sentence(s, e, text[s:e]))
+
+
+def sentence_index(sentences: list[Sentence], start: int, end: int) -> int | None:
+    """Index of the sentence that contains the whole span [start, end), or None when it straddles two."""
+    for i, s in enumerate(sentences):
+        if s.start <= start and end <= s.end:
+            return i
+        if s.start > start:
+            break
+    return None

@@ -1,0 +1,65 @@
+"""Tokenisation for matching: words of normalised text, with the forms a word may take elsewhere.
+
+Hebrew attaches one-letter prefixes (ו ה ב ל מ ש כ) to words, so ``ובבית`` must meet ``בית``: each Hebrew
+word also yields its prefix-stripped forms. Latin plurals yield their singular, accented words their unaccented form. Numbers lose thousands
+separators so ``1,450`` meets ``1450``. Tokens are taken from text already passed through
+:func:`judge.text.normalize`, so quotes, case and niqqud are already unified.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_WORD = re.compile(r"\d+(?:[.,:/]\d+)*%?|[^\W\d_]+(?:[\"'][^\W\d_]+)*['\"]?|\d*[^\W_]+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+HEBREW_PREFIXES = "והבלמשכ"
+
+STOPWORDS = frozenset(
+    """
+    a an the of to in on at by for from with and or but is are was were be been being it its this that these
+    those as which who whom whose what when where how than then also not no has have had do does did he she
+    they them his her their there here into over under about after before such can could would should may
+    might will shall one
+    o os as um uma uns umas de do da dos das em no na nos nas por para com e ou que se ao aos à às pelo pela
+    pelos pelas é são foi era ser seu sua seus suas mais como mas também
+    של את על עם אל כי גם לא הוא היא הם הן זה זו זאת אשר או אבל כל יש אין היה היתה הייתה היו לפי בין כמו רק
+    """.split()
+) | frozenset("في من على إلى عن أن إن كان كانت هذا هذه التي الذي و ثم أو مع".split())
+
+
+def _is_hebrew(word: str) -> bool:
+    return "\u05d0" <= word[0] <= "\u05ea"
+
+
+@lru_cache(maxsize=200_000)
+def word_forms(word: str) -> tuple[str, ...]:
+    """The word and the other forms it may take in a matching text, most specific first."""
+    word = word.replace('"', "").replace("'", "") if not word[0].isdigit() else _THOUSANDS.sub("", word)
+    forms = [word]
+    if _is_hebrew(word):
+        stem = word
+        for _ in range(2):
+            if len(stem) >= 4 and stem[0] in HEBREW_PREFIXES:
+                stem = stem[1:]
+                forms.append(stem)
+    elif word.isalpha() and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        forms.append(word[:-1])
+    if word.endswith("%"):
+        forms.append(word[:-1])
+    if not word.isascii():
+        folded = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+        if folded != word:
+            forms.append(folded)  # accent-insensitive: "são" meets "sao"
+    return tuple(forms)
+
+
+def words(normalized_text: str) -> list[str]:
+    """Words of a normalised text, in order (surface forms)."""
+    return _WORD.findall(normalized_text)
+
+
+def content_words(normalized_text: str) -> list[str]:
+    """Words that carry content: stopwords and one-letter tokens dropped."""
+    return [w for w in _WORD.findall(normalized_text) if len(w) > 1 and w not in STOPWORDS]

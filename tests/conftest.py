@@ -1,0 +1,39 @@
+"""Shared fixtures: paths to ../shared/data (skipped with a reason when absent) and to the bundled sample."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("JUDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+BUNDLED_SAMPLE = ROOT / "judge" / "data" / "he_sample.json"
+
+
+def shared(relative: str) -> Path:
+    """A file under ../shared/data, or skip the test saying why."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared/data exists only in the project workspace and CI)")
+    return path
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the real `judge` command line in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=300
+    )
+
+
+def assert_spans_exact(candidates, source_of) -> None:
+    """Every emitted span slices its source exactly (offsets are sacred)."""
+    for c in candidates:
+        src = source_of(c.doc_id)
+        assert src[c.start_char : c.end_char] == c.excerpt
+        for p in c.parts:
+            assert 0 <= p.start_char < p.end_char <= len(src)
+            assert src[p.start_char : p.end_char] == p.excerpt

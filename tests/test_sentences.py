@@ -1,0 +1,86 @@
+import json
+import re
+
+from judge.text import sentence_index, split_sentences, word_forms, words, normalize
+from tests.conftest import shared
+
+# The fixtures' own rule (../shared/data/README.md), implemented independently here.
+_RULE = re.compile(r"[.?!]+[\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\]]*(?=\s|$)")
+
+
+def _reference_sentences(text):
+    out, last = [], 0
+    for m in _RULE.finditer(text):
+        chunk = text[last : m.end()]
+        start = last + len(chunk) - len(chunk.lstrip())
+        out.append((start, m.end()))
+        last = m.end()
+    rest = text[last:]
+    if rest.strip():
+        start = last + len(rest) - len(rest.lstrip())
+        out.append((start, start + len(rest.strip())))
+    return out
+
+
+def texts(text):
+    sentences = split_sentences(text)
+    for s in sentences:
+        assert text[s.start : s.end] == s.text
+    return [s.text for s in sentences]
+
+
+def test_hebrew_fixture_sentences_follow_the_fixture_rule():
+    records = json.loads(shared("he_qa_sample.json").read_text(encoding="utf-8"))
+    for r in records:
+        ours = [(s.start, s.end) for s in split_sentences(r["source_text"])]
+        assert ours == _reference_sentences(r["source_text"]), r["id"]
+        sentences = split_sentences(r["source_text"])
+        for c in r["claims"]:
+            for a in c["attribution"]:
+                assert sentence_index(sentences, a["start_char"], a["end_char"]) == a["sentence_id"]
+
+
+def test_abbreviations_initials_and_decimals_do_not_split():
+    assert texts("Dr. Smith paid 3.2 million in Jan. 2020. J. R. Tolkien wrote it.") == [
+        "Dr. Smith paid 3.2 million in Jan. 2020.",
+        "J. R. Tolkien wrote it.",
+    ]
+    assert texts("O Sr. Silva chegou às 20:15. A Profa. Ana saiu.") == ["O Sr. Silva chegou às 20:15.", "A Profa. Ana saiu."]
+
+
+def test_closing_quotes_stay_with_their_sentence():
+    assert texts('הוא אמר: "זה הסוף." ואז הלך.') == ['הוא אמר: "זה הסוף."', "ואז הלך."]
+    assert texts("עלה 12 ש\"ח. זה הכול.") == ['עלה 12 ש"ח.', "זה הכול."]
+
+
+def test_a_single_line_break_stays_inside_a_sentence_but_speaker_turns_and_bullets_split():
+    text = "תקרת החלל\nאינה מסוגלת עוד לשאת את המשקל.\nמראיין: ומה הלאה\nד\"ר לנדאו: נראה."
+    assert texts(text) == ["תקרת החלל\nאינה מסוגלת עוד לשאת את המשקל.", "מראיין: ומה הלאה", 'ד"ר לנדאו: נראה.']
+    assert texts("Items\n- first item\n- second item") == ["Items", "- first item", "- second item"]
+    assert texts("# Title\nBody text here.") == ["# Title", "Body text here."]
+    assert texts("para one\n\npara two") == ["para one", "para two"]
+
+
+def test_latin_title_lines_split_before_a_capitalised_line():
+    assert texts("Hollywood Star Walk\nIrene Hervey was an actress.") == ["Hollywood Star Walk", "Irene Hervey was an actress."]
+    assert texts("Dec. 20, 1998\nin Motion Picture Country House") == ["Dec. 20, 1998\nin Motion Picture Country House"]
+
+
+def test_arabic_question_mark_and_ellipsis():
+    assert texts("ما هذا؟ هذا كتاب.") == ["ما هذا؟", "هذا كتاب."]
+    assert texts("Wait... What?") == ["Wait...", "What?"]
+    assert texts("Wait... what?") == ["Wait... what?"]  # a lower-case continuation is the same sentence
+
+
+def test_sentence_index_rejects_a_span_across_two_sentences():
+    sentences = split_sentences("One two. Three four.")
+    assert sentence_index(sentences, 0, 8) == 0
+    assert sentence_index(sentences, 4, 14) is None
+
+
+def test_hebrew_prefixes_meet_their_stems():
+    assert "בית" in word_forms("ובבית")
+    assert "עירוניים" in word_forms("והעירוניים")
+    assert word_forms("1,450") == ("1450",)
+    assert "actor" in word_forms("actors")
+    assert words(normalize('צה״ל ו־12% ב"ה').text) == ['צה"ל', "ו", "12%", 'ב"ה']
