@@ -37,3 +37,20 @@ def assert_spans_exact(candidates, source_of) -> None:
         for p in c.parts:
             assert 0 <= p.start_char < p.end_char <= len(src)
             assert src[p.start_char : p.end_char] == p.excerpt
+
+
+@pytest.fixture
+def scripted_server():
+    """Start a scripted OpenAI-compatible server on 127.0.0.1: ``scripted_server(script)``; stopped after the test."""
+    from judge.testing.server import ScriptedServer
+
+    started = []
+
+    def start(script=None, **kwargs):
+        server = ScriptedServer(script, **kwargs).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

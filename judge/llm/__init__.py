@@ -1,0 +1,24 @@
+"""The LLM port: the only caller of litellm. Importing this package does not import litellm."""
+
+from judge.llm.cache import CallCache
+from judge.llm.config import ModelConfig, Price, load_models
+from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError, LocalModelUnavailable
+from judge.llm.families import SameFamilyError, check_cross_family, family_of
+from judge.llm.port import LLM, CallRecord, RunTotals
+
+__all__ = [
+    "LLM",
+    "BudgetExceeded",
+    "CallCache",
+    "CallRecord",
+    "LLMCallError",
+    "LLMError",
+    "LocalModelUnavailable",
+    "ModelConfig",
+    "Price",
+    "RunTotals",
+    "SameFamilyError",
+    "check_cross_family",
+    "family_of",
+    "load_models",
+]

@@ -1,0 +1,26 @@
+"""The typed errors of the LLM port; callers turn LLMCallError into a ``judge_error`` record."""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base of every error the LLM port raises."""
+
+
+class LLMCallError(LLMError):
+    """A model call that still failed after its retries (or could not be retried)."""
+
+    def __init__(self, model: str, cause: str, attempts: int, record=None):
+        self.model = model
+        self.cause = cause
+        self.attempts = attempts
+        self.record = record  # the CallRecord, with the tokens every attempt spent
+        super().__init__(f"{model}: {cause} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+
+
+class BudgetExceeded(LLMError):
+    """The run's max_cost_usd is spent: no new call is started."""
+
+
+class LocalModelUnavailable(LLMError):
+    """The embedded model's extra is not installed, or its weights are missing or corrupt."""

@@ -1,0 +1,75 @@
+"""Model families, so a judge never grades its own family's homework unless the config says so."""
+
+from __future__ import annotations
+
+import re
+
+from judge.llm.config import ModelConfig
+
+# (pattern on a model name, family); first match wins. Matched against every part of the id after the
+# provider, so "together_ai/meta-llama/Llama-3-70b" is meta and "openai/qwen2.5-7b" on a local server is qwen.
+REGISTRY: list[tuple[str, str]] = [
+    (r"^(gpt-|o[1-9]|chatgpt|text-davinci|davinci)", "openai"),
+    (r"^claude", "anthropic"),
+    (r"^(gemini|gemma|palm|bison|learnlm)", "google"),
+    (r"^(llama|meta-llama|codellama)", "meta"),
+    (r"^(mistral|mixtral|codestral|ministral|magistral|pixtral|devstral|mistralai)", "mistral"),
+    (r"^(qwen|qwq)", "qwen"),
+    (r"^deepseek", "deepseek"),
+    (r"^(command|c4ai|aya|cohere)", "cohere"),
+    (r"^(phi-?[0-9]|orca|microsoft)", "microsoft"),
+    (r"^grok", "xai"),
+    (r"^(yi-|01-ai)", "01-ai"),
+    (r"^(falcon|tiiuae)", "tii"),
+    (r"^(granite|ibm)", "ibm"),
+    (r"^(nemotron|nvidia)", "nvidia"),
+]
+# Providers whose own models are one family, used when no part of the name says otherwise.
+PROVIDER_FAMILIES = {
+    "openai": "openai", "azure": "openai", "anthropic": "anthropic", "gemini": "google", "vertex_ai": "google",
+    "mistral": "mistral", "cohere": "cohere", "cohere_chat": "cohere", "xai": "xai", "deepseek": "deepseek",
+    "dashscope": "qwen",
+}
+_COMPILED = [(re.compile(p, re.IGNORECASE), f) for p, f in REGISTRY]
+
+
+class SameFamilyError(ValueError):
+    """A judge from the same family as a model whose output it judges, without allow_same_family."""
+
+
+def family_of(model: ModelConfig | str) -> str:
+    """The family of a model config (its override first) or of a bare model id; 'unknown' if none matches."""
+    if isinstance(model, ModelConfig):
+        if model.family:
+            return model.family
+        model = model.model
+    parts = model.split("/")
+    names = parts[1:] if len(parts) > 1 else parts
+    for name in names:
+        for pattern, family in _COMPILED:
+            if pattern.search(name):
+                return family
+    return PROVIDER_FAMILIES.get(parts[0].lower(), "unknown") if len(parts) > 1 else "unknown"
+
+
+def check_cross_family(judge: ModelConfig | str, others: list[ModelConfig | str], allow_same_family: bool = False) -> list[str]:
+    """Raise SameFamilyError if the judge shares a family with any of ``others`` (answerers, decomposer).
+
+    With ``allow_same_family`` it returns the clashes instead, for the report to flag."""
+    jf = family_of(judge)
+    clashes = [
+        f"{_label(judge)} ({jf}) judges {_label(o)} ({family_of(o)})"
+        for o in others
+        if jf != "unknown" and family_of(o) == jf
+    ]
+    if clashes and not allow_same_family:
+        raise SameFamilyError(
+            "the judge must come from a different model family: "
+            + "; ".join(clashes)
+            + ". Pick a judge of another family, or set allow_same_family: true (the report will flag it)."
+        )
+    return clashes
+
+
+def _label(m: ModelConfig | str) -> str:
+    return m.label if isinstance(m, ModelConfig) else m

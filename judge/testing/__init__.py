@@ -1,0 +1,1 @@
+"""Helpers for testing code that calls LLMs: a scripted OpenAI-compatible server."""
