@@ -149,6 +149,95 @@ def search_eval(
     console.print(f"{rep['found_rule']}; search time {rep['seconds']:.2f} s (indexing included)", soft_wrap=True)
 
 
+@app.command()
+def families(
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A YAML file with models: show each one's family."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """The model-family registry (model-id patterns -> family), and the families of a config's models."""
+    from judge.llm.families import PROVIDER_FAMILIES, REGISTRY, family_of
+
+    out: dict = {"patterns": [{"pattern": p, "family": f} for p, f in REGISTRY], "providers": PROVIDER_FAMILIES}
+    if config is not None:
+        models = _load_models_or_exit(config)
+        out["models"] = {name: {"model": m.model, "family": family_of(m), "override": m.family} for name, m in models.items()}
+    if as_json:
+        _print_json(out)
+        return
+    from rich.table import Table
+
+    t = Table(title="model families (first matching pattern wins; then the provider prefix)")
+    t.add_column("pattern on a model name")
+    t.add_column("family")
+    for row in out["patterns"]:
+        t.add_row(row["pattern"], row["family"])
+    for provider, family in PROVIDER_FAMILIES.items():
+        t.add_row(f"provider {provider}/...", family)
+    console = _console()
+    console.print(t)
+    if "models" in out:
+        m = Table(title=str(config))
+        for col in ("name", "model", "family"):
+            m.add_column(col)
+        for name, row in out["models"].items():
+            m.add_row(name, row["model"], row["family"] + (" (override)" if row["override"] else ""))
+        console.print(m)
+
+
+def _load_models_or_exit(path: Path) -> dict:
+    from pydantic import ValidationError
+
+    from judge.llm.config import load_models
+
+    try:
+        return load_models(path)
+    except (FileNotFoundError, ValueError, ValidationError) as e:
+        sys.stderr.write(f"{path}: {e}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def ping(
+    config: Path = typer.Argument(..., help="YAML file with models: (e.g. configs/models.yaml)."),
+    name: str = typer.Argument(..., help="Which model of that file to call."),
+    cache_dir: Path = typer.Option(Path(".cache/judge"), "--cache-dir", help="Where model calls are cached."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    refresh: bool = typer.Option(False, "--refresh", help="Call the model again and overwrite the cached answer."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """One small structured call through the LLM port, to check a model config (key, server, mode)."""
+    import asyncio
+
+    from judge.llm import LLM, CallCache, LLMError
+    from judge.llm.ping import PING_MESSAGES, PingAnswer
+
+    models = _load_models_or_exit(config)
+    if name not in models:
+        sys.stderr.write(f"{config}: no model named {name!r}; known: {', '.join(models)}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    cache = CallCache(cache_dir, enabled=not no_cache, refresh=refresh)
+    llm = LLM(cache)
+    try:
+        answer, record = asyncio.run(llm.structured(models[name], PING_MESSAGES, PingAnswer, prompt_hash="ping-v1"))
+    except LLMError as e:
+        sys.stderr.write(f"{name}: {e}\n")
+        raise typer.Exit(1)
+    finally:
+        cache.close()
+    out = {"answer": answer.model_dump(), "call": record.model_dump(), "cache": {"hits": cache.hits, "misses": cache.misses}}
+    if as_json:
+        _print_json(out)
+        return
+    console = _console()
+    console.print(f"{name} ({record.model_id}, family {record.family}): {answer.label}: {answer.rationale}", markup=False, soft_wrap=True)
+    cost = "unknown" if record.cost_usd is None else f"${record.cost_usd:.6f}"
+    console.print(
+        f"cached: {record.cached}; attempts {record.attempts}; tokens {record.prompt_tokens} + {record.completion_tokens}; "
+        f"cost {cost}; {record.latency_s:.2f} s; cache hits {cache.hits}, misses {cache.misses}",
+        soft_wrap=True,
+    )
+
+
 def main() -> None:
     app()
 

@@ -6,6 +6,7 @@ An unknown price gives ``None`` (and one warning per model), never a crash.
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 
 from judge.llm.config import ModelConfig
 
@@ -18,15 +19,22 @@ def call_cost(cfg: ModelConfig, prompt_tokens: int, completion_tokens: int) -> f
         return (prompt_tokens * cfg.price.input_per_million + completion_tokens * cfg.price.output_per_million) / 1e6
     if cfg.is_local:
         return 0.0
-    from judge.llm.litellm_setup import litellm
-
-    try:
-        prompt_cost, completion_cost = litellm().cost_per_token(
-            model=cfg.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-        return float(prompt_cost) + float(completion_cost)
-    except Exception:
+    rates = _rates(cfg.model)
+    if rates is None:
         if cfg.model not in _warned:
             _warned.add(cfg.model)
             log.warning("no price known for %s: its cost is reported as null (set price: in its config)", cfg.model)
         return None
+    return prompt_tokens * rates[0] + completion_tokens * rates[1]
+
+
+@lru_cache(maxsize=256)
+def _rates(model: str) -> tuple[float, float] | None:
+    """USD per prompt token and per completion token from litellm's local price map (looked up once)."""
+    from judge.llm.litellm_setup import litellm
+
+    try:
+        prompt, completion = litellm().cost_per_token(model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000)
+    except Exception:
+        return None
+    return float(prompt) / 1e6, float(completion) / 1e6

@@ -13,6 +13,7 @@ import asyncio
 import email.utils
 import json
 import time
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -136,7 +137,7 @@ class LLM:
             model=cfg.model,
             api_base=cfg.api_base,
             messages=messages,
-            schema=response_model.model_json_schema(),
+            schema=_schema(response_model),
             mode=cfg.resolved_mode(),
             temperature=cfg.temperature,
             seed=cfg.seed,
@@ -162,6 +163,10 @@ class LLM:
                 return result, record
             except (ValidationError, KeyError, TypeError):
                 pass  # a stale entry for a changed model: call again
+        if cfg.api_key_env and not cfg.api_key():
+            record.error = f"environment variable {cfg.api_key_env} (api_key_env of {cfg.label}) is not set"
+            self.totals.add(record)
+            raise LLMCallError(cfg.label, record.error, 0, record)
         if not self.budget_left:
             raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f})")
         if cfg.model.startswith("local/"):
@@ -231,10 +236,8 @@ class LLM:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _one_attempt(self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord) -> T:
-        from judge.llm.litellm_setup import instructor, litellm
-
-        instr = instructor()
-        client = instr.from_litellm(litellm().acompletion, mode=getattr(instr.Mode, _MODES[cfg.resolved_mode()]))
+        client = _client(cfg.resolved_mode())
+        hooks = _hooks_class()()
 
         def count(response: Any) -> None:
             usage = getattr(response, "usage", None)
@@ -244,13 +247,14 @@ class LLM:
         def count_request(*args: Any, **kwargs: Any) -> None:
             record.attempts += 1
 
-        client.on("completion:kwargs", count_request)
-        client.on("completion:response", count)
+        hooks.on("completion:kwargs", count_request)
+        hooks.on("completion:response", count)
         params: dict[str, Any] = dict(
             model=cfg.model,
             messages=messages,
             response_model=response_model,
             max_retries=cfg.validation_retries,
+            hooks=hooks,
             temperature=cfg.temperature,
             max_tokens=cfg.max_tokens,
             timeout=cfg.timeout,
@@ -273,6 +277,29 @@ class LLM:
             if is_transient(cause):
                 raise _Retryable(cause, retry_after_seconds(cause)) from cause
             raise LLMCallError(cfg.label, _describe(cause), max(1, record.attempts)) from cause
+
+
+@lru_cache(maxsize=8)
+def _client(mode: str):
+    """One instructor client per mode; per-call hooks carry the accounting."""
+    from judge.llm.litellm_setup import instructor, litellm
+
+    instr = instructor()
+    return instr.from_litellm(litellm().acompletion, mode=getattr(instr.Mode, _MODES[mode]))
+
+
+def _hooks_class():
+    from judge.llm.litellm_setup import instructor
+
+    instructor()
+    from instructor.core.hooks import Hooks
+
+    return Hooks
+
+
+@lru_cache(maxsize=256)
+def _schema(response_model: type[BaseModel]) -> dict:
+    return response_model.model_json_schema()
 
 
 def _unwrap(exc: BaseException) -> BaseException:

@@ -109,6 +109,7 @@ class ScriptedServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out at once, no 40 ms delayed-ACK stall
 
             def log_message(self, *args):  # quiet
                 pass
@@ -229,3 +230,26 @@ class ScriptedServer:
         http.send_header("Content-Length", str(len(payload)))
         http.end_headers()
         http.wfile.write(payload)
+
+
+def main() -> None:
+    """Serve one fixed structured answer with a fixed latency from a separate process (for benchmarks)."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--body", default='{"label": "supported", "evidence": ["c1"], "rationale": "stated in c1"}')
+    args = ap.parse_args()
+    body = json.loads(args.body)
+    server = ScriptedServer(lambda req, n: Reply(body=body, latency=args.latency), keep_bodies=False).start()
+    sys.stdout.write(server.base_url + "\n")
+    sys.stdout.flush()
+    try:
+        sys.stdin.read()  # serve until the parent closes our stdin
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
