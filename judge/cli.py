@@ -238,6 +238,189 @@ def ping(
     )
 
 
+def _parse_shard(shard: Optional[str]) -> Optional[tuple[int, int]]:
+    if shard is None:
+        return None
+    try:
+        i, n = (int(x) for x in shard.split("/"))
+        if not 0 <= i < n:
+            raise ValueError
+    except ValueError:
+        sys.stderr.write(f"--shard {shard!r}: expected i/n with 0 <= i < n, e.g. 0/2 and 1/2\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    return i, n
+
+
+class _Progress:
+    """A rich progress bar: records, claims, model calls, cache hits, tokens, cost and ETA."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.claims = self.calls = self.hits = self.tokens = 0
+        self.cost = 0.0
+        self.bar = None
+
+    def start(self, total: int, done: int) -> None:
+        if not self.enabled:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(
+            TextColumn("records"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"), TimeRemainingColumn(),
+            console=_console().__class__(stderr=True),
+        )
+        self.task = self.bar.add_task("run", total=total, completed=done, stats="")
+        self.bar.start()
+
+    def advance(self, result) -> None:
+        self.claims += sum(len(a.claims) for a in result.answers)
+        u = result.usage
+        self.calls += u.calls
+        self.hits += u.cache_hits
+        self.tokens += u.prompt_tokens + u.completion_tokens
+        self.cost += u.cost_usd
+        if self.bar is not None:
+            stats = f"claims {self.claims} | calls {self.calls} | cache hits {self.hits} | tokens {self.tokens} | ${self.cost:.4f}"
+            self.bar.update(self.task, advance=1, stats=stats)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _run_errors():
+    from judge.llm import LLMError, SameFamilyError
+    from judge.problems import DatasetError
+    from judge.runs.config import ConfigError
+    from judge.runs.store import RunDirError
+
+    return (ConfigError, DatasetError, SameFamilyError, RunDirError, LLMError, FileNotFoundError)
+
+
+def _report_run_error(e: Exception) -> None:
+    from judge.problems import DatasetError
+
+    if isinstance(e, DatasetError):
+        _fail_with_problems(e.problems)
+    sys.stderr.write(f"{e}\n")
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="Run config (YAML), e.g. configs/default.yaml."),
+    name: Optional[str] = typer.Option(None, "--name", help="Run name (default: the config's name)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N records."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Finish an interrupted run directory."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="i/n: every n-th record from the i-th (0-based)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the model-call cache."),
+    refresh: bool = typer.Option(False, "--refresh", help="Call models again and overwrite cached answers."),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """The main job: answer (or load answers), decompose, search, adjudicate; write runs/<time>-<name>/."""
+    from judge.runs.config import load_run_config
+    from judge.runs.runner import execute
+
+    shard_spec = _parse_shard(shard)
+    bar = _Progress(progress and not as_json)
+    try:
+        cfg = load_run_config(config)
+        if limit:
+            cfg = cfg.model_copy(update={"limit": limit})
+        if resume is None and name is None:
+            name = cfg.name
+        store, summary = execute(
+            cfg, runs_root=runs_dir, name=name, resume=resume, shard=shard_spec, use_cache=not no_cache,
+            refresh=refresh, on_start=bar.start, on_result=bar.advance,
+        )
+    except _run_errors() as e:
+        bar.stop()
+        _report_run_error(e)
+    except KeyboardInterrupt:
+        bar.stop()
+        sys.stderr.write("interrupted: every finished record is saved; finish with --resume RUN_DIR\n")
+        raise typer.Exit(130)
+    bar.stop()
+    summary["run_dir"] = str(store.path)
+    _print_summary(summary, as_json)
+
+
+@app.command()
+def rejudge(
+    run_dir: Path = typer.Argument(..., help="A finished run directory."),
+    judge: list[str] = typer.Option(..., "--judge", help="Judge name (repeatable): a model of the run's config or of --models, or 'deterministic'."),
+    models: Optional[Path] = typer.Option(None, "--models", help="A YAML file with more models (e.g. configs/models.yaml)."),
+    name: Optional[str] = typer.Option(None, "--name"),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir"),
+    no_cache: bool = typer.Option(False, "--no-cache"),
+    refresh: bool = typer.Option(False, "--refresh"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Judge a run's stored claims and candidates again with other judges, into a new run."""
+    from judge.runs.rejudge import rejudge as do_rejudge
+
+    extra = _load_models_or_exit(models) if models else {}
+    try:
+        store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh)
+    except _run_errors() + (ValueError, KeyError) as e:
+        _report_run_error(e)
+    summary["run_dir"] = str(store.path)
+    _print_summary(summary, as_json)
+
+
+@app.command()
+def merge(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories of one config (e.g. its shards)."),
+    name: str = typer.Option("merged", "--name"),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Merge shards into one run: every record once, in dataset order."""
+    from judge.runs.merge import merge as do_merge
+
+    try:
+        store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
+    except _run_errors() as e:
+        _report_run_error(e)
+    summary["run_dir"] = str(store.path)
+    _print_summary(summary, as_json)
+
+
+def _print_summary(summary: dict, as_json: bool) -> None:
+    if as_json:
+        _print_json(summary)
+        return
+    from rich.table import Table
+
+    t = Table(title=f"{summary['run_dir']}  ({summary['records']} records, {summary['answers']} answers)")
+    for col in ("model", "claims", "supp.", "partial", "unsup.", "contra.", "error", "faithful", "halluc."):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    rows = list(summary["by_model"].items()) + [("all", summary["overall"])]
+    t.caption = "faithful = (supported + 0.5 x partial) / judged claims; halluc. = (unsupported + contradicted) / judged claims"
+    for model, r in rows:
+        lb = r["labels"]
+        t.add_row(
+            model, str(r["claims"]), str(lb["supported"]), str(lb["partially_supported"]), str(lb["unsupported"]),
+            str(lb["contradicted"]), str(lb["judge_error"]), _fmt(r["faithfulness"]), _fmt(r["hallucination_rate"]),
+        )
+    console = _console()
+    console.print(t)
+    u = summary["usage"]
+    run = summary.get("run", {})
+    cost = f"${u['cost_usd']:.4f}" + (f" (+{u['unknown_cost_calls']} calls of unknown price)" if u["unknown_cost_calls"] else "")
+    console.print(
+        f"judges: {', '.join(summary['judges'])}; claims triaged: {summary['claims_triaged']}; model calls {u['calls']} "
+        f"(errors {u['errors']}), cache hits {u['cache_hits']}, tokens {u['prompt_tokens']} + {u['completion_tokens']}, cost {cost}",
+        soft_wrap=True, markup=False,
+    )
+    if summary.get("same_family_clashes"):
+        console.print("same-family judging (allowed by allow_same_family): " + "; ".join(summary["same_family_clashes"]), soft_wrap=True, markup=False)
+    if run and not run.get("complete", True):
+        console.print(f"incomplete: {run['records_finished']}/{run['records_selected']} records ({run.get('stopped_early')}); finish with --resume", soft_wrap=True, markup=False)
+
+
 def main() -> None:
     app()
 

@@ -9,6 +9,9 @@ instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import sys
 import threading
 import time
 import uuid
@@ -32,8 +35,26 @@ def load_llama(name: str):
             except ImportError:
                 raise LocalModelUnavailable(INSTALL_HINT) from None
             path = model_path(name)
-            _MODELS[name] = Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=None, seed=0, verbose=False)
+            with _quiet_stderr():  # llama.cpp prints load notes from C even with verbose=False
+                _MODELS[name] = Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=None, seed=0, verbose=False)
         return _MODELS[name]
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), fd)
+            yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
 
 
 def _schema_and_tool(optional_params: dict) -> tuple[dict | None, str | None]:
@@ -49,6 +70,17 @@ def _schema_and_tool(optional_params: dict) -> tuple[dict | None, str | None]:
     return None, None
 
 
+def grammar_friendly(schema):
+    """The schema without string length bounds, which llama.cpp's grammar compiler expands into one rule per
+    character (a maxLength of a few thousand exceeds its limits). Lengths are still enforced: instructor
+    validates the answer against the full model and re-asks."""
+    if isinstance(schema, dict):
+        return {k: grammar_friendly(v) for k, v in schema.items() if k not in ("maxLength", "minLength")}
+    if isinstance(schema, list):
+        return [grammar_friendly(v) for v in schema]
+    return schema
+
+
 def complete(name: str, messages: list[dict], optional_params: dict) -> dict:
     """One chat completion as an OpenAI-style dict (tool call when the request offered a tool)."""
     if name not in EMBEDDED:
@@ -62,7 +94,7 @@ def complete(name: str, messages: list[dict], optional_params: dict) -> dict:
         seed=optional_params.get("seed", 0),
     )
     if schema is not None:
-        kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        kwargs["response_format"] = {"type": "json_object", "schema": grammar_friendly(schema)}
     with _LOCK:
         out = llm.create_chat_completion(**kwargs)
     text = out["choices"][0]["message"].get("content") or ""

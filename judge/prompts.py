@@ -1,0 +1,65 @@
+"""Versioned prompt templates (Jinja, in prompts/): each renders to chat messages, and each one's content
+hash is recorded in every result and is part of every cache key, so editing a prompt invalidates exactly
+the calls it made.
+
+Source text, questions, answers and claims are data: the ``data`` filter escapes ``<``, ``>`` and ``&``
+so that no text can close or fake the tags that delimit it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+PROMPTS_DIR = Path(os.environ.get("JUDGE_PROMPTS_DIR") or Path(__file__).resolve().parents[1] / "prompts")
+
+
+def escape_data(text: str) -> str:
+    return html.escape(str(text), quote=False)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    path: Path
+    hash: str  # sha256 of the template file, first 16 hex digits
+
+    def render(self, **context) -> list[dict]:
+        """Chat messages: the template's ``system`` block, then its ``user`` block."""
+        template = _environment(str(self.path.parent)).get_template(self.path.name)
+        ctx = template.new_context(context)
+        messages = []
+        for role in ("system", "user"):
+            if role in template.blocks:
+                text = "".join(template.blocks[role](ctx)).strip()
+                if text:
+                    messages.append({"role": role, "content": text})
+        return messages
+
+
+@lru_cache(maxsize=4)
+def _environment(directory: str):
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["data"] = escape_data
+    return env
+
+
+def load_prompt(name: str, directory: Path | None = None) -> Prompt:
+    path = (directory or PROMPTS_DIR) / f"{name}.j2"
+    if not path.exists():
+        raise FileNotFoundError(f"prompt template {path} does not exist")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return Prompt(name=name, path=path, hash=f"{name}@{digest}")

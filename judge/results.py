@@ -1,0 +1,122 @@
+"""What a run writes: one RecordResult per line of results.jsonl, reloadable and re-scorable.
+
+Nothing here depends on wall-clock time, so the same config and cache give byte-identical results.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from judge.models import Candidate, Span
+
+VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
+RESULTS_SCHEMA_VERSION = 1
+
+
+class Usage(BaseModel):
+    """Model calls and what they spent; cache hits cost nothing."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unknown_cost_calls: int = 0
+
+    def add_call(self, record) -> None:
+        """Add one judge.llm.CallRecord."""
+        if record.cached:
+            self.cache_hits += 1
+            return
+        self.calls += 1
+        self.errors += record.error is not None
+        self.prompt_tokens += record.prompt_tokens
+        self.completion_tokens += record.completion_tokens
+        if record.cost_usd is None:
+            self.unknown_cost_calls += 1
+        else:
+            self.cost_usd = round(self.cost_usd + record.cost_usd, 10)
+
+    def add(self, other: Usage) -> None:
+        for name in Usage.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost_usd = round(self.cost_usd, 10)
+
+
+class NumberMismatch(BaseModel):
+    claim: str
+    candidate: str
+
+
+class ClaimChecks(BaseModel):
+    """Deterministic checks of a claim against its candidates."""
+
+    numbers: list[str] = []  # numbers, dates and percentages in the claim
+    numbers_missing: list[str] = []  # in no candidate
+    numbers_mismatched: list[NumberMismatch] = []  # differ from the same kind of number in the best candidate
+    names: list[str] = []  # capitalised Latin terms, quoted terms, terms in gershayim
+    names_missing: list[str] = []  # in no candidate
+
+    @property
+    def passed(self) -> bool:
+        return not (self.numbers_missing or self.numbers_mismatched or self.names_missing)
+
+
+class OfferedCandidate(Candidate):
+    """A candidate as offered to the judges, with the id they cite it by."""
+
+    id: str
+
+
+class JudgeVerdict(BaseModel):
+    judge: str  # the judge's label in the config
+    model: str  # model id, or "deterministic"
+    family: str
+    label: VerdictLabel
+    evidence_ids: list[str] = []
+    evidence: list[Span] = []  # the cited candidates' verified spans
+    rationale: str = ""
+    how: Literal["model", "triage", "deterministic", "error"] = "model"
+    prompt_hash: str = ""
+    error: str | None = None
+
+
+class ClaimResult(BaseModel):
+    claim_id: int
+    text: str
+    answer_spans: list[Span] = []  # where in the answer the claim comes from (doc_id "answer")
+    candidates: list[OfferedCandidate] = []
+    checks: ClaimChecks = ClaimChecks()
+    verdicts: list[JudgeVerdict] = []
+    label: VerdictLabel = "judge_error"  # the panel's verdict
+    evidence: list[Span] = []  # the spans cited by judges who agree with the panel's label
+
+
+class Decomposition(BaseModel):
+    method: Literal["llm", "sentences", "given"]
+    model: str | None = None
+    fallback_reason: str | None = None  # set when the LLM decomposer failed and sentences were used
+    prompt_hash: str = ""
+
+
+class AnswerResult(BaseModel):
+    model: str  # the model under test (or the answers file's model name)
+    family: str
+    answer: str
+    generation_error: str | None = None
+    decomposition: Decomposition
+    claims: list[ClaimResult] = []
+
+
+class RecordResult(BaseModel):
+    schema_version: int = RESULTS_SCHEMA_VERSION
+    record_id: str
+    genre: str | None = None
+    difficulty: int | None = None
+    question: str
+    language: str
+    answers: list[AnswerResult] = []
+    usage: Usage = Field(default_factory=Usage)

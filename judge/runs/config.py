@@ -1,0 +1,136 @@
+"""Run configs (YAML): what to evaluate, with which models, and how.
+
+Relative paths are relative to the config file. Models are named: inline under ``models:``, or taken from
+``models_file:`` (e.g. configs/models.yaml); ``deterministic`` is the judge that needs no model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from judge.llm.config import ModelConfig, load_models
+from judge.stages.adjudicate import DETERMINISTIC, DeterministicThresholds
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatasetRef(_Section):
+    path: str
+    format: str | None = None
+
+
+class AnswersRef(_Section):
+    """Recorded answers (the ``answers`` format) instead of generating them."""
+
+    path: str
+
+
+class GenerateSection(_Section):
+    models: list[str] = []  # models under test, by name
+
+
+class DecomposeSection(_Section):
+    method: Literal["llm", "sentences"] = "sentences"
+    model: str | None = None  # required for method llm
+
+    @model_validator(mode="after")
+    def _model_for_llm(self):
+        if self.method == "llm" and not self.model:
+            raise ValueError("decompose.method llm needs decompose.model")
+        return self
+
+
+class SearchSection(_Section):
+    k: int = Field(5, ge=1, le=20)
+    context_chars: int = Field(80, ge=0, le=1000)
+
+
+class AdjudicateSection(_Section):
+    judges: list[str] = Field(default_factory=lambda: [DETERMINISTIC], min_length=1)
+    batch_claims: bool = True  # all claims of an answer in one call per judge
+    triage: bool = True  # verbatim claims are supported with no model call
+    judge_context: Literal["candidates", "full"] = "candidates"
+    allow_same_family: bool = False
+    deterministic: DeterministicThresholds = DeterministicThresholds()
+
+
+class RunConfig(_Section):
+    name: str = Field("run", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    dataset: DatasetRef
+    answers: AnswersRef | None = None
+    models_file: str | None = None
+    models: dict[str, ModelConfig] = {}
+    generate: GenerateSection = GenerateSection()
+    decompose: DecomposeSection = DecomposeSection()
+    search: SearchSection = SearchSection()
+    adjudicate: AdjudicateSection = AdjudicateSection()
+    cache_dir: str = ".cache/judge"
+    max_cost_usd: float | None = Field(None, gt=0)
+    record_concurrency: int = Field(4, ge=1, le=64)
+    limit: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _answers_from_somewhere(self):
+        if self.answers is None and not self.generate.models:
+            raise ValueError("give answers.path (recorded answers) or generate.models (models under test)")
+        if self.answers is not None and self.generate.models:
+            raise ValueError("give either answers.path or generate.models, not both")
+        return self
+
+    def model(self, name: str) -> ModelConfig:
+        if name not in self.models:
+            raise KeyError(f"no model named {name!r} (known: {', '.join(self.models) or 'none'})")
+        return self.models[name]
+
+    def check_model_names(self) -> None:
+        names = list(self.generate.models) + [j for j in self.adjudicate.judges if j != DETERMINISTIC]
+        if self.decompose.method == "llm" and self.decompose.model:
+            names.append(self.decompose.model)
+        unknown = [n for n in names if n not in self.models]
+        if unknown:
+            raise ValueError(f"unknown model name(s) {', '.join(unknown)}; known: {', '.join(self.models) or 'none'}")
+
+
+class ConfigError(ValueError):
+    """A run config that cannot be used; the message names the file and the problem."""
+
+
+def load_run_config(path: str | Path) -> RunConfig:
+    import yaml
+
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"{path}: config file does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    base = path.resolve().parent
+    try:
+        models: dict = {}
+        if data.get("models_file"):
+            models_path = base / data["models_file"]
+            models.update({k: v.model_dump(exclude_unset=True) for k, v in load_models(models_path).items()})
+        for name, cfg in (data.get("models") or {}).items():
+            models[name] = {"name": name, **(cfg or {})}
+        data["models"] = models
+        config = RunConfig.model_validate(data)
+        config.check_model_names()
+    except (ValidationError, ValueError, FileNotFoundError, KeyError) as e:
+        raise ConfigError(f"{path}: {e}") from None
+    for ref in (config.dataset, config.answers):
+        if ref is not None:
+            resolved = (base / ref.path).resolve() if not Path(ref.path).is_absolute() else Path(ref.path)
+            if not resolved.exists():
+                raise ConfigError(f"{path}: {ref.path} (resolved to {resolved}) does not exist")
+            ref.path = str(resolved)
+    if not Path(config.cache_dir).is_absolute():
+        config.cache_dir = str((base / config.cache_dir).resolve())
+    return config

@@ -1,0 +1,78 @@
+"""``judge rejudge``: the stored claims and candidates of a run, judged again by other judges, into a new
+run. No generation, no decomposition, no search: the cheap way to compare judge families."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from judge.datasets import load
+from judge.llm import CallCache, ModelConfig
+from judge.results import AnswerResult, ClaimResult, RecordResult, Usage
+from judge.runs.config import RunConfig
+from judge.runs.runner import Pipeline, build_pipeline, config_hash, finish, judge_claims, run_items
+from judge.runs.store import RunStore
+from judge.stages.adjudicate import ClaimToJudge, panel_verdict
+
+
+def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig]) -> RunConfig:
+    models = {**config.models, **extra_models}
+    new = config.model_copy(update={"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})})
+    new.check_model_names()
+    return new
+
+
+async def rejudge_record(p: Pipeline, old: RecordResult, record) -> RecordResult:
+    usage = Usage()
+    sources = {s.doc_id: s.text for s in record.sources}
+    if len(record.sources) == 1:
+        sources[None] = record.sources[0].text
+    answers = []
+    for a in old.answers:
+        claims = [ClaimToJudge(str(i + 1), c.text, c.candidates, c.checks) for i, c in enumerate(a.claims)]
+        verdicts = await judge_claims(p, record, old.language, claims, sources, usage) if claims else {}
+        new_claims = []
+        for c, tj in zip(a.claims, claims):
+            label, evidence = panel_verdict(verdicts[tj.cid])
+            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
+        answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
+    return RecordResult(**{**old.model_dump(), "answers": answers, "usage": usage})
+
+
+def rejudge(
+    run_dir: Path,
+    judges: list[str],
+    extra_models: dict[str, ModelConfig],
+    *,
+    runs_root: Path = Path("runs"),
+    name: str | None = None,
+    use_cache: bool = True,
+    refresh: bool = False,
+    on_result=None,
+) -> tuple[RunStore, dict]:
+    old_store = RunStore.open(run_dir)
+    old_config = old_store.config()
+    config = rejudge_config(old_config, judges, extra_models)
+    previous = old_store.finished()
+    records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
+    missing = [r.record_id for r in previous if r.record_id not in records]
+    if missing:
+        raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing[:5])}")
+    cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
+    answer_families = sorted({a.family for r in previous for a in r.answers})
+    pipeline = build_pipeline(config, None, cache, answer_families)
+    meta = {
+        "name": name or f"{old_store.manifest().get('name', 'run')}-rejudge",
+        "config_hash": config_hash(config),
+        "rejudged_from": str(run_dir),
+        "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
+        "same_family_clashes": pipeline.family_clashes,
+        "records_selected": [r.record_id for r in previous],
+    }
+    store = RunStore.create(runs_root, meta["name"], config, meta)
+    try:
+        work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
+        stopped = asyncio.run(run_items(previous, work, store, config.record_concurrency, on_result))
+    finally:
+        cache.close()
+    return store, finish(store, [r.record_id for r in previous], config, cache, stopped)

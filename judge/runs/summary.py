@@ -1,0 +1,62 @@
+"""A run's summary: labels, faithfulness and hallucination rate per model under test, judge errors, usage.
+
+Faithfulness = (supported + 0.5 x partially_supported) / judged claims; hallucination rate =
+(unsupported + contradicted) / judged claims; claims whose panel verdict is judge_error are counted apart
+and left out of both rates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from judge.results import RecordResult, Usage
+
+LABEL_ORDER = ("supported", "partially_supported", "unsupported", "contradicted", "judge_error")
+PARTIAL_CREDIT = 0.5
+
+
+def rates(labels: Counter) -> dict:
+    judged = sum(n for lbl, n in labels.items() if lbl != "judge_error")
+    return {
+        "claims": sum(labels.values()),
+        "labels": {lbl: labels.get(lbl, 0) for lbl in LABEL_ORDER},
+        "faithfulness": round((labels["supported"] + PARTIAL_CREDIT * labels["partially_supported"]) / judged, 6) if judged else None,
+        "hallucination_rate": round((labels["unsupported"] + labels["contradicted"]) / judged, 6) if judged else None,
+    }
+
+
+def summarize(results: list[RecordResult], manifest: dict, config) -> dict:
+    by_model: dict[str, Counter] = defaultdict(Counter)
+    by_judge: dict[str, Counter] = defaultdict(Counter)
+    overall: Counter = Counter()
+    usage = Usage()
+    answers = triaged = fallbacks = generation_errors = 0
+    for r in results:
+        usage.add(r.usage)
+        for a in r.answers:
+            answers += 1
+            fallbacks += a.decomposition.fallback_reason is not None and a.answer.strip() != ""
+            generation_errors += a.generation_error is not None
+            for c in a.claims:
+                overall[c.label] += 1
+                by_model[a.model][c.label] += 1
+                triaged += any(v.how == "triage" for v in c.verdicts)
+                for v in c.verdicts:
+                    if v.how != "triage":
+                        by_judge[v.judge][v.label] += 1
+    return {
+        "name": manifest.get("name"),
+        "config_hash": manifest.get("config_hash"),
+        "prompts": manifest.get("prompts", {}),
+        "judges": list(config.adjudicate.judges),
+        "same_family_clashes": manifest.get("same_family_clashes", []),
+        "records": len(results),
+        "answers": answers,
+        "overall": rates(overall),
+        "by_model": {m: rates(c) for m, c in sorted(by_model.items())},
+        "by_judge": {j: rates(c) for j, c in sorted(by_judge.items())},
+        "claims_triaged": triaged,
+        "decomposition_fallbacks": fallbacks,
+        "generation_errors": generation_errors,
+        "usage": usage.model_dump(),
+    }

@@ -1,0 +1,1 @@
+"""Pipeline stages: generate, decompose, checks, adjudicate (each: typed input, typed output)."""

@@ -1,0 +1,23 @@
+"""Generation: a model under test answers a record's question from its source(s)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from judge.llm import LLM, LLMCallError, ModelConfig
+from judge.models import Record
+from judge.prompts import Prompt
+
+
+class GeneratedAnswer(BaseModel):
+    answer: str = Field(min_length=1, max_length=6000)
+
+
+async def generate(llm: LLM, cfg: ModelConfig, prompt: Prompt, record: Record, language: str) -> tuple[str, str | None, list]:
+    """(answer text, error or None, call records). A failed call gives an empty answer and the error."""
+    messages = prompt.render(sources=record.sources, question=record.question, language=language)
+    try:
+        result, call = await llm.structured(cfg, messages, GeneratedAnswer, prompt_hash=prompt.hash)
+    except LLMCallError as e:
+        return "", f"generation failed: {e.cause}", [e.record] if e.record else []
+    return result.answer.strip(), None, [call]
