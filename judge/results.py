@@ -96,7 +96,7 @@ class ClaimResult(BaseModel):
 
 
 class Decomposition(BaseModel):
-    method: Literal["llm", "sentences", "given"]
+    method: Literal["llm", "sentences", "whole"]
     model: str | None = None
     fallback_reason: str | None = None  # set when the LLM decomposer failed and sentences were used
     prompt_hash: str = ""

@@ -98,7 +98,7 @@ def load(path: Path) -> Loaded:
         out.items.append(
             Record(
                 id=rid,
-                question=line.claim,
+                question="",
                 sources=[Source(doc_id=rid, title=line.meta.claim_title, text=source)],
                 claims=[claim],
                 meta={"wice_label": line.label, **line.meta.model_dump(exclude={"id"}, exclude_none=True)},

@@ -35,7 +35,10 @@ class GenerateSection(_Section):
 
 
 class DecomposeSection(_Section):
-    method: Literal["llm", "sentences"] = "sentences"
+    """llm: a model splits answers into claims; sentences: one claim per sentence; whole: the answer is one
+    claim (for data whose answers are already single claims, like WiCE)."""
+
+    method: Literal["llm", "sentences", "whole"] = "sentences"
     model: str | None = None  # required for method llm
 
     @model_validator(mode="after")

@@ -148,7 +148,9 @@ async def _process_answer(p, record, language, indexes, sources, model, family, 
     if not text.strip():
         how = Decomposition(method="sentences", fallback_reason="empty answer" if error is None else error)
         return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how)
-    claims, how, calls = await decompose(p.llm, p.decomposer(), p.prompts["decompose"], record.question, text, language)
+    claims, how, calls = await decompose(
+        p.llm, p.decomposer(), p.prompts["decompose"], record.question, text, language, cfg.decompose.method
+    )
     for c in calls:
         usage.add_call(c)
     to_judge = []

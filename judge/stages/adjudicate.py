@@ -49,22 +49,37 @@ def spans_of(candidate: Candidate) -> list[Span]:
     return [p.model_copy() for p in candidate.parts]
 
 
+SUB_SENTENCE_METHODS = ("exact", "normalized", "folded", "fuzzy")
+
+
 def passages(claim: ClaimToJudge, sources: dict[str | None, str], context_chars: int) -> list[dict]:
-    """What a judge sees of each candidate: id, the candidate's text, and a little context either side."""
+    """What a judge sees of each candidate: id, text, and a little context either side.
+
+    Context is given to sub-sentence spans (verbatim and fuzzy matches), whose sentence it completes; a
+    candidate that is already one or two whole sentences stands alone, which keeps prompts short. A part
+    already shown in an earlier passage of the same claim is referred to, not repeated."""
     out = []
+    shown: dict[tuple, str] = {}
     for c in claim.candidates:
         text = sources.get(c.doc_id, sources.get(None, ""))
         first, last = c.parts[0], c.parts[-1]
-        before = text[max(0, first.start_char - context_chars) : first.start_char]
-        after = text[last.end_char : last.end_char + context_chars]
+        width = context_chars if c.method in SUB_SENTENCE_METHODS else 0
+        before = text[max(0, first.start_char - width) : first.start_char]
+        after = text[last.end_char : last.end_char + width]
+        shown_text = [
+            f"(the text of passage {shown[k]})" if (k := (p.doc_id, p.start_char, p.end_char)) in shown else p.excerpt
+            for p in c.parts
+        ]
         out.append(
             {
                 "id": c.id,
-                "before": ("…" if first.start_char > context_chars else "") + before,
-                "text": " … ".join(p.excerpt for p in c.parts),
-                "after": after + ("…" if last.end_char + context_chars < len(text) else ""),
+                "before": ("…" if width and first.start_char > width else "") + before,
+                "text": " … ".join(shown_text),
+                "after": after + ("…" if width and last.end_char + width < len(text) else ""),
             }
         )
+        for p in c.parts:
+            shown.setdefault((p.doc_id, p.start_char, p.end_char), c.id)
     return out
 
 

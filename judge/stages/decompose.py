@@ -52,11 +52,21 @@ def locate_in_answer(answer: str, quote: str, claim: str, index: Index | None = 
     return []
 
 
+def whole_claim(answer: str) -> list[tuple[str, list[Span]]]:
+    text = answer.strip()
+    if not text:
+        return []
+    start = answer.find(text)
+    return [(text, [Span(doc_id=ANSWER_DOC, start_char=start, end_char=start + len(text), excerpt=text)])]
+
+
 async def decompose(
-    llm: LLM, cfg: ModelConfig | None, prompt: Prompt, question: str, answer: str, language: str
+    llm: LLM, cfg: ModelConfig | None, prompt: Prompt, question: str, answer: str, language: str, method: str = "llm"
 ) -> tuple[list[tuple[str, list[Span]]], Decomposition, list]:
     """Claims with their answer spans, how they were made, and the call records."""
-    if cfg is None:
+    if method == "whole":
+        return whole_claim(answer), Decomposition(method="whole"), []
+    if cfg is None or method == "sentences":
         return sentence_claims(answer), Decomposition(method="sentences"), []
     messages = prompt.render(question=question, answer=answer, language=language)
     try:
