@@ -20,37 +20,34 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class Span(StrictModel):
-    """A character range [start_char, end_char) of one source, with the text it must slice."""
+class Offsets(StrictModel):
+    """A non-empty character range [start_char, end_char)."""
 
-    doc_id: str | None = None
     start_char: int = Field(ge=0)
     end_char: int = Field(ge=0)
-    excerpt: str
 
     @model_validator(mode="after")
-    def _ordered(self) -> Span:
+    def _ordered(self) -> Offsets:
         if self.end_char <= self.start_char:
             raise ValueError(f"end_char ({self.end_char}) must be greater than start_char ({self.start_char})")
         return self
 
 
-class Attribution(StrictModel):
+class Span(Offsets):
+    """A character range [start_char, end_char) of one source, with the text it must slice."""
+
+    doc_id: str | None = None
+    excerpt: str
+
+
+class Attribution(Offsets):
     """A reference span supporting a claim (primary schema: ``claims[].attribution[]``)."""
 
     sentence_id: int | None = None
     source_excerpt: str
-    start_char: int = Field(ge=0)
-    end_char: int = Field(ge=0)
     verified: bool = False
     verification_method: str | None = None
     doc_id: str | None = None
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Attribution:
-        if self.end_char <= self.start_char:
-            raise ValueError(f"end_char ({self.end_char}) must be greater than start_char ({self.start_char})")
-        return self
 
 
 class Claim(StrictModel):
@@ -117,18 +114,10 @@ class Record(StrictModel):
         raise KeyError(f"record {self.id} has no source with doc_id {doc_id!r}")
 
 
-class SupportSpan(StrictModel):
+class SupportSpan(Offsets):
     """A gold support span of an answer claim: offsets into the record's source."""
 
-    start_char: int = Field(ge=0)
-    end_char: int = Field(ge=0)
     doc_id: str | None = None
-
-    @model_validator(mode="after")
-    def _ordered(self) -> SupportSpan:
-        if self.end_char <= self.start_char:
-            raise ValueError(f"end_char ({self.end_char}) must be greater than start_char ({self.start_char})")
-        return self
 
 
 class GoldClaim(StrictModel):

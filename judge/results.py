@@ -9,41 +9,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from judge.llm.port import Usage
 from judge.models import Candidate, Span
 
 VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
 RESULTS_SCHEMA_VERSION = 1
-
-
-class Usage(BaseModel):
-    """Model calls and what they spent; cache hits cost nothing."""
-
-    calls: int = 0
-    cache_hits: int = 0
-    errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_cost_calls: int = 0
-
-    def add_call(self, record) -> None:
-        """Add one judge.llm.CallRecord."""
-        if record.cached:
-            self.cache_hits += 1
-            return
-        self.calls += 1
-        self.errors += record.error is not None
-        self.prompt_tokens += record.prompt_tokens
-        self.completion_tokens += record.completion_tokens
-        if record.cost_usd is None:
-            self.unknown_cost_calls += 1
-        else:
-            self.cost_usd = round(self.cost_usd + record.cost_usd, 10)
-
-    def add(self, other: Usage) -> None:
-        for name in Usage.model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.cost_usd = round(self.cost_usd, 10)
 
 
 class NumberMismatch(BaseModel):

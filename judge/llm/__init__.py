@@ -4,7 +4,7 @@ from judge.llm.cache import CallCache
 from judge.llm.config import ModelConfig, Price, load_models
 from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError, LocalModelUnavailable
 from judge.llm.families import SameFamilyError, check_cross_family, family_of
-from judge.llm.port import LLM, CallRecord, RunTotals
+from judge.llm.port import LLM, CallRecord, Usage
 
 __all__ = [
     "LLM",
@@ -16,8 +16,8 @@ __all__ = [
     "LocalModelUnavailable",
     "ModelConfig",
     "Price",
-    "RunTotals",
     "SameFamilyError",
+    "Usage",
     "check_cross_family",
     "family_of",
     "load_models",

@@ -48,8 +48,10 @@ class CallRecord(BaseModel):
     error: str | None = None
 
 
-class RunTotals(BaseModel):
-    """Per-run accounting, summed from the call records."""
+class Usage(BaseModel):
+    """Model calls and what they spent, summed from call records; cache hits cost nothing.
+
+    The port keeps one for the whole run (``LLM.totals``); the pipeline keeps one per record."""
 
     calls: int = 0  # calls that reached a model (cache misses)
     cache_hits: int = 0
@@ -58,9 +60,9 @@ class RunTotals(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-    calls_with_unknown_cost: int = 0
+    unknown_cost_calls: int = 0
 
-    def add(self, rec: CallRecord) -> None:
+    def add_call(self, rec: CallRecord) -> None:
         if rec.cached:
             self.cache_hits += 1
             return
@@ -70,9 +72,14 @@ class RunTotals(BaseModel):
         self.prompt_tokens += rec.prompt_tokens
         self.completion_tokens += rec.completion_tokens
         if rec.cost_usd is None:
-            self.calls_with_unknown_cost += 1
+            self.unknown_cost_calls += 1
         else:
-            self.cost_usd += rec.cost_usd
+            self.cost_usd = round(self.cost_usd + rec.cost_usd, 10)
+
+    def add(self, other: Usage) -> None:
+        for name in Usage.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost_usd = round(self.cost_usd, 10)
 
 
 class _Retryable(Exception):
@@ -119,7 +126,7 @@ class LLM:
     def __init__(self, cache: CallCache | None = None, max_cost_usd: float | None = None):
         self.cache = cache or CallCache(None, enabled=False)
         self.max_cost_usd = max_cost_usd
-        self.totals = RunTotals()
+        self.totals = Usage()
         self._limiters: dict[str, ModelLimiter] = {}
 
     def limiter(self, cfg: ModelConfig) -> ModelLimiter:
@@ -159,13 +166,13 @@ class LLM:
             try:
                 result = response_model.model_validate(hit["result"])
                 record.cached = True
-                self.totals.add(record)
+                self.totals.add_call(record)
                 return result, record
             except (ValidationError, KeyError, TypeError):
                 pass  # a stale entry for a changed model: call again
         if cfg.api_key_env and not cfg.api_key():
             record.error = f"environment variable {cfg.api_key_env} (api_key_env of {cfg.label}) is not set"
-            self.totals.add(record)
+            self.totals.add_call(record)
             raise LLMCallError(cfg.label, record.error, 0, record)
         if not self.budget_left:
             raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f})")
@@ -181,11 +188,11 @@ class LLM:
             record.latency_s = round(time.perf_counter() - started, 4)
             record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
             e.record = record
-            self.totals.add(record)
+            self.totals.add_call(record)
             raise
         record.latency_s = round(time.perf_counter() - started, 4)
         record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
-        self.totals.add(record)
+        self.totals.add_call(record)
         result = response_model.model_validate(result.model_dump())  # the same object a cache hit gives
         self.cache.put(
             key,
