@@ -344,7 +344,73 @@ def run(
         raise typer.Exit(130)
     bar.stop()
     summary["run_dir"] = str(store.path)
+    summary["scores"] = _write_reports_or_warn(store.path)
     _print_summary(summary, as_json)
+
+
+def _write_reports_or_warn(run_dir: Path) -> dict | None:
+    """Score the run and write its reports; a scoring failure is reported, the run stays as it is."""
+    from judge.report import write_reports
+
+    try:
+        scores = write_reports(run_dir)
+    except Exception as e:  # the run itself is finished and saved: say what failed, keep the exit code
+        sys.stderr.write(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})\n")
+        return None
+    return {k: scores.get(k) for k in ("gold_labels", "evidence", "human", "claim_matching")}
+
+
+@app.command()
+def score(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Score a run against the gold its data carries; write scores.json, report.md and report.html."""
+    from judge.report import write_reports
+
+    try:
+        scores = write_reports(run_dir)
+    except _run_errors() as e:
+        _report_run_error(e)
+    if as_json:
+        _print_json(scores)
+        return
+    console = _console()
+    console.print((run_dir / "report.md").read_text(encoding="utf-8"), markup=False, soft_wrap=True)
+    console.print(f"written: {run_dir / 'scores.json'}, {run_dir / 'report.md'}, {run_dir / 'report.html'}", markup=False, soft_wrap=True)
+
+
+@app.command("agreement-humans")
+def agreement_humans(
+    path: Path = typer.Argument(..., help="Ratings: a hebrew-qa file, DialSummEval's human_judgment.jsonl, or FaithBench batches (a file or its folder)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="hebrew-qa, dialsummeval or faithbench (sniffed if omitted)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Inter-rater agreement: ordinal Krippendorff's alpha per dimension and pooled, perfect agreement."""
+    from judge.datasets.ratings import load_ratings
+    from judge.metrics.agreement import agreement
+    from judge.problems import DatasetError
+
+    try:
+        rep = agreement(load_ratings(path, format))
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
+    if as_json:
+        _print_json(rep)
+        return
+    from rich.table import Table
+
+    t = Table(title=f"{rep['name']}: {rep['items']} items, {rep['annotators']} annotators, scale {rep['scale'][0]}-{rep['scale'][-1]}")
+    for col in ("dimension", "alpha (ordinal)", "perfect agreement (units)"):
+        t.add_column(col)
+    for d in rep["dimensions"]:
+        t.add_row(d, _fmt(rep["alpha_by_dimension"][d]), _fmt(rep["perfect_agreement_by_dimension"][d]))
+    t.add_row("pooled", _fmt(rep["alpha_pooled"]), _fmt(rep["perfect_agreement_units"]))
+    console = _console()
+    console.print(t)
+    console.print(f"perfect agreement over items (all dimensions): {_fmt(rep['perfect_agreement'])} ({rep['perfect_agreement_items']} of {rep['items']})", markup=False)
+    for note in rep["notes"]:
+        console.print(f"note: {note}", markup=False, soft_wrap=True)
 
 
 @app.command()
@@ -367,6 +433,7 @@ def rejudge(
     except _run_errors() + (ValueError, KeyError) as e:
         _report_run_error(e)
     summary["run_dir"] = str(store.path)
+    summary["scores"] = _write_reports_or_warn(store.path)
     _print_summary(summary, as_json)
 
 
@@ -385,6 +452,7 @@ def merge(
     except _run_errors() as e:
         _report_run_error(e)
     summary["run_dir"] = str(store.path)
+    summary["scores"] = _write_reports_or_warn(store.path)
     _print_summary(summary, as_json)
 
 
@@ -417,6 +485,8 @@ def _print_summary(summary: dict, as_json: bool) -> None:
     )
     if summary.get("same_family_clashes"):
         console.print("same-family judging (allowed by allow_same_family): " + "; ".join(summary["same_family_clashes"]), soft_wrap=True, markup=False)
+    if summary.get("scores") is not None:
+        console.print(f"reports: {summary['run_dir']}/report.md, report.html, scores.json", soft_wrap=True, markup=False)
     if run and not run.get("complete", True):
         console.print(f"incomplete: {run['records_finished']}/{run['records_selected']} records ({run.get('stopped_early')}); finish with --resume", soft_wrap=True, markup=False)
 

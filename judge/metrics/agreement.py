@@ -1,57 +1,79 @@
-"""Inter-annotator agreement of human ratings: Krippendorff's alpha (the ``krippendorff`` package) and the
-dataset card's perfect-agreement fraction."""
+"""Agreement: Krippendorff's alpha (the ``krippendorff`` package), perfect agreement, Cohen's kappa.
+
+Perfect agreement has two readings, both reported: over *items* (the dataset card's: the share of items on
+which every annotator gives the same score on every dimension) and over *units* (item x dimension).
+"""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import krippendorff
 import numpy as np
 
-from judge.models import DIMENSIONS, Record
-
-VALUE_DOMAIN = (0, 1, 2)
-
-
-def annotators(records: list[Record]) -> list[str]:
-    """Annotator ids in order of first appearance."""
-    return list(dict.fromkeys(r.annotator_id for rec in records for r in rec.human_ratings))
+from judge.datasets.ratings import RatingTable, from_records
+from judge.models import Record
 
 
-def rating_matrix(records: list[Record], dimension: str) -> np.ndarray:
-    """Annotators (rows) by records (columns, file order); NaN where an annotator did not rate a record."""
-    ids = annotators(records)
-    m = np.full((len(ids), len(records)), np.nan)
-    row = {a: i for i, a in enumerate(ids)}
-    for j, rec in enumerate(records):
-        for rating in rec.human_ratings:
-            m[row[rating.annotator_id], j] = getattr(rating.scores, dimension)
-    return m
-
-
-def alpha(matrix: np.ndarray, level: str = "ordinal", value_domain=VALUE_DOMAIN) -> float | None:
-    """Krippendorff's alpha, or None when it is undefined (fewer than two values to compare)."""
-    if matrix.size == 0 or np.sum(~np.isnan(matrix)) < 2:
+def alpha(matrix, level: str = "ordinal", value_domain=None) -> float | None:
+    """Krippendorff's alpha of a raters x units matrix (NaN or None = missing); None when undefined."""
+    m = np.array(matrix, dtype=float)
+    if m.size == 0 or np.sum(~np.isnan(m)) < 2:
         return None
     try:
         with np.errstate(invalid="ignore", divide="ignore"):  # no variation at all: alpha is undefined
-            value = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level, value_domain=list(value_domain))
+            value = krippendorff.alpha(
+                reliability_data=m, level_of_measurement=level, value_domain=list(value_domain) if value_domain is not None else None
+            )
     except (ValueError, ZeroDivisionError):
         return None
     return None if np.isnan(value) else float(value)
 
 
-def human_agreement(records: list[Record]) -> dict:
-    """Alpha per dimension and pooled (dimensions joined column-wise, in DIMENSIONS order), and the share
-    of records on which every annotator gives the same score on every dimension."""
-    rated = [r for r in records if r.human_ratings]
-    matrices = {d: rating_matrix(rated, d) for d in DIMENSIONS}
-    pooled = np.concatenate([matrices[d] for d in DIMENSIONS], axis=1) if rated else np.empty((0, 0))
-    perfect = sum(
-        1 for r in rated if all(len({getattr(h.scores, d) for h in r.human_ratings}) == 1 for d in DIMENSIONS)
-    )
+def _all_equal(values: list) -> bool:
+    present = [v for v in values if v is not None]
+    return len(present) >= 2 and len(set(present)) == 1
+
+
+def agreement(table: RatingTable, level: str = "ordinal") -> dict:
+    """Alpha per dimension and pooled (dimensions joined column-wise), perfect agreement by item and unit."""
+    dims = table.dimensions
+    matrices = {d: table.values[d] for d in dims}
+    pooled = [sum((matrices[d][a] for d in dims), []) for a in range(len(table.annotators))]
+    n = len(table.items)
+    columns = {d: [[matrices[d][a][j] for a in range(len(table.annotators))] for j in range(n)] for d in dims}
+    unit_agree = {d: sum(_all_equal(col) for col in columns[d]) for d in dims}
+    item_agree = sum(all(_all_equal(columns[d][j]) for d in dims) for j in range(n))
     return {
-        "rated_records": len(rated),
-        "perfect_agreement": (perfect / len(rated)) if rated else None,
-        "perfect_agreement_records": perfect,
-        "alpha_pooled": alpha(pooled),
-        "alpha_by_dimension": {d: alpha(matrices[d]) for d in DIMENSIONS},
+        "name": table.name,
+        "items": n,
+        "annotators": len(table.annotators),
+        "dimensions": dims,
+        "scale": table.scale,
+        "rating_entries": sum(1 for d in dims for row in matrices[d] for v in row if v is not None),
+        "perfect_agreement": (item_agree / n) if n else None,
+        "perfect_agreement_items": item_agree,
+        "perfect_agreement_units": (sum(unit_agree.values()) / (n * len(dims))) if n else None,
+        "alpha_pooled": alpha(pooled, level, table.scale),
+        "alpha_by_dimension": {d: alpha(matrices[d], level, table.scale) for d in dims},
+        "perfect_agreement_by_dimension": {d: (unit_agree[d] / n) if n else None for d in dims},
+        "notes": table.notes,
     }
+
+
+def human_agreement(records: list[Record]) -> dict:
+    """Agreement of the Hebrew-schema ``human_ratings`` (what ``judge validate`` reports)."""
+    return agreement(from_records(records))
+
+
+def cohen_kappa(a: list, b: list) -> float | None:
+    """Cohen's kappa of two raters' nominal labels over the same items; None when undefined."""
+    if len(a) != len(b) or not a:
+        return None
+    n = len(a)
+    observed = sum(x == y for x, y in zip(a, b)) / n
+    ca, cb = Counter(a), Counter(b)
+    expected = sum(ca[k] * cb.get(k, 0) for k in ca) / (n * n)
+    if expected == 1.0:
+        return None
+    return (observed - expected) / (1 - expected)

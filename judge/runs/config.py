@@ -25,9 +25,17 @@ class DatasetRef(_Section):
 
 
 class AnswersRef(_Section):
-    """Recorded answers (the ``answers`` format) instead of generating them."""
+    """Recorded answers instead of generated ones: an ``answers`` file, or the records' own reference
+    answers (``reference: true``; model "reference", family "human"), the ones human raters scored."""
 
-    path: str
+    path: str | None = None
+    reference: bool = False
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if (self.path is None) == (not self.reference):
+            raise ValueError("answers: give either path (an answers file) or reference: true")
+        return self
 
 
 class GenerateSection(_Section):
@@ -129,7 +137,7 @@ def load_run_config(path: str | Path) -> RunConfig:
     except (ValidationError, ValueError, FileNotFoundError, KeyError) as e:
         raise ConfigError(f"{path}: {e}") from None
     for ref in (config.dataset, config.answers):
-        if ref is not None:
+        if ref is not None and ref.path is not None:
             resolved = (base / ref.path).resolve() if not Path(ref.path).is_absolute() else Path(ref.path)
             if not resolved.exists():
                 raise ConfigError(f"{path}: {ref.path} (resolved to {resolved}) does not exist")

@@ -37,6 +37,9 @@ from judge.stages.generate import generate
 from judge.text import detect_language
 
 
+REFERENCE_MODEL = "reference"
+
+
 @dataclass
 class Pipeline:
     """Everything a record needs, built once per run."""
@@ -76,7 +79,14 @@ def load_inputs(config: RunConfig) -> tuple[list[Record], dict[str, list[Answer]
     records = load(config.dataset.path, config.dataset.format)
     if config.answers is None:
         return records, None
-    answers: list[Answer] = load(config.answers.path, "answers", records_path=config.dataset.path)
+    if config.answers.reference:
+        answers = [
+            Answer(record_id=r.id, model=REFERENCE_MODEL, answer=r.reference_answer, family="human")
+            for r in records
+            if r.reference_answer
+        ]
+    else:
+        answers = load(config.answers.path, "answers", records_path=config.dataset.path)
     by_record: dict[str, list[Answer]] = {}
     for a in answers:
         by_record.setdefault(a.record_id, []).append(a)
@@ -304,6 +314,8 @@ def execute(
         stopped = asyncio.run(run_items(todo, work, store, config.record_concurrency, on_result))
     finally:
         cache.close()
+    elapsed = time.perf_counter() - started
+    store.update_manifest(wall_seconds=round(store.manifest().get("wall_seconds", 0.0) + elapsed, 3))
     summary = finish(store, [r.id for r in selected], config, cache, stopped)
-    store.log(f"done in {time.perf_counter() - started:.1f} s: {summary['run']['records_finished']}/{len(selected)} records")
+    store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selected)} records")
     return store, summary

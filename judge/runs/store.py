@@ -83,6 +83,18 @@ class RunStore:
     def manifest(self) -> dict:
         return json.loads((self.path / "run.json").read_text(encoding="utf-8"))
 
+    def update_manifest(self, **fields) -> None:
+        manifest = {**self.manifest(), **fields}
+        self._write_atomic(self.path / "run.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+
+    def write_text(self, name: str, text: str) -> Path:
+        """A report or score file inside the run directory (a plain name, never a path)."""
+        if "/" in name or "\\" in name or name.startswith("."):
+            raise RunDirError(f"{name!r} is not a plain file name")
+        path = self.path / name
+        self._write_atomic(path, text)
+        return path
+
     # -- results ----------------------------------------------------------------------------------------
     def finished(self) -> list[RecordResult]:
         """Every complete result line; a torn last line (a kill mid-write) is cut off the file."""

@@ -1,0 +1,23 @@
+"""Reports of a run: scores.json, report.md and a self-contained report.html, written into the run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judge.datasets import load
+from judge.report import html, markdown
+from judge.runs.store import RunStore
+from judge.scoring import score_run
+
+
+def write_reports(run_dir: Path) -> dict:
+    """Score the run and write scores.json, report.md and report.html next to its results."""
+    scores = score_run(run_dir)
+    store = RunStore.open(run_dir)
+    config = store.config()
+    records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
+    store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
+    store.write_text("report.md", markdown.render(scores))
+    store.write_text("report.html", html.render(scores, store.finished(), records))
+    return scores

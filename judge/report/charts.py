@@ -1,0 +1,64 @@
+"""Small inline SVG charts (no network, no JavaScript): stacked label bars and plain value bars."""
+
+from __future__ import annotations
+
+from html import escape
+
+LABEL_COLOURS = {
+    "supported": "#2e7d32",
+    "partially_supported": "#f9a825",
+    "unsupported": "#78909c",
+    "contradicted": "#c62828",
+    "judge_error": "#6a1b9a",
+}
+
+
+def stacked_labels(rows: dict[str, dict], title: str, width: int = 640) -> str:
+    """One horizontal bar per row, split by label counts (``rows[name]["labels"]``)."""
+    bar_h, gap, left = 22, 8, 170
+    height = 40 + len(rows) * (bar_h + gap) + 30
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" aria-label="{escape(title)}">',
+             f'<text x="0" y="16" font-size="14" font-weight="bold">{escape(title)}</text>']
+    span = width - left - 60
+    for i, (name, row) in enumerate(rows.items()):
+        y = 30 + i * (bar_h + gap)
+        total = sum(row["labels"].values()) or 1
+        parts.append(f'<text x="0" y="{y + 15}" font-size="12">{escape(name[:24])}</text>')
+        x = left
+        for label, n in row["labels"].items():
+            if not n:
+                continue
+            w = span * n / total
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{LABEL_COLOURS.get(label, "#999")}">'
+                f"<title>{escape(label)}: {n}</title></rect>"
+            )
+            x += w
+        parts.append(f'<text x="{left + span + 6}" y="{y + 15}" font-size="12">{total}</text>')
+    ly = 30 + len(rows) * (bar_h + gap) + 10
+    lx = 0
+    for label, colour in LABEL_COLOURS.items():
+        parts.append(f'<rect x="{lx}" y="{ly}" width="10" height="10" fill="{colour}"/><text x="{lx + 14}" y="{ly + 9}" font-size="11">{label}</text>')
+        lx += 14 + 7 * len(label) + 12
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def value_bars(values: dict[str, float | None], title: str, width: int = 640, maximum: float = 1.0) -> str:
+    """One bar per key, for values in [0, maximum] (None drawn as n/a)."""
+    bar_h, gap, left = 20, 6, 170
+    height = 30 + len(values) * (bar_h + gap) + 10
+    span = width - left - 60
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" aria-label="{escape(title)}">',
+             f'<text x="0" y="16" font-size="14" font-weight="bold">{escape(title)}</text>']
+    for i, (name, v) in enumerate(values.items()):
+        y = 26 + i * (bar_h + gap)
+        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(str(name)[:24])}</text>')
+        if v is None:
+            parts.append(f'<text x="{left}" y="{y + 14}" font-size="12">n/a</text>')
+            continue
+        w = span * max(0.0, min(v, maximum)) / maximum
+        parts.append(f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#1565c0"><title>{v:.3f}</title></rect>')
+        parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 14}" font-size="12">{v:.2f}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
