@@ -318,12 +318,18 @@ def run(
     refresh: bool = typer.Option(False, "--refresh", help="Call models again and overwrite cached answers."),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="After the run, compare it with this run directory."),
+    gate: list[str] = typer.Option([], "--gate", help="With --baseline: METRIC:MAX_DROP (repeatable); exit 1 on a real drop."),
 ) -> None:
     """The main job: answer (or load answers), decompose, search, adjudicate; write runs/<time>-<name>/."""
     from judge.runs.config import load_run_config
     from judge.runs.runner import execute
 
     shard_spec = _parse_shard(shard)
+    gates = _parse_gates(gate)
+    if gates and baseline is None:
+        sys.stderr.write("--gate needs --baseline RUN_DIR\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
     bar = _Progress(progress and not as_json)
     try:
         cfg = load_run_config(config)
@@ -345,7 +351,121 @@ def run(
     bar.stop()
     summary["run_dir"] = str(store.path)
     summary["scores"] = _write_reports_or_warn(store.path)
-    _print_summary(summary, as_json)
+    if baseline is None:
+        _print_summary(summary, as_json)
+        return
+    from judge.compare import compare as do_compare
+
+    try:
+        result = do_compare(baseline, store.path, gates)
+    except _run_errors() as e:
+        _report_run_error(e)
+    if as_json:
+        _print_json({"summary": summary, "compare": result})
+    else:
+        _print_summary(summary, False)
+        _print_compare(result)
+    if result["failed"]:
+        raise typer.Exit(1)
+
+
+def _parse_gates(gates: list[str]) -> list:
+    from judge.compare import Gate
+
+    try:
+        return [Gate.parse(g) for g in gates]
+    except ValueError as e:
+        sys.stderr.write(f"{e}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., help="The baseline run."),
+    run_b: Path = typer.Argument(..., help="The run to check against it."),
+    gate: list[str] = typer.Option([], "--gate", help="METRIC:MAX_DROP (repeatable): faithfulness, hallucination_rate, judge_error_rate, accuracy."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Metric deltas (B - A) with paired bootstrap 95% intervals, flipped verdicts; exit 1 when a gate fails."""
+    from judge.compare import compare as do_compare
+
+    gates = _parse_gates(gate)
+    try:
+        result = do_compare(run_a, run_b, gates)
+    except _run_errors() as e:
+        _report_run_error(e)
+    if as_json:
+        _print_json(result)
+    else:
+        _print_compare(result)
+    if result["failed"]:
+        raise typer.Exit(1)
+
+
+def _print_compare(result: dict) -> None:
+    from rich.table import Table
+
+    console = _console()
+    t = Table(title=f"B - A over {result['records_compared']} records (A {result['run_a']}, B {result['run_b']})")
+    for col in ("metric", "A", "B", "delta", "95% CI"):
+        t.add_column(col)
+    for name, m in result["metrics"].items():
+        ci = f"[{m['ci95'][0]:+.4f}, {m['ci95'][1]:+.4f}]" if m["ci95"] else "n/a"
+        t.add_row(name, _fmt(m["a"]), _fmt(m["b"]), f"{m['delta']:+.4f}", ci)
+    console.print(t)
+    if result["note"]:
+        console.print(result["note"], markup=False, soft_wrap=True)
+    if result["flips"]:
+        f = Table(title=f"{len(result['flips'])} claims whose verdict flipped")
+        for col in ("record", "model", "claim", "A", "B"):
+            f.add_column(col)
+        for x in result["flips"]:
+            f.add_row(x["record_id"], x["model"], x["claim"][:80], x["a"], x["b"])
+        console.print(f)
+    for g in result["gates"]:
+        console.print(("FAIL " if g["failed"] else "ok   ") + f"{g['gate']}: {g['why']}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def agreement(
+    run_dirs: list[Path] = typer.Argument(..., help="One panel run, or several runs over the same claims (judge rejudge)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for agreement.json and agreement.html (default: the first run)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Judges against each other (Cohen's kappa, nominal alpha), against gold and humans; self-preference; cost."""
+    from judge.metrics.judges import judge_agreement
+    from judge.report.html import agreement_page
+
+    try:
+        rep = judge_agreement(run_dirs)
+    except _run_errors() as e:
+        _report_run_error(e)
+    target = out or run_dirs[0]
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "agreement.json").write_text(json.dumps(rep, ensure_ascii=False, indent=1, default=str) + "\n", encoding="utf-8")
+    (target / "agreement.html").write_text(agreement_page(rep), encoding="utf-8")
+    if as_json:
+        _print_json(rep)
+        return
+    from rich.table import Table
+
+    console = _console()
+    t = Table(title="pairwise agreement")
+    for col in ("judge a", "judge b", "claims", "kappa", "alpha (nominal)"):
+        t.add_column(col)
+    for p in rep["pairwise"]:
+        t.add_row(p["a"], p["b"], str(p["claims"]), _fmt(p["cohen_kappa"]), _fmt(p["alpha_nominal"]))
+    console.print(t)
+    j = Table(title="per judge")
+    for col in ("judge", "family", "claims", "accuracy vs gold", "calls", "cost $", "latency s"):
+        j.add_column(col)
+    for name, v in rep["per_judge"].items():
+        j.add_row(name, str(v["family"]), str(v["claims"]), _fmt((v["vs_gold"] or {}).get("accuracy")), str(v["calls"]), _fmt(v["cost_usd"]), _fmt(v["mean_latency_s"]))
+    console.print(j)
+    for p in rep["self_preference"]:
+        if p["own_family_answers"]:
+            console.print(f"self-preference of {p['judge']} ({p['family']}): {p['self_preference']:+.3f} over {p['own_family_answers']} answers", markup=False)
+    console.print(f"written: {target / 'agreement.json'}, {target / 'agreement.html'}", markup=False, soft_wrap=True)
 
 
 def _write_reports_or_warn(run_dir: Path) -> dict | None:

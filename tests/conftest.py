@@ -54,3 +54,6 @@ def scripted_server():
     yield start
     for server in started:
         server.stop()
+
+
+pytest_plugins = ["pytester"]

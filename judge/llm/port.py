@@ -123,10 +123,11 @@ def is_transient(exc: BaseException) -> bool:
 class LLM:
     """The port. One instance per run: it owns the cache, the per-model limiters and the run totals."""
 
-    def __init__(self, cache: CallCache | None = None, max_cost_usd: float | None = None):
+    def __init__(self, cache: CallCache | None = None, max_cost_usd: float | None = None, on_call=None):
         self.cache = cache or CallCache(None, enabled=False)
         self.max_cost_usd = max_cost_usd
         self.totals = Usage()
+        self.on_call = on_call  # called with every CallRecord (e.g. to append it to the run's calls.jsonl)
         self._limiters: dict[str, ModelLimiter] = {}
 
     def limiter(self, cfg: ModelConfig) -> ModelLimiter:
@@ -138,6 +139,11 @@ class LLM:
     @property
     def budget_left(self) -> bool:
         return self.max_cost_usd is None or self.totals.cost_usd < self.max_cost_usd
+
+    def _account(self, record: CallRecord) -> None:
+        self.totals.add_call(record)
+        if self.on_call is not None:
+            self.on_call(record)
 
     def key_for(self, cfg: ModelConfig, messages: list[dict], response_model: type[BaseModel], prompt_hash: str) -> str:
         return cache_key(
@@ -166,13 +172,13 @@ class LLM:
             try:
                 result = response_model.model_validate(hit["result"])
                 record.cached = True
-                self.totals.add_call(record)
+                self._account(record)
                 return result, record
             except (ValidationError, KeyError, TypeError):
                 pass  # a stale entry for a changed model: call again
         if cfg.api_key_env and not cfg.api_key():
             record.error = f"environment variable {cfg.api_key_env} (api_key_env of {cfg.label}) is not set"
-            self.totals.add_call(record)
+            self._account(record)
             raise LLMCallError(cfg.label, record.error, 0, record)
         if not self.budget_left:
             raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f})")
@@ -188,11 +194,11 @@ class LLM:
             record.latency_s = round(time.perf_counter() - started, 4)
             record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
             e.record = record
-            self.totals.add_call(record)
+            self._account(record)
             raise
         record.latency_s = round(time.perf_counter() - started, 4)
         record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
-        self.totals.add_call(record)
+        self._account(record)
         result = response_model.model_validate(result.model_dump())  # the same object a cache hit gives
         self.cache.put(
             key,

@@ -15,6 +15,10 @@ def write_reports(run_dir: Path) -> dict:
     """Score the run and write scores.json, report.md and report.html next to its results."""
     scores = score_run(run_dir)
     store = RunStore.open(run_dir)
+    if len(store.config().adjudicate.judges) > 1:
+        from judge.metrics.judges import judge_agreement
+
+        scores["judge_agreement"] = judge_agreement([run_dir])
     config = store.config()
     records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
     store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")

@@ -62,3 +62,29 @@ def value_bars(values: dict[str, float | None], title: str, width: int = 640, ma
         parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 14}" font-size="12">{v:.2f}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def heatmap(names: list[str], values: dict[tuple[str, str], float | None], title: str) -> str:
+    """A symmetric judge x judge matrix (e.g. Cohen's kappa), cells coloured from red (-1) through white to
+    blue (1), with the value written in each cell."""
+    cell, left, top = 56, 150, 40
+    size = len(names)
+    width, height = left + size * cell + 10, top + size * cell + 90
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" aria-label="{escape(title)}">',
+             f'<text x="0" y="16" font-size="14" font-weight="bold">{escape(title)}</text>']
+    for i, a in enumerate(names):
+        parts.append(f'<text x="0" y="{top + i * cell + cell / 2 + 4}" font-size="12">{escape(a[:20])}</text>')
+        parts.append(f'<text x="{left + i * cell + 4}" y="{top + size * cell + 14}" font-size="11" transform="rotate(30 {left + i * cell + 4} {top + size * cell + 14})">{escape(a[:16])}</text>')
+        for j, b in enumerate(names):
+            v = 1.0 if a == b else values.get((a, b), values.get((b, a)))
+            if v is None:
+                fill, text = "#eeeeee", "n/a"
+            else:
+                t = max(-1.0, min(1.0, v))
+                r, g, bl = (255, int(255 * (1 + t)), int(255 * (1 + t))) if t < 0 else (int(255 * (1 - t)), int(255 * (1 - 0.5 * t)), 255)
+                fill, text = f"rgb({r},{g},{bl})", f"{v:.2f}"
+            x, y = left + j * cell, top + i * cell
+            parts.append(f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}"><title>{escape(a)} / {escape(b)}: {text}</title></rect>')
+            parts.append(f'<text x="{x + cell / 2 - 14}" y="{y + cell / 2 + 4}" font-size="12">{text}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

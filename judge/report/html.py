@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from judge.models import Record
-from judge.report.charts import LABEL_COLOURS, stacked_labels, value_bars
+from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
 from judge.results import RecordResult
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
@@ -161,6 +161,10 @@ def render(scores: dict, results: list[RecordResult], records: dict[str, Record]
         parts.append(_table(["dimension", "items", "alpha judge", "95% CI", "alpha human ceiling", "95% CI", "Spearman rho"],
                             [[d, h["items"], h["alpha_judge"], _ci(h.get("alpha_judge_ci95")), h["alpha_human_ceiling"], _ci(h.get("alpha_human_ceiling_ci95")), h.get("spearman_rho")]
                              for d, h in human.items()]))
+    agreement = scores.get("judge_agreement")
+    if agreement and len(agreement["judges"]) > 1:
+        parts.append("<h2>Agreement between judges</h2>")
+        parts.append(judge_agreement_html(agreement))
     usage = scores.get("usage") or {}
     if usage:
         parts.append(f"<p class=\"muted\">model calls {usage.get('calls', 0)}, cache hits {usage.get('cache_hits', 0)}, tokens "
@@ -171,6 +175,30 @@ def render(scores: dict, results: list[RecordResult], records: dict[str, Record]
         parts.append(_record_section(r, records.get(r.record_id)))
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def judge_agreement_html(agreement: dict) -> str:
+    kappas = {(p["a"], p["b"]): p["cohen_kappa"] for p in agreement["pairwise"]}
+    parts = [heatmap(agreement["judges"], kappas, "Cohen's kappa between judges")]
+    parts.append(_table(["judge a", "judge b", "claims", "Cohen's kappa", "alpha (nominal)", "raw agreement"],
+                        [[p["a"], p["b"], p["claims"], p["cohen_kappa"], p["alpha_nominal"], p["raw_agreement"]] for p in agreement["pairwise"]]))
+    rows = []
+    for j, v in agreement["per_judge"].items():
+        gold = v["vs_gold"] or {}
+        rows.append([j, v["family"] or "", v["claims"], v["errors"], gold.get("accuracy"), gold.get("macro_f1"), v["calls"], v["cost_usd"], v["mean_latency_s"]])
+    parts.append(_table(["judge", "family", "claims", "errors", "accuracy vs gold", "macro-F1", "calls", "cost $", "mean latency s"], rows))
+    prefs = [p for p in agreement["self_preference"] if p["own_family_answers"]]
+    if prefs:
+        parts.append(_table(["judge", "family", "own-family answers", "its faithfulness", "other families' faithfulness", "self-preference"],
+                            [[p["judge"], p["family"], p["own_family_answers"], p["faithfulness_by_judge"], p["faithfulness_by_other_families"], p["self_preference"]] for p in prefs]))
+    return "".join(parts)
+
+
+def agreement_page(agreement: dict) -> str:
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            f"<title>judge agreement</title><style>{CSS}</style></head><body><h1>Agreement between judges</h1>"
+            f"<p class=\"muted\">{escape(', '.join(agreement['runs']))}</p>{judge_agreement_html(agreement)}</body></html>")
 
 
 def _ci(ci) -> str:

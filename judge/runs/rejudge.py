@@ -70,6 +70,7 @@ def rejudge(
         "records_selected": [r.record_id for r in previous],
     }
     store = RunStore.create(runs_root, meta["name"], config, meta)
+    pipeline.llm.on_call = store.append_call
     try:
         work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
         stopped = asyncio.run(run_items(previous, work, store, config.record_concurrency, on_result))

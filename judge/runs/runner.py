@@ -293,6 +293,7 @@ def execute(
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
     if resume is not None:
         store = RunStore.open(resume)
+        pipeline.llm.on_call = store.append_call
     else:
         meta = {
             "name": name or config.name,
@@ -303,6 +304,7 @@ def execute(
             "records_selected": [r.id for r in selected],
         }
         store = RunStore.create(runs_root, name or config.name, config, meta)
+        pipeline.llm.on_call = store.append_call
     done = {r.record_id for r in store.finished()}
     todo = [r for r in selected if r.id not in done]
     store.log(f"start: {len(selected)} records selected, {len(done)} already finished, {len(todo)} to do")

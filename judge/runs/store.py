@@ -129,6 +129,18 @@ class RunStore:
         self._write_atomic(self.results_path, "".join(r.model_dump_json() + "\n" for r in ranked))
         return ranked
 
+    def append_call(self, record) -> None:
+        """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of
+        results.jsonl so that results stay free of wall-clock values."""
+        with open(self.path / "calls.jsonl", "a", encoding="utf-8") as f:
+            f.write(record.model_dump_json() + "\n")
+
+    def calls(self) -> list[dict]:
+        path = self.path / "calls.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
     def write_summary(self, summary: dict) -> None:
         self._write_atomic(self.path / "summary.json", json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
 

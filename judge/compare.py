@@ -1,0 +1,159 @@
+"""``judge compare``: two runs, metric deltas with paired bootstrap intervals over records, flipped verdicts,
+and regression gates for CI.
+
+Metrics are aggregated over the records both runs finished (the intersection, reported when it is not
+everything): faithfulness, hallucination rate, judge-error rate, and accuracy against gold claim labels
+where the data has them. A gate ``METRIC:MAX_DROP`` fails when the metric gets worse by more than MAX_DROP
+*and* the paired 95% interval of the change excludes zero (a drop within noise does not fail the build).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from judge.datasets import load
+from judge.metrics.matching import match_claims
+from judge.results import RecordResult
+from judge.runs.store import RunStore
+from judge.scoring import gold_for_answer
+
+# metric -> (numerator key, denominator key, higher is better)
+METRICS = {
+    "faithfulness": ("credit", "judged", True),
+    "hallucination_rate": ("hallucinated", "judged", False),
+    "judge_error_rate": ("errors", "claims", False),
+    "accuracy": ("gold_correct", "gold_n", True),
+}
+BOOTSTRAP = 1000
+
+
+def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, float]:
+    """Numerators and denominators of every metric for one record."""
+    c = dict.fromkeys(("credit", "judged", "hallucinated", "errors", "claims", "gold_correct", "gold_n"), 0.0)
+    for a in result.answers:
+        for claim in a.claims:
+            c["claims"] += 1
+            if claim.label == "judge_error":
+                c["errors"] += 1
+                continue
+            c["judged"] += 1
+            c["credit"] += 1.0 if claim.label == "supported" else 0.5 if claim.label == "partially_supported" else 0.0
+            c["hallucinated"] += claim.label in ("unsupported", "contradicted")
+        gold = gold_for_answer(record, a, recorded) if record is not None else None
+        if gold:
+            predicted = [(x.text, [(s.start_char, s.end_char) for s in x.answer_spans]) for x in a.claims]
+            pairs, _, _ = match_claims(predicted, [(g[0], g[3]) for g in gold])
+            for i, j, _ in pairs:
+                if gold[j][1] is not None:
+                    c["gold_n"] += 1
+                    c["gold_correct"] += a.claims[i].label == gold[j][1]
+    return c
+
+
+@dataclass
+class Gate:
+    metric: str
+    max_drop: float
+
+    @classmethod
+    def parse(cls, text: str) -> Gate:
+        metric, _, value = text.partition(":")
+        if metric not in METRICS or not value:
+            raise ValueError(f"gate {text!r}: expected METRIC:MAX_DROP with METRIC one of {', '.join(METRICS)}")
+        try:
+            drop = float(value)
+        except ValueError:
+            raise ValueError(f"gate {text!r}: MAX_DROP must be a number") from None
+        if drop < 0:
+            raise ValueError(f"gate {text!r}: MAX_DROP must be >= 0")
+        return cls(metric, drop)
+
+
+def _inputs(store: RunStore):
+    config = store.config()
+    try:
+        records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
+    except Exception:
+        records = {}
+    recorded = {}
+    if config.answers is not None and config.answers.path:
+        try:
+            recorded = {(a.record_id, a.model, a.answer): a for a in load(config.answers.path, "answers")}
+        except Exception:
+            recorded = {}
+    return records, recorded
+
+
+def compare(run_a: Path, run_b: Path, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:
+    """Deltas (B - A) of each metric with a paired bootstrap 95% interval, the flips, and the gates' verdicts."""
+    a_store, b_store = RunStore.open(run_a), RunStore.open(run_b)
+    a_results = {r.record_id: r for r in a_store.finished()}
+    b_results = {r.record_id: r for r in b_store.finished()}
+    common = [rid for rid in a_results if rid in b_results]
+    only_a = sorted(set(a_results) - set(b_results))
+    only_b = sorted(set(b_results) - set(a_results))
+    a_records, a_recorded = _inputs(a_store)
+    b_records, b_recorded = _inputs(b_store)
+    ca = [record_counts(a_results[i], a_records.get(i), a_recorded) for i in common]
+    cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
+    rng = random.Random(seed)
+    samples = [[rng.randrange(len(common)) for _ in common] for _ in range(bootstrap)] if common else []
+    metrics = {}
+    for name, (num, den, higher) in METRICS.items():
+        an, ad = np.array([c[num] for c in ca]), np.array([c[den] for c in ca])
+        bn, bd = np.array([c[num] for c in cb]), np.array([c[den] for c in cb])
+        if not common or ad.sum() == 0 or bd.sum() == 0:
+            continue
+        value_a, value_b = an.sum() / ad.sum(), bn.sum() / bd.sum()
+        deltas = []
+        for idx in samples:
+            sa, sb = ad[idx].sum(), bd[idx].sum()
+            if sa and sb:
+                deltas.append(bn[idx].sum() / sb - an[idx].sum() / sa)
+        ci = [float(np.percentile(deltas, 2.5)), float(np.percentile(deltas, 97.5))] if deltas else None
+        metrics[name] = {"a": float(value_a), "b": float(value_b), "delta": float(value_b - value_a), "ci95": ci, "higher_is_better": higher}
+    flips = _flips(a_results, b_results, common)
+    gate_results = []
+    for g in gates or []:
+        m = metrics.get(g.metric)
+        if m is None:
+            gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": False, "why": "metric not available in both runs"})
+            continue
+        worsening = -m["delta"] if m["higher_is_better"] else m["delta"]
+        excludes_zero = m["ci95"] is not None and (m["ci95"][0] > 0 or m["ci95"][1] < 0)
+        failed = worsening > g.max_drop and excludes_zero
+        why = (
+            f"{g.metric} got worse by {worsening:.4f} (allowed {g.max_drop}), 95% CI of the change {m['ci95']}"
+            + ("" if excludes_zero else ", which includes zero: within noise")
+        )
+        gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": failed, "worsening": worsening, "why": why})
+    return {
+        "run_a": str(run_a),
+        "run_b": str(run_b),
+        "records_compared": len(common),
+        "records_only_in_a": only_a,
+        "records_only_in_b": only_b,
+        "note": None if not (only_a or only_b) else f"the runs cover different records: compared the {len(common)} in both",
+        "metrics": metrics,
+        "flips": flips,
+        "gates": gate_results,
+        "failed": any(g["failed"] for g in gate_results),
+        "bootstrap": {"samples": bootstrap, "seed": seed},
+    }
+
+
+def _flips(a_results: dict, b_results: dict, common: list[str]) -> list[dict]:
+    """Claims present in both runs (same record, model, answer and claim text) whose panel verdict differs."""
+    out = []
+    for rid in common:
+        b_claims = {(a.model, a.answer, c.text): c for a in b_results[rid].answers for c in a.claims}
+        for a in a_results[rid].answers:
+            for c in a.claims:
+                other = b_claims.get((a.model, a.answer, c.text))
+                if other is not None and other.label != c.label:
+                    out.append({"record_id": rid, "model": a.model, "claim": c.text, "a": c.label, "b": other.label})
+    return out
