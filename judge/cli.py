@@ -468,6 +468,57 @@ def agreement(
     console.print(f"written: {target / 'agreement.json'}, {target / 'agreement.html'}", markup=False, soft_wrap=True)
 
 
+@app.command()
+def retrieval(
+    bench_dir: Path = typer.Argument(..., help="Benchmark folder: queries.jsonl, qrels/test.tsv, corpus.jsonl|parquet, manifest.json."),
+    run_file: Path = typer.Argument(..., help="A retrieval run: TREC (qid Q0 docid rank score tag) or JSON."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="The chunk corpus, if not in the folder."),
+    qrels: Optional[Path] = typer.Option(None, "--qrels", help="A qrels file other than qrels/test.tsv (3 or 4 columns)."),
+    fingerprint: Optional[str] = typer.Option(None, "--fingerprint", help="Expected corpus fingerprint (overrides manifest.json)."),
+    allow_mismatch: bool = typer.Option(False, "--allow-fingerprint-mismatch", help="Score even if the corpus is another revision."),
+    by: list[str] = typer.Option([], "--by", help="Query fields to stratify by (default: regime tipo registro fonte_origem modo persona)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Score a retrieval run: hit@k, recall@k, MRR@10, nDCG@10 (ir-measures), stratified; dup_group-tolerant too."""
+    from judge.datasets.beir import STRATA, load_benchmark, load_run
+    from judge.metrics.retrieval import evaluate_run
+    from judge.problems import DatasetError
+
+    try:
+        bench = load_benchmark(bench_dir, corpus, fingerprint, allow_mismatch, qrels)
+        rep = evaluate_run(bench, load_run(run_file), strata=tuple(by) or STRATA)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
+    if as_json:
+        _print_json(rep)
+        return
+    from rich.table import Table
+
+    console = _console()
+    metrics = list(rep["metrics"])
+    t = Table(title=f"{bench_dir}: {rep['queries_scored']} queries, qrels {rep['qrels_format']}, corpus {rep['corpus_fingerprint'] or 'not loaded'}")
+    t.add_column("stratum")
+    t.add_column("queries", justify="right")
+    for m in metrics:
+        t.add_column(m, justify="right")
+    t.add_row("all", str(rep["queries_scored"]), *(_fmt(rep["metrics"][m]) for m in metrics))
+    if rep["dup_group_tolerant"]:
+        t.add_row("all, dup_group-tolerant", str(rep["queries_scored"]), *(_fmt(rep["dup_group_tolerant"][m]) for m in metrics))
+    for field, groups in rep["by"].items():
+        for value, row in groups.items():
+            t.add_row(f"{field}={value}", str(row["queries"]), *(_fmt(row[m]) for m in metrics))
+    console.print(t)
+    notes = []
+    if rep["qrels_rows_for_other_queries_dropped"]:
+        notes.append(f"{rep['qrels_rows_for_other_queries_dropped']} qrels rows for queries not in queries.jsonl were left out")
+    if rep["qrels_chunks_missing_from_corpus"]:
+        notes.append(f"{rep['qrels_chunks_missing_from_corpus']} relevant chunk ids are not in the corpus")
+    if rep["queries_missing_from_run"]:
+        notes.append(f"{rep['queries_missing_from_run']} queries are missing from the run (scored 0)")
+    for n in notes:
+        console.print(n, markup=False)
+
+
 def _write_reports_or_warn(run_dir: Path) -> dict | None:
     """Score the run and write its reports; a scoring failure is reported, the run stays as it is."""
     from judge.report import write_reports
@@ -477,7 +528,7 @@ def _write_reports_or_warn(run_dir: Path) -> dict | None:
     except Exception as e:  # the run itself is finished and saved: say what failed, keep the exit code
         sys.stderr.write(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})\n")
         return None
-    return {k: scores.get(k) for k in ("gold_labels", "evidence", "human", "claim_matching")}
+    return {k: scores.get(k) for k in ("gold_labels", "evidence", "human", "claim_matching", "chunk_attribution")}
 
 
 @app.command()

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.datasets import load
+from judge.problems import DatasetError
 from judge.metrics.matching import match_claims
 from judge.results import RecordResult
+from judge.runs.inputs import answers_index, dataset_records
 from judge.runs.store import RunStore
 from judge.scoring import gold_for_answer
 
@@ -74,18 +75,12 @@ class Gate:
 
 
 def _inputs(store: RunStore):
+    """The run's records and recorded answers; a dataset that moved gives no gold (said in the output)."""
     config = store.config()
     try:
-        records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
-    except Exception:
-        records = {}
-    recorded = {}
-    if config.answers is not None and config.answers.path:
-        try:
-            recorded = {(a.record_id, a.model, a.answer): a for a in load(config.answers.path, "answers")}
-        except Exception:
-            recorded = {}
-    return records, recorded
+        return {r.id: r for r in dataset_records(config)}, answers_index(config)
+    except (DatasetError, OSError):
+        return {}, {}
 
 
 def compare(run_a: Path, run_b: Path, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from judge.datasets import load
 from judge.metrics.classification import classification
 from judge.metrics.human import judge_vs_humans, scale_scores
 from judge.metrics.matching import match_claims
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
 from judge.models import Answer, Record
 from judge.results import AnswerResult, RecordResult
+from judge.runs.inputs import REFERENCE_MODEL, answers_index, dataset_records
 from judge.runs.store import RunStore
 from judge.runs.summary import rates
 from judge.text import split_sentences
@@ -40,7 +40,7 @@ def gold_for_answer(record: Record, answer: AnswerResult, recorded: dict[tuple[s
             out.append((g.text, g.label, spans, [(at, at + len(g.text))] if at >= 0 else []))
         return out
     gold_claims = [c for c in record.claims if c.label is not None or c.attribution]
-    if gold_claims and (answer.model == "reference" or any(c.text == answer.answer.strip() for c in gold_claims)):
+    if gold_claims and (answer.model == REFERENCE_MODEL or any(c.text == answer.answer.strip() for c in gold_claims)):
         out = []
         for c in gold_claims:
             at = answer.answer.find(c.text)
@@ -68,6 +68,7 @@ def score_results(results: list[RecordResult], records: dict[str, Record], recor
     span_rows, hits, hit_n = [], 0, 0
     by_genre, by_difficulty = defaultdict(Counter), defaultdict(Counter)
     human_items: dict[str, tuple] = {}
+    chunks = dict.fromkeys(("answers", "cited", "cited_relevant", "relevant_retrieved", "relevant"), 0)
     for r in results:
         record = records.get(r.record_id)
         for a in r.answers:
@@ -75,7 +76,17 @@ def score_results(results: list[RecordResult], records: dict[str, Record], recor
             by_genre[r.genre or "n/a"].update(labels)
             by_difficulty[str(r.difficulty) if r.difficulty is not None else "n/a"].update(labels)
             per_answer.append({"record_id": r.record_id, "model": a.model, **rates(labels)})
-            if a.model == "reference":
+            qrels = record.meta.get("qrels") if record is not None else None
+            if qrels is not None:
+                relevant = {cid for cid, grade in qrels.items() if grade > 0}
+                retrieved = {s.doc_id for s in record.sources}
+                cited = {s.doc_id for c in a.claims for s in c.evidence}
+                chunks["answers"] += 1
+                chunks["cited"] += len(cited)
+                chunks["cited_relevant"] += len(cited & relevant)
+                chunks["relevant_retrieved"] += len(relevant & retrieved)
+                chunks["relevant"] += len(relevant)
+            if a.model == REFERENCE_MODEL:
                 human_items[r.record_id] = scale_scores([c.label for c in a.claims], [bool(c.evidence) for c in a.claims])
             gold = gold_for_answer(record, a, recorded) if record else None
             if gold is None:
@@ -105,9 +116,21 @@ def score_results(results: list[RecordResult], records: dict[str, Record], recor
         "gold_labels": {name: classification(g, p) for name, (g, p) in sorted(gold_pairs.items())} if gold_pairs else None,
         "claim_matching": unmatched,
         "evidence": {**overlap_scores(totals), **totals, "claims": len(span_rows), "sentence_hit_rate": hits / hit_n if hit_n else None} if totals else None,
+        "chunk_attribution": _chunk_attribution(chunks) if chunks["answers"] else None,
         "by_genre": {g: rates(c) for g, c in sorted(by_genre.items())},
         "by_difficulty": {d: rates(c) for d, c in sorted(by_difficulty.items())},
         "human_items": human_items,
+    }
+
+
+def _chunk_attribution(c: dict) -> dict:
+    """Cited chunks against the qrels: precision over cited chunks; recall against the relevant chunks that
+    were retrieved (what the answer could cite) and against all relevant chunks."""
+    return {
+        **c,
+        "precision": c["cited_relevant"] / c["cited"] if c["cited"] else None,
+        "recall_of_retrieved_relevant": c["cited_relevant"] / c["relevant_retrieved"] if c["relevant_retrieved"] else None,
+        "recall_of_all_relevant": c["cited_relevant"] / c["relevant"] if c["relevant"] else None,
     }
 
 
@@ -129,10 +152,8 @@ def score_run(run_dir: Path) -> dict:
     store = RunStore.open(run_dir)
     config = store.config()
     results = store.finished()
-    records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
-    recorded = {}
-    if config.answers is not None and config.answers.path:
-        recorded = {(a.record_id, a.model, a.answer): a for a in load(config.answers.path, "answers")}
+    records = {r.id: r for r in dataset_records(config)}
+    recorded = answers_index(config)
     scores = score_results(results, records, recorded, config.adjudicate.judges)
     human = human_agreement_scores(scores.pop("human_items"), records)
     summary_path = run_dir / "summary.json"

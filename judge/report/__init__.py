@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge.datasets import load
+from judge.runs.inputs import dataset_records
 from judge.report import html, markdown
 from judge.runs.store import RunStore
 from judge.scoring import score_run
@@ -20,7 +20,7 @@ def write_reports(run_dir: Path) -> dict:
 
         scores["judge_agreement"] = judge_agreement([run_dir])
     config = store.config()
-    records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
+    records = {r.id: r for r in dataset_records(config)}
     store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
     store.write_text("report.md", markdown.render(scores))
     store.write_text("report.html", html.render(scores, store.finished(), records))

@@ -155,6 +155,11 @@ def render(scores: dict, results: list[RecordResult], records: dict[str, Record]
         parts.append("<h2>Evidence against reference spans</h2>")
         parts.append(_table(["claims", "precision", "recall", "F1", "IoU", "sentence hit rate"],
                             [[e["claims"], e["precision"], e["recall"], e["f1"], e["iou"], e["sentence_hit_rate"]]]))
+    if scores.get("chunk_attribution"):
+        c = scores["chunk_attribution"]
+        parts.append("<h2>Cited chunks against the qrels</h2>")
+        parts.append(_table(["answers", "cited chunks", "precision", "recall (relevant retrieved)", "recall (all relevant)"],
+                            [[c["answers"], c["cited"], c["precision"], c["recall_of_retrieved_relevant"], c["recall_of_all_relevant"]]]))
     human = scores.get("human") or {}
     if "reason" not in human and human:
         parts.append("<h2>The judge against human raters</h2>")

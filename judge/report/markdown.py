@@ -44,6 +44,11 @@ def render(scores: dict) -> str:
         e = scores["evidence"]
         lines += ["", "## Cited evidence against reference spans", ""]
         lines += _table(["claims", "precision", "recall", "F1", "IoU", "sentence hit rate"], [[e["claims"], e["precision"], e["recall"], e["f1"], e["iou"], e["sentence_hit_rate"]]])
+    if scores.get("chunk_attribution"):
+        c = scores["chunk_attribution"]
+        lines += ["", "## Cited chunks against the qrels", ""]
+        lines += _table(["answers", "cited chunks", "precision", "recall (relevant retrieved)", "recall (all relevant)"],
+                        [[c["answers"], c["cited"], c["precision"], c["recall_of_retrieved_relevant"], c["recall_of_all_relevant"]]])
     human = scores.get("human") or {}
     lines += ["", "## The judge against human raters", ""]
     if "reason" in human:

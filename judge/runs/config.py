@@ -22,6 +22,17 @@ class _Section(BaseModel):
 class DatasetRef(_Section):
     path: str
     format: str | None = None
+    # format beir: path is the benchmark folder; each query's top_k chunks of retrieval_run become its sources
+    retrieval_run: str | None = None
+    top_k: int = Field(5, ge=1, le=100)
+    fingerprint: str | None = None  # expected corpus fingerprint (else manifest.json)
+    allow_fingerprint_mismatch: bool = False
+
+    @model_validator(mode="after")
+    def _run_for_beir(self):
+        if self.format == "beir" and not self.retrieval_run:
+            raise ValueError("dataset.format beir needs dataset.retrieval_run (the retrieval run whose chunks the answers were written from)")
+        return self
 
 
 class AnswersRef(_Section):
@@ -136,12 +147,13 @@ def load_run_config(path: str | Path) -> RunConfig:
         config.check_model_names()
     except (ValidationError, ValueError, FileNotFoundError, KeyError) as e:
         raise ConfigError(f"{path}: {e}") from None
-    for ref in (config.dataset, config.answers):
-        if ref is not None and ref.path is not None:
-            resolved = (base / ref.path).resolve() if not Path(ref.path).is_absolute() else Path(ref.path)
+    for ref, attr in ((config.dataset, "path"), (config.dataset, "retrieval_run"), (config.answers, "path")):
+        value = getattr(ref, attr, None) if ref is not None else None
+        if value is not None:
+            resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
             if not resolved.exists():
-                raise ConfigError(f"{path}: {ref.path} (resolved to {resolved}) does not exist")
-            ref.path = str(resolved)
+                raise ConfigError(f"{path}: {value} (resolved to {resolved}) does not exist")
+            setattr(ref, attr, str(resolved))
     if not Path(config.cache_dir).is_absolute():
         config.cache_dir = str((base / config.cache_dir).resolve())
     return config

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.datasets import load
+from judge.problems import DatasetError
+from judge.runs.inputs import dataset_records
 from judge.runs.store import RunDirError, RunStore
 from judge.runs.summary import summarize
 
@@ -23,8 +24,8 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
                 raise RunDirError(f"record {result.record_id} differs between the runs: refusing to pick one")
             merged[result.record_id] = result
     try:
-        order = [r.id for r in load(config.dataset.path, config.dataset.format)]
-    except Exception:
+        order = [r.id for r in dataset_records(config)]
+    except (DatasetError, OSError):
         order = sorted(merged)
     meta = {**stores[0].manifest(), "name": name, "merged_from": [str(d) for d in run_dirs], "shard": None}
     meta.pop("format", None)

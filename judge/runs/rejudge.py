@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from judge.datasets import load
+from judge.runs.inputs import dataset_records
 from judge.llm import CallCache, ModelConfig
 from judge.results import AnswerResult, ClaimResult, RecordResult, Usage
 from judge.runs.config import RunConfig
@@ -54,7 +54,7 @@ def rejudge(
     old_config = old_store.config()
     config = rejudge_config(old_config, judges, extra_models)
     previous = old_store.finished()
-    records = {r.id: r for r in load(config.dataset.path, config.dataset.format)}
+    records = {r.id: r for r in dataset_records(config)}
     missing = [r.record_id for r in previous if r.record_id not in records]
     if missing:
         raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing[:5])}")

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from judge.datasets import load
 from judge.llm import LLM, BudgetExceeded, CallCache, ModelConfig, check_cross_family, family_of
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_prompt
 from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult, Usage
 from judge.runs.config import RunConfig
+from judge.runs.inputs import dataset_records, recorded_answers
 from judge.runs.store import RunStore
 from judge.runs.summary import summarize
 from judge.search import Index
@@ -35,9 +35,6 @@ from judge.stages.checks import check_claim
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate
 from judge.text import detect_language
-
-
-REFERENCE_MODEL = "reference"
 
 
 @dataclass
@@ -76,17 +73,10 @@ def check_families(config: RunConfig, answer_families: list[str]) -> list[str]:
 
 
 def load_inputs(config: RunConfig) -> tuple[list[Record], dict[str, list[Answer]] | None]:
-    records = load(config.dataset.path, config.dataset.format)
-    if config.answers is None:
+    records = dataset_records(config)
+    answers = recorded_answers(config, records)
+    if answers is None:
         return records, None
-    if config.answers.reference:
-        answers = [
-            Answer(record_id=r.id, model=REFERENCE_MODEL, answer=r.reference_answer, family="human")
-            for r in records
-            if r.reference_answer
-        ]
-    else:
-        answers = load(config.answers.path, "answers", records_path=config.dataset.path)
     by_record: dict[str, list[Answer]] = {}
     for a in answers:
         by_record.setdefault(a.record_id, []).append(a)

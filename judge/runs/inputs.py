@@ -1,0 +1,35 @@
+"""The records a run config names: a dataset file, or a BEIR benchmark with a retrieval run (each query's
+top-k retrieved chunks become its sources, ids kept), and the recorded answers, if any."""
+
+from __future__ import annotations
+
+from judge.datasets import load
+from judge.models import Answer, Record
+from judge.runs.config import RunConfig
+
+REFERENCE_MODEL = "reference"
+
+
+def dataset_records(config: RunConfig) -> list[Record]:
+    ref = config.dataset
+    if ref.format == "beir":
+        from judge.datasets.beir import grounding_records, load_benchmark, load_run
+
+        bench = load_benchmark(ref.path, expected_fingerprint=ref.fingerprint, allow_mismatch=ref.allow_fingerprint_mismatch)
+        return grounding_records(bench, load_run(ref.retrieval_run), ref.top_k)
+    return load(ref.path, ref.format)
+
+
+def recorded_answers(config: RunConfig, records: list[Record]) -> list[Answer] | None:
+    if config.answers is None:
+        return None
+    if config.answers.reference:
+        return [Answer(record_id=r.id, model=REFERENCE_MODEL, answer=r.reference_answer, family="human") for r in records if r.reference_answer]
+    return load(config.answers.path, "answers", records_path=config.dataset.path if config.dataset.format != "beir" else None)
+
+
+def answers_index(config: RunConfig) -> dict[tuple[str, str, str], Answer]:
+    """Recorded answers by (record id, model, answer text), for scoring against their gold claims."""
+    if config.answers is None or not config.answers.path:
+        return {}
+    return {(a.record_id, a.model, a.answer): a for a in load(config.answers.path, "answers")}
