@@ -519,6 +519,92 @@ def retrieval(
         console.print(n, markup=False)
 
 
+def _flashrag_inputs(data: Path, corpus: Path):
+    from judge.datasets.flashrag import TitleIndex, load_rows
+    from judge.problems import DatasetError
+
+    try:
+        return load_rows(data), TitleIndex(corpus)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
+
+
+def _write_jsonl(path: Path, rows) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+@app.command()
+def align(
+    data: Path = typer.Argument(..., help="FlashRAG rows (JSONL): id, question, golden_answers, metadata."),
+    corpus: Path = typer.Argument(..., help="wiki-18 chunks (JSONL): {id, contents} or {id, title, text}."),
+    out: Path = typer.Option(..., "--out", help="Where the kept rows, with metadata.gold_doc_ids, are written."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Align supporting facts to the wiki-18 chunks that hold them; drop rows with any unaligned hop."""
+    from judge.align import align as do_align
+
+    rows, index = _flashrag_inputs(data, corpus)
+    if out.resolve() == data.resolve():
+        sys.stderr.write(f"refusing to overwrite the input {data}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    kept, stats = do_align(rows, index)
+    _write_jsonl(out, kept)
+    rep = {**stats.as_dict(), "out": str(out)}
+    if as_json:
+        _print_json(rep)
+        return
+    rate = f"{rep['rate']:.2%}" if rep["rate"] is not None else "n/a"
+    _console().print(f"kept {rep['kept']} of {rep['total']} rows ({rate}); dropped {rep['dropped']}: {rep['reasons']}; "
+                     f"matched by {rep['match_branches']}; title-suffix fallbacks {rep['suffix_fallbacks']}; wrote {out}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def longcontext(
+    data: Path = typer.Argument(..., help="Aligned rows (with metadata.gold_doc_ids)."),
+    corpus: Path = typer.Argument(..., help="The wiki-18 chunk corpus the ids point into."),
+    num_docs: int = typer.Option(100, "--num-docs", min=1, help="Documents per context (e.g. 50, 100, 500)."),
+    seed: int = typer.Option(4, "--seed"),
+    out: Path = typer.Option(..., "--out"),
+) -> None:
+    """Long-context variants: gold chunks among seeded random distractors, Document-numbered."""
+    from judge.longcontext import build
+
+    rows, index = _flashrag_inputs(data, corpus)
+    try:
+        _write_jsonl(out, (build(r, index, num_docs, seed) for r in rows))
+    except ValueError as e:
+        sys.stderr.write(f"{data}: {e}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    _console().print(f"wrote {len(rows)} rows of {num_docs} documents to {out}", markup=False)
+
+
+@app.command("flashrag-eval")
+def flashrag_eval(
+    data: Path = typer.Argument(..., help="Aligned FlashRAG rows."),
+    corpus: Path = typer.Option(..., "--corpus", help="The wiki-18 chunk corpus (for chunk titles)."),
+    predictions: Optional[Path] = typer.Option(None, "--predictions", help="JSON {id: answer} or JSONL {id, answer}."),
+    retrieval_run: Optional[Path] = typer.Option(None, "--retrieval", help="A retrieval run (TREC or JSON) over the corpus."),
+    k: int = typer.Option(5, "--k", min=1),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Answer EM and token F1 against golden_answers; chunk- against title-level gold of a retrieval run."""
+    from judge.datasets.beir import load_run
+    from judge.metrics.qa import evaluate_flashrag
+
+    rows, index = _flashrag_inputs(data, corpus)
+    titles = index.titles() if retrieval_run else {}
+    preds = None
+    if predictions is not None:
+        text = predictions.read_text(encoding="utf-8").strip()
+        preds = json.loads(text) if text.startswith("{") and "\n" not in text else {
+            str(o["id"]): o["answer"] for o in (json.loads(line) for line in text.splitlines() if line.strip())
+        }
+    rep = evaluate_flashrag(rows, preds, load_run(retrieval_run) if retrieval_run else None, titles, k)
+    _print_json(rep) if as_json else _console().print_json(json.dumps(rep))
+
+
 def _write_reports_or_warn(run_dir: Path) -> dict | None:
     """Score the run and write its reports; a scoring failure is reported, the run stays as it is."""
     from judge.report import write_reports

@@ -117,7 +117,10 @@ def load_qrels(path: Path) -> tuple[dict[str, dict[str, int]], str]:
 
 def load_corpus(path: Path) -> dict[str, Chunk]:
     if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise DatasetError([Problem(file=str(path), message="reading parquet needs pyarrow: pip install -e '.[parquet]'")]) from None
 
         table = pq.read_table(path).to_pylist()
         return {c.chunk_id: c for c in (_chunk(row, str(path), i) for i, row in enumerate(table)) if c}

@@ -1,0 +1,151 @@
+"""``judge align``: FlashRAG supporting facts to the wiki-18 chunks that hold them (deterministic, no LLM).
+
+HotpotQA / 2WikiMultiHopQA, per (supporting title, sentence id): the sentence is taken from the row's own
+context (``metadata.context.sentences`` or ``.content``); among the chunks of that title (with the
+parenthetical-suffix fallback) a chunk is gold when the normalised sentence is a substring of the
+normalised chunk, or when word-trigram recall (sentence trigrams found in the chunk) >= 0.6. A sentence
+that straddles two chunks may match both; all matches are kept.
+
+MuSiQue, per hop's ``support_paragraph``: a chunk of that title is gold when either text is a substring of
+the other (normalised), or 5-gram word Jaccard >= 0.5, or 3-gram recall (paragraph -> chunk) >= 0.5.
+
+A row is kept only if every supporting fact / hop aligns to at least one chunk; otherwise it is dropped with
+a reason (``title_not_in_corpus``, ``no_chunk_matched``, ``sentence_not_in_context``, ``no_supporting_facts``).
+Kept rows get ``metadata.gold_doc_ids``; every other field is kept verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from judge.datasets.flashrag import TitleIndex
+from judge.text import normalize
+
+_WORDS = re.compile(r"\w+")
+SENTENCE_TRIGRAM_RECALL = 0.6
+PARAGRAPH_JACCARD_5 = 0.5
+PARAGRAPH_RECALL_3 = 0.5
+
+
+def norm(text: str) -> str:
+    return " ".join(_WORDS.findall(normalize(text).text))
+
+
+def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    words = text.split()
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def recall(source: str, target: str, n: int) -> float:
+    grams = ngrams(source, n)
+    return len(grams & ngrams(target, n)) / len(grams) if grams else 0.0
+
+
+def jaccard(a: str, b: str, n: int) -> float:
+    ga, gb = ngrams(a, n), ngrams(b, n)
+    return len(ga & gb) / len(ga | gb) if ga | gb else 0.0
+
+
+def sentence_matches(sentence: str, chunk_text: str) -> str | None:
+    """Which branch of the sentence rule matched ('substring', 'trigram_recall'), or None."""
+    s, c = norm(sentence), norm(chunk_text)
+    if s and s in c:
+        return "substring"
+    if recall(s, c, 3) >= SENTENCE_TRIGRAM_RECALL:
+        return "trigram_recall"
+    return None
+
+
+def paragraph_matches(paragraph: str, chunk_text: str) -> str | None:
+    """Which branch of the paragraph rule matched, or None."""
+    p, c = norm(paragraph), norm(chunk_text)
+    if c and (c in p or p in c):
+        return "substring"
+    if jaccard(p, c, 5) >= PARAGRAPH_JACCARD_5:
+        return "5gram_jaccard"
+    if recall(p, c, 3) >= PARAGRAPH_RECALL_3:
+        return "3gram_recall"
+    return None
+
+
+@dataclass
+class AlignStats:
+    total: int = 0
+    kept: int = 0
+    reasons: Counter = field(default_factory=Counter)
+    branches: Counter = field(default_factory=Counter)
+    suffix_fallbacks: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "kept": self.kept, "total": self.total, "rate": (self.kept / self.total) if self.total else None,
+            "dropped": self.total - self.kept, "reasons": dict(self.reasons), "match_branches": dict(self.branches),
+            "suffix_fallbacks": self.suffix_fallbacks,
+        }
+
+
+def _supporting_facts(meta: dict) -> list[tuple[str, int]]:
+    sf = meta.get("supporting_facts") or []
+    if isinstance(sf, dict):
+        return list(zip(sf.get("title", []), sf.get("sent_id", [])))
+    return [(x[0], x[1]) for x in sf]
+
+
+def _context_sentences(meta: dict) -> dict[str, list[str]]:
+    ctx = meta.get("context") or {}
+    if isinstance(ctx, dict):
+        key = "sentences" if "sentences" in ctx else "content"
+        return dict(zip(ctx.get("title", []), ctx.get(key, [])))
+    return {x[0]: x[1] for x in ctx}
+
+
+def _hops(meta: dict) -> list[dict]:
+    return [h.get("support_paragraph") or {} for h in meta.get("question_decomposition") or []]
+
+
+def align_row(row: dict, index: TitleIndex, stats: AlignStats) -> dict | None:
+    """The row with metadata.gold_doc_ids, or None (dropped; the reason is counted in ``stats``)."""
+    meta = row.get("metadata") or {}
+    stats.total += 1
+    gold: list[str] = []
+    if meta.get("question_decomposition"):
+        units = [("paragraph", h.get("title", ""), h.get("paragraph_text", "")) for h in _hops(meta)]
+    else:
+        sentences = _context_sentences(meta)
+        units = []
+        for title, sent_id in _supporting_facts(meta):
+            sents = sentences.get(title)
+            if sents is None or not 0 <= sent_id < len(sents):
+                stats.reasons["sentence_not_in_context"] += 1
+                return None
+            units.append(("sentence", title, sents[sent_id]))
+    if not units:
+        stats.reasons["no_supporting_facts"] += 1
+        return None
+    for kind, title, text in units:
+        chunks, used = index.chunks(title)
+        if used is None:
+            stats.reasons["title_not_in_corpus"] += 1
+            return None
+        stats.suffix_fallbacks += used != title
+        matched = False
+        for chunk in chunks:
+            branch = sentence_matches(text, chunk.text) if kind == "sentence" else paragraph_matches(text, chunk.text)
+            if branch:
+                stats.branches[f"{kind}:{branch}"] += 1
+                matched = True
+                if chunk.id not in gold:
+                    gold.append(chunk.id)
+        if not matched:
+            stats.reasons["no_chunk_matched"] += 1
+            return None
+    stats.kept += 1
+    return {**row, "metadata": {**meta, "gold_doc_ids": gold}}
+
+
+def align(rows: list[dict], index: TitleIndex) -> tuple[list[dict], AlignStats]:
+    stats = AlignStats()
+    kept = [r for r in (align_row(row, index, stats) for row in rows) if r is not None]
+    return kept, stats

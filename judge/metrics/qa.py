@@ -1,0 +1,94 @@
+"""Answers against golden answers (SQuAD's normalisation: lower case, no punctuation, no articles, single
+spaces), and retrieval gold recall at chunk level against title level.
+
+Title-level recall counts a retrieved chunk as gold when its *title* is a supporting title, so every chunk
+of a supporting article passes; chunk-level recall asks for the aligned gold chunk ids. The gap between the
+two is how much title matching inflates retrieval scores.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def squad_normalize(text: str) -> str:
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, golden: list[str]) -> float:
+    p = squad_normalize(prediction)
+    return float(any(p == squad_normalize(g) for g in golden))
+
+
+def token_f1(prediction: str, golden: list[str]) -> float:
+    best = 0.0
+    p_tokens = squad_normalize(prediction).split()
+    for g in golden:
+        g_tokens = squad_normalize(g).split()
+        common = sum((Counter(p_tokens) & Counter(g_tokens)).values())
+        if not p_tokens or not g_tokens:
+            f1 = float(p_tokens == g_tokens)
+        elif common == 0:
+            f1 = 0.0
+        else:
+            precision, recall = common / len(p_tokens), common / len(g_tokens)
+            f1 = 2 * precision * recall / (precision + recall)
+        best = max(best, f1)
+    return best
+
+
+def gold_at_k(retrieved: list[str], gold_ids: list[str], titles: dict[str, str], supporting_titles: set[str], k: int) -> dict:
+    """One row's retrieval against chunk-level and title-level gold, in the top k.
+
+    recall: chunk-level = gold chunk ids found / gold chunk ids; title-level = supporting titles with any
+    chunk found / supporting titles. precision: chunk-level = top-k chunks that are gold ids / k;
+    title-level = top-k chunks whose title is a supporting title / k (every chunk of the article passes)."""
+    top = retrieved[:k]
+    gold = set(gold_ids)
+    found_titles = {titles.get(c) for c in top}
+    return {
+        "recall_chunk": len(set(top) & gold) / len(gold) if gold else 0.0,
+        "recall_title": len(found_titles & supporting_titles) / len(supporting_titles) if supporting_titles else 0.0,
+        "precision_chunk": sum(c in gold for c in top) / k,
+        "precision_title": sum(titles.get(c) in supporting_titles for c in top) / k,
+    }
+
+
+def supporting_titles(row: dict) -> set[str]:
+    meta = row.get("metadata") or {}
+    if meta.get("question_decomposition"):
+        return {(h.get("support_paragraph") or {}).get("title", "") for h in meta["question_decomposition"]}
+    sf = meta.get("supporting_facts") or []
+    return set(sf.get("title", [])) if isinstance(sf, dict) else {x[0] for x in sf}
+
+
+def evaluate_flashrag(rows: list[dict], predictions: dict[str, str] | None, run: dict[str, dict[str, float]] | None, titles: dict[str, str], k: int = 5) -> dict:
+    """EM and token F1 of predictions; chunk- against title-level gold of a retrieval run (mean over rows)."""
+    out: dict = {"rows": len(rows)}
+    if predictions is not None:
+        scored = [r for r in rows if r["id"] in predictions]
+        out["answers"] = {
+            "scored": len(scored),
+            "missing_predictions": len(rows) - len(scored),
+            "exact_match": sum(exact_match(predictions[r["id"]], r["golden_answers"]) for r in scored) / len(scored) if scored else None,
+            "token_f1": sum(token_f1(predictions[r["id"]], r["golden_answers"]) for r in scored) / len(scored) if scored else None,
+        }
+    if run is not None:
+        per = []
+        for r in rows:
+            gold = (r.get("metadata") or {}).get("gold_doc_ids")
+            if not gold:
+                continue
+            ranked = [d for d, _ in sorted(run.get(str(r["id"]), {}).items(), key=lambda kv: (-kv[1], kv[0]))]
+            per.append(gold_at_k(ranked, gold, titles, supporting_titles(r), k))
+        if per:
+            out["retrieval"] = {"k": k, "rows": len(per), **{key: sum(p[key] for p in per) / len(per) for key in per[0]}}
+            out["retrieval"]["title_inflation_precision"] = out["retrieval"]["precision_title"] - out["retrieval"]["precision_chunk"]
+    return out
