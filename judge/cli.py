@@ -290,11 +290,12 @@ class _Progress:
 
 def _run_errors():
     from judge.llm import LLMError, SameFamilyError
+    from judge.llm.families import UnknownFamilyError
     from judge.problems import DatasetError
     from judge.runs.config import ConfigError
     from judge.runs.store import RunDirError
 
-    return (ConfigError, DatasetError, SameFamilyError, RunDirError, LLMError, FileNotFoundError)
+    return (ConfigError, DatasetError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError)
 
 
 def _report_run_error(e: Exception) -> None:

@@ -13,6 +13,7 @@ from types import ModuleType
 
 from judge.datasets import answers, hebrew_qa, squad, wice
 from judge.datasets.base import Loaded, check_span
+from judge.models import Answer
 from judge.problems import DatasetError, Problem
 
 ADAPTERS: dict[str, ModuleType] = {m.FORMAT: m for m in (hebrew_qa, answers, wice, squad)}
@@ -41,6 +42,11 @@ def sniff(path: Path) -> str:
     for name, adapter in ADAPTERS.items():
         if first is not None and adapter.sniff(first):
             return name
+    # a first record longer than the head read (a source of millions of characters): go by its keys
+    if stripped.startswith("[") and '"source_text"' in head:
+        return hebrew_qa.FORMAT
+    if stripped.startswith("{") and '"paragraphs"' in head and '"data"' in head:
+        return squad.FORMAT
     raise DatasetError(
         [Problem(file=str(path), message=f"cannot tell the format; pass --format (one of {', '.join(FORMATS)})")]
     )
@@ -69,7 +75,26 @@ def load_checked(path: str | Path, format: str | None = None, records_path: str 
         answers.check_against_records(loaded, load(records_path))
     for ref in loaded.spans:
         loaded.problems.extend(check_span(ref, loaded.path))
+    loaded.problems.extend(duplicate_problems(loaded))
     return loaded
+
+
+def duplicate_problems(loaded: Loaded) -> list[Problem]:
+    """Records must have distinct ids; an answers file must not repeat the same answer of the same model."""
+    seen: dict[tuple, int] = {}
+    problems = []
+    for i, item in enumerate(loaded.items):
+        if isinstance(item, Answer):
+            key, what, field = (item.record_id, item.model, item.answer), "the same answer of the same model", "answer"
+            rid = item.record_id
+        else:
+            key, what, field = (item.id,), "the same id", "id"
+            rid = item.id
+        if key in seen:
+            problems.append(Problem(file=loaded.path, record_id=rid, field=field, message=f"{what} as item {seen[key]} (item {i}): duplicates are refused"))
+        else:
+            seen[key] = i
+    return problems
 
 
 def load(path: str | Path, format: str | None = None, records_path: str | Path | None = None) -> list:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,8 +37,21 @@ class Loaded:
     spans: list[SpanRef] = field(default_factory=list)
 
 
+def max_dataset_bytes() -> int:
+    """Datasets are read whole; above this size they are refused rather than risking the machine's memory."""
+    return int(float(os.environ.get("JUDGE_MAX_DATASET_MB", "100")) * 1e6)
+
+
 def read_text(path: Path, problems: list[Problem]) -> str | None:
     try:
+        size = path.stat().st_size
+        if size > max_dataset_bytes():
+            problems.append(Problem(
+                file=str(path),
+                message=f"{size / 1e6:.0f} MB is over the {max_dataset_bytes() / 1e6:.0f} MB limit for a dataset read into memory; "
+                        "split it (judge run --shard works on parts), or raise JUDGE_MAX_DATASET_MB if the machine has the memory",
+            ))
+            return None
         data = path.read_bytes()
     except OSError as e:
         problems.append(Problem(file=str(path), message=f"cannot read: {e.strerror or e}"))

@@ -37,6 +37,20 @@ class SameFamilyError(ValueError):
     """A judge from the same family as a model whose output it judges, without allow_same_family."""
 
 
+class UnknownFamilyError(ValueError):
+    """A model whose family the registry cannot tell: the cross-family rule could not be enforced for it."""
+
+
+def require_known_family(model: ModelConfig) -> str:
+    family = family_of(model)
+    if family == "unknown":
+        raise UnknownFamilyError(
+            f"cannot tell the model family of {model.label} ({model.model}): the cross-family rule cannot be checked. "
+            f"Set family: in its config (see judge families for the known ones)."
+        )
+    return family
+
+
 def family_of(model: ModelConfig | str) -> str:
     """The family of a model config (its override first) or of a bare model id; 'unknown' if none matches."""
     if isinstance(model, ModelConfig):

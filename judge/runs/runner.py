@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from judge.llm import LLM, BudgetExceeded, CallCache, ModelConfig, check_cross_family, family_of
+from judge.llm.families import require_known_family
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_prompt
 from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult, Usage
@@ -60,6 +61,10 @@ def check_families(config: RunConfig, answer_families: list[str]) -> list[str]:
     """The cross-family rule, checked before any call: each LLM judge against every model whose output it
     judges (the models under test, recorded answers' families, the decomposer). Returns the clashes that
     allow_same_family lets through, for the summary to flag."""
+    for name in set(config.generate.models) | {j for j in config.adjudicate.judges if j != DETERMINISTIC} | (
+        {config.decompose.model} if config.decompose.method == "llm" else set()
+    ):
+        require_known_family(config.model(name))
     others: list[ModelConfig | str] = [config.model(m) for m in config.generate.models]
     others += [ModelConfig(model=f"answers/{f}", name=f"recorded answers ({f})", family=f) for f in answer_families]
     if config.decompose.method == "llm":

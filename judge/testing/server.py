@@ -5,7 +5,7 @@ Real HTTP on a free port, so litellm and instructor run for real against it. Eac
 repeating) or a function ``(request_json, request_number) -> Reply``. A reply can carry a JSON object
 (sent as a tool call when the request offers tools, else as message content), raw text (invalid or
 truncated JSON), an HTTP error status with ``Retry-After``, added latency, or a hang past the client's
-timeout. The server counts requests, peak concurrency and the tokens it reported.
+timeout (after which the connection is dropped with no answer, so nothing is billed). The server counts requests, peak concurrency and the tokens it reported.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class Reply:
     status: int = 200
     retry_after: float | None = None
     latency: float = 0.0
-    hang: float = 0.0  # sleep this long before answering (past the client's timeout)
+    hang: float = 0.0  # sleep this long, then drop the connection without answering (a hung provider)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
 
@@ -170,6 +170,9 @@ class ScriptedServer:
             status = reply.status
             if reply.hang:
                 time.sleep(reply.hang)
+                status = -1  # hung: nothing is sent, nothing is billed
+                http.close_connection = True
+                return
             if reply.latency:
                 time.sleep(reply.latency)
             self._send(http, request, reply)
@@ -222,14 +225,15 @@ class ScriptedServer:
                 },
             }
         ).encode()
-        with self._lock:
-            self.stats.prompt_tokens += prompt_tokens
-            self.stats.completion_tokens += completion_tokens
         http.send_response(200)
         http.send_header("Content-Type", "application/json")
         http.send_header("Content-Length", str(len(payload)))
         http.end_headers()
         http.wfile.write(payload)
+        http.wfile.flush()
+        with self._lock:  # counted once sent: what the server bills is what it delivered
+            self.stats.prompt_tokens += prompt_tokens
+            self.stats.completion_tokens += completion_tokens
 
 
 def main() -> None:

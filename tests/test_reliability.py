@@ -1,0 +1,211 @@
+"""Reliability: a short fault soak (the full one is bench/soak.py), SIGKILLs and resumes, hostile inputs,
+secrets, and the cache when it cannot be used."""
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from judge.models import LABELS
+from judge.testing.soak import PRICE, comparable, faulty_judge, kill_resume, make_dataset, restart_when, run_cli as soak_run, write_config
+from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+
+BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
+
+
+def test_short_fault_soak_loses_nothing_and_accounts_for_every_token(scripted_server, tmp_path):
+    server = scripted_server(faulty_judge(seed=11), keep_bodies=False)
+    data, answers = make_dataset(BUNDLED_SAMPLE, BUNDLED_ANSWERS, tmp_path, answers=60)
+    config = write_config(tmp_path, data, answers, server, tmp_path / "cache")
+    runs = tmp_path / "runs"
+    done = threading.Event()
+    restart = restart_when(server, runs, 15, done)
+    result, _ = soak_run(config, runs)
+    done.set()
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = json.loads(result.stdout)
+    assert 15 <= restart.get("restarted_at", 0) < 30, "the server was restarted in the middle of the run"
+    lines = Path(summary["run_dir"], "results.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["record_id"] for line in lines]
+    assert len(ids) == len(set(ids)) == 30  # every record exactly once
+    claims = [c for line in lines for a in json.loads(line)["answers"] for c in a["claims"]]
+    assert claims
+    for c in claims:
+        assert c["label"] in LABELS or (c["label"] == "judge_error" and c["verdicts"][0]["error"])
+    faults = server.stats.statuses
+    assert faults.get(429, 0) + faults.get(500, 0) + faults.get(-1, 0) > 0  # faults were really served
+    usage = summary["usage"]
+    assert usage["prompt_tokens"] == server.stats.prompt_tokens and usage["completion_tokens"] == server.stats.completion_tokens
+    expected_cost = (server.stats.prompt_tokens * PRICE["input_per_million"] + server.stats.completion_tokens * PRICE["output_per_million"]) / 1e6
+    assert usage["cost_usd"] == pytest.approx(expected_cost)
+    requests = server.stats.requests
+    again, _ = soak_run(config, runs)
+    assert again.returncode == 0
+    assert server.stats.requests == requests  # wholly from the cache
+    assert json.loads(again.stdout)["usage"]["calls"] == 0
+
+
+def test_three_sigkills_and_resumes_give_the_uninterrupted_results(scripted_server, tmp_path):
+    server = scripted_server(faulty_judge(seed=5), keep_bodies=False)
+    data, answers = make_dataset(BUNDLED_SAMPLE, BUNDLED_ANSWERS, tmp_path, answers=40)
+    straight = write_config(tmp_path, data, answers, server, tmp_path / "cache-a", name="straight")
+    killed = write_config(tmp_path, data, answers, server, tmp_path / "cache-b", name="killed")
+    result, _ = soak_run(straight, tmp_path / "runs-a")
+    assert result.returncode == 0, result.stderr[-2000:]
+    reference = Path(json.loads(result.stdout)["run_dir"])
+    run_dir = kill_resume(killed, tmp_path / "runs-b", kill_after_lines=[3, 8, 14])
+    assert comparable(run_dir) == comparable(reference)
+    ids = [json.loads(line)["record_id"] for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == 20
+
+
+# --- hostile and broken inputs -------------------------------------------------------------------------------
+
+
+def _records(**changes):
+    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
+    records[0].update(changes)
+    return records
+
+
+def _run_deterministic(tmp_path, records=None, answers=None, cache=None):
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(records or _records(), ensure_ascii=False), encoding="utf-8")
+    ans = tmp_path / "answers.jsonl"
+    ans.write_text(answers if answers is not None else BUNDLED_ANSWERS.read_text(encoding="utf-8"), encoding="utf-8")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: hostile\ndataset: {{path: {data}}}\nanswers: {{path: {ans}}}\ndecompose: {{method: sentences}}\n"
+                      f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {cache or tmp_path / 'cache'}\n")
+    return run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+
+
+def test_a_dataset_over_the_size_limit_is_refused_clearly(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "w") as f:
+        f.write("[" + ",".join(['{"id": "x", "question": "q", "source_text": "' + "a" * 1000 + '"}'] * 210_000) + "]")
+    assert big.stat().st_size > 200e6
+    result = run_cli("validate", str(big), "--format", "hebrew-qa")
+    assert result.returncode == 2 and "MB limit" in result.stderr and "JUDGE_MAX_DATASET_MB" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_two_million_character_source(tmp_path):
+    from judge.search import Index
+
+    records = _records()
+    filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 35_100
+    records[0]["source_text"] = filler + records[0]["source_text"]
+    shift = len(filler)
+    for c in records[0]["claims"]:
+        for a in c["attribution"]:
+            a["start_char"] += shift
+            a["end_char"] += shift
+            a["sentence_id"] = None
+    assert len(records[0]["source_text"]) > 2_000_000
+    result = _run_deterministic(tmp_path, records)
+    assert result.returncode == 0, result.stderr[-2000:]
+    index = Index(records[0]["source_text"])
+    best = index.search(records[0]["claims"][0]["text"])[0]
+    assert records[0]["source_text"][best.start_char : best.end_char] == best.excerpt and best.start_char >= shift
+
+
+def test_nul_bytes_and_mixed_newlines_keep_offsets_exact(tmp_path):
+    from judge.search import search
+
+    source = "First line.\r\nSecond line with a NUL\x00 inside.\rThird line,\n  and the claim is here: 42 apples."
+    for cand in search("the claim is here: 42 apples", source) + search("NUL inside", source):
+        assert source[cand.start_char : cand.end_char] == cand.excerpt
+    records = _records(source_text=source, claims=[], reference_answer="", human_ratings=[])
+    answers = json.dumps({"record_id": records[0]["id"], "model": "m", "answer": "Second line with a NUL\x00 inside.\r\nThe claim: 42 apples."}) + "\n"
+    result = _run_deterministic(tmp_path, records, answers)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_an_answer_with_no_claims(tmp_path):
+    answers = "".join(json.dumps({"record_id": rid, "model": "m", "answer": text}) + "\n" for rid, text in (("he-pkg-001", ""), ("he-pkg-002", "   ")))
+    result = _run_deterministic(tmp_path, answers=answers)
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout)
+    assert summary["overall"]["claims"] == 0 and summary["answers"] == 2 and summary["overall"]["faithfulness"] is None
+
+
+def test_duplicate_record_ids_are_refused(tmp_path):
+    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
+    records[2]["id"] = records[0]["id"]
+    result = _run_deterministic(tmp_path, records)
+    assert result.returncode == 2 and "duplicates are refused" in result.stderr and records[0]["id"] in result.stderr
+
+
+def test_a_judge_of_unknown_family_is_refused_before_any_call(scripted_server, tmp_path):
+    server = scripted_server()
+    data = tmp_path / "c.yaml"
+    data.write_text(f"name: x\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\n"
+                    f"models: {{mystery: {{model: hosted_vllm/mystery-model-9, api_base: '{server.base_url}'}}}}\n"
+                    f"adjudicate: {{judges: [mystery]}}\ncache_dir: {tmp_path / 'cache'}\n")
+    result = run_cli("run", str(data), "--runs-dir", str(tmp_path / "runs"))
+    assert result.returncode == 2 and "cannot tell the model family" in result.stderr and "family:" in result.stderr
+    assert server.stats.requests == 0 and "Traceback" not in result.stderr
+
+
+def test_a_run_directory_of_another_version_is_refused(tmp_path):
+    result = _run_deterministic(tmp_path)
+    run_dir = Path(json.loads(result.stdout)["run_dir"])
+    manifest = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**manifest, "schema_version": 0}))
+    for cmd in (["score", str(run_dir)], ["compare", str(run_dir), str(run_dir)]):
+        out = run_cli(*cmd)
+        assert out.returncode == 2 and "another version" in out.stderr and "Traceback" not in out.stderr
+    os.remove(run_dir / "run.json")
+    out = run_cli("score", str(run_dir))
+    assert out.returncode == 2 and "not a run directory" in out.stderr
+
+
+def test_a_corrupt_or_read_only_cache_runs_on_without_it(tmp_path):
+    from judge.llm import CallCache
+
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "cache.db").write_bytes(b"this is not a sqlite database" * 100)
+    cache = CallCache(corrupt)
+    assert not cache.enabled and "cannot" in cache.disabled_reason
+    assert cache.get("k") is None  # runs on: a miss, no crash
+    if os.geteuid() != 0:  # root ignores permissions; the not-a-directory case covers it
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        assert not CallCache(ro / "c").enabled
+    result = _run_deterministic(tmp_path, cache=corrupt)
+    assert result.returncode == 0 and json.loads(result.stdout)["run"]["cache"]["enabled"] is False
+
+
+def test_canary_keys_never_reach_runs_logs_or_reports(scripted_server, tmp_path, monkeypatch):
+    from judge.testing.scripts import pipeline_model
+
+    canaries = {"JUDGE_CANARY_A": "sk-canaryAAAA" + "1" * 24, "ANTHROPIC_API_KEY": "sk-ant-canary-" + "2" * 24, "OPENAI_API_KEY": "sk-canaryOOO" + "3" * 24}
+    for k, v in canaries.items():
+        monkeypatch.setenv(k, v)
+    server = scripted_server(pipeline_model())
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"name: canary\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\n"
+        f"models: {{j: {{model: openai/j, api_base: '{server.base_url}', family: fam-j, api_key_env: JUDGE_CANARY_A}}}}\n"
+        f"decompose: {{method: sentences}}\nadjudicate: {{judges: [j, deterministic], triage: false}}\ncache_dir: {tmp_path / 'cache'}\n"
+    )
+    env = {**os.environ, **canaries}
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "judge.cli", "run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress"],
+                            capture_output=True, text=True, cwd=ROOT, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert server.stats.requests > 0
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "report.html" for p in written) and any(p.name == "run.log" for p in written)
+    for p in written:
+        blob = p.read_bytes()
+        for v in canaries.values():
+            assert v.encode() not in blob, f"{v} leaked into {p}"
+    for v in canaries.values():
+        assert v not in result.stdout and v not in result.stderr
