@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 from judge.metrics.classification import classification
@@ -61,8 +62,10 @@ def _sentence_spans(record: Record, spans: list[tuple[str | None, int, int]]) ->
     return out
 
 
-def score_results(results: list[RecordResult], records: dict[str, Record], recorded: dict, judges: list[str]) -> dict:
+def score_results(results: Iterable[RecordResult], records: dict[str, Record], recorded: dict, judges: list[str]) -> dict:
+    """One pass over the results (a generator is fine: memory does not grow with the run)."""
     per_answer = []
+    count = 0
     gold_pairs: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))  # "panel" or judge -> (gold, predicted)
     unmatched = {"predicted": 0, "gold": 0, "matched": 0}
     span_rows, hits, hit_n = [], 0, 0
@@ -70,6 +73,7 @@ def score_results(results: list[RecordResult], records: dict[str, Record], recor
     human_items: dict[str, tuple] = {}
     chunks = dict.fromkeys(("answers", "cited", "cited_relevant", "relevant_retrieved", "relevant"), 0)
     for r in results:
+        count += 1
         record = records.get(r.record_id)
         for a in r.answers:
             labels = Counter(c.label for c in a.claims)
@@ -112,6 +116,7 @@ def score_results(results: list[RecordResult], records: dict[str, Record], recor
                     hits += sentence_hit(cited, _sentence_spans(record, gspans))
     totals = sum_counts(span_rows) if span_rows else None
     return {
+        "records": count,
         "per_answer": per_answer,
         "gold_labels": {name: classification(g, p) for name, (g, p) in sorted(gold_pairs.items())} if gold_pairs else None,
         "claim_matching": unmatched,
@@ -151,7 +156,7 @@ def human_agreement_scores(human_items: dict, records: dict[str, Record]) -> dic
 def score_run(run_dir: Path) -> dict:
     store = RunStore.open(run_dir)
     config = store.config()
-    results = store.finished()
+    results = store.iter_finished()
     records = {r.id: r for r in dataset_records(config)}
     recorded = answers_index(config)
     scores = score_results(results, records, recorded, config.adjudicate.judges)
@@ -165,7 +170,7 @@ def score_run(run_dir: Path) -> dict:
         "run_dir": str(run_dir),
         "name": manifest.get("name"),
         "judges": config.adjudicate.judges,
-        "records": len(results),
+        "records": scores.pop("records"),
         "overall": summary.get("overall"),
         "by_model": summary.get("by_model"),
         "by_judge": summary.get("by_judge"),

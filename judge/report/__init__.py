@@ -23,5 +23,5 @@ def write_reports(run_dir: Path) -> dict:
     records = {r.id: r for r in dataset_records(config)}
     store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
     store.write_text("report.md", markdown.render(scores))
-    store.write_text("report.html", html.render(scores, store.finished(), records))
+    store.write_parts("report.html", html.render(scores, store.iter_finished(), records))
     return scores

@@ -7,6 +7,7 @@ SVG. Every string that comes from a dataset or a model goes through ``html.escap
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from html import escape
 
 from judge.models import Record
@@ -125,7 +126,8 @@ def _table(headers: list[str], rows: list[list]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def render(scores: dict, results: list[RecordResult], records: dict[str, Record]) -> str:
+def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record]) -> Iterator[str]:
+    """The page, piece by piece (records are rendered one at a time, so memory does not grow with the run)."""
     name = scores.get("name") or "run"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">',
@@ -176,10 +178,10 @@ def render(scores: dict, results: list[RecordResult], records: dict[str, Record]
                      f"{usage.get('prompt_tokens', 0)} + {usage.get('completion_tokens', 0)}, cost ${usage.get('cost_usd', 0):.4f}"
                      + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "</p>")
     parts.append("<h2>Records</h2>")
+    yield "\n".join(parts)
     for r in results:
-        parts.append(_record_section(r, records.get(r.record_id)))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+        yield "\n" + _record_section(r, records.get(r.record_id))
+    yield "\n</body></html>"
 
 
 def judge_agreement_html(agreement: dict) -> str:

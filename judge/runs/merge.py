@@ -34,8 +34,8 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
     store = RunStore.create(runs_root, name, config, meta)
     for record_id in meta["records_selected"]:
         store.append(merged[record_id])
-    ordered = store.rewrite_in_order(order)
-    summary = summarize(ordered, store.manifest(), config)
-    summary["run"] = {"records_selected": len(ordered), "records_finished": len(ordered), "complete": True, "merged_from": meta["merged_from"]}
+    count = store.rewrite_in_order(order)
+    summary = summarize(store.iter_finished(), store.manifest(), config)
+    summary["run"] = {"records_selected": count, "records_finished": count, "complete": True, "merged_from": meta["merged_from"]}
     store.write_summary(summary)
     return store, summary

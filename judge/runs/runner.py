@@ -256,12 +256,12 @@ async def run_items(
 
 def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCache, stopped: str | None) -> dict:
     """Results in dataset order, and the summary written beside them."""
-    ordered = store.rewrite_in_order(order)
-    summary = summarize(ordered, store.manifest(), config)
+    finished = store.rewrite_in_order(order)
+    summary = summarize(store.iter_finished(), store.manifest(), config)
     summary["run"] = {
         "records_selected": len(order),
-        "records_finished": len(ordered),
-        "complete": len(ordered) == len(order),
+        "records_finished": finished,
+        "complete": finished == len(order),
         "stopped_early": stopped,
         "cache": {"enabled": cache.enabled, "hits": cache.hits, "misses": cache.misses, "disabled_reason": cache.disabled_reason},
     }
@@ -300,7 +300,7 @@ def execute(
         }
         store = RunStore.create(runs_root, name or config.name, config, meta)
         pipeline.llm.on_call = store.append_call
-    done = {r.record_id for r in store.finished()}
+    done = store.finished_ids()
     todo = [r for r in selected if r.id not in done]
     store.log(f"start: {len(selected)} records selected, {len(done)} already finished, {len(todo)} to do")
     if on_start:

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -89,31 +90,61 @@ class RunStore:
 
     def write_text(self, name: str, text: str) -> Path:
         """A report or score file inside the run directory (a plain name, never a path)."""
+        return self.write_parts(name, [text])
+
+    def write_parts(self, name: str, parts) -> Path:
+        """A file written piece by piece, then moved into place (a plain name, never a path)."""
         if "/" in name or "\\" in name or name.startswith("."):
             raise RunDirError(f"{name!r} is not a plain file name")
         path = self.path / name
-        self._write_atomic(path, text)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            for part in parts:
+                f.write(part)
+        os.replace(tmp, path)
         return path
 
     # -- results ----------------------------------------------------------------------------------------
-    def finished(self) -> list[RecordResult]:
-        """Every complete result line; a torn last line (a kill mid-write) is cut off the file."""
+    def _cut_torn_tail(self) -> None:
+        """A kill in mid-write leaves a last line without its newline: cut it off (that record is redone)."""
         if not self.results_path.exists():
-            return []
-        raw = self.results_path.read_bytes()
-        complete, newline, torn = raw.rpartition(b"\n")
-        if torn:
-            with open(self.results_path, "r+b") as f:
-                f.truncate(len(complete) + len(newline))
-        results = []
-        for i, line in enumerate(complete.split(b"\n") if newline else [], start=1):
-            if not line.strip():
-                continue
-            try:
-                results.append(RecordResult.model_validate_json(line))
-            except ValueError:
-                raise RunDirError(f"{self.results_path}: line {i} is not a result of this version of judge") from None
-        return results
+            return
+        with open(self.results_path, "r+b") as f:
+            size = f.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            f.seek(size - 1)
+            if f.read(1) == b"\n":
+                return
+            back = min(size, 1 << 16)
+            while True:  # find the last newline, reading backwards in blocks
+                f.seek(size - back)
+                block = f.read(back)
+                at = block.rfind(b"\n")
+                if at >= 0 or back == size:
+                    f.truncate(size - back + at + 1 if at >= 0 else 0)
+                    return
+                back = min(size, back * 2)
+
+    def iter_finished(self) -> Iterator[RecordResult]:
+        """Every complete result, read one line at a time (memory does not grow with the run)."""
+        self._cut_torn_tail()
+        if not self.results_path.exists():
+            return
+        with open(self.results_path, "rb") as f:
+            for i, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield RecordResult.model_validate_json(line)
+                except ValueError:
+                    raise RunDirError(f"{self.results_path}: line {i} is not a result of this version of judge") from None
+
+    def finished(self) -> list[RecordResult]:
+        return list(self.iter_finished())
+
+    def finished_ids(self) -> set[str]:
+        return {r.record_id for r in self.iter_finished()}
 
     def append(self, result: RecordResult) -> None:
         line = result.model_dump_json() + "\n"
@@ -122,12 +153,27 @@ class RunStore:
             f.flush()
             os.fsync(f.fileno())
 
-    def rewrite_in_order(self, order: list[str]) -> list[RecordResult]:
-        """Results sorted by the dataset's record order, one per record id, written atomically."""
-        by_id = {r.record_id: r for r in self.finished()}
-        ranked = sorted(by_id.values(), key=lambda r: (order.index(r.record_id) if r.record_id in order else len(order), r.record_id))
-        self._write_atomic(self.results_path, "".join(r.model_dump_json() + "\n" for r in ranked))
-        return ranked
+    def rewrite_in_order(self, order: list[str]) -> int:
+        """Result lines sorted by the dataset's record order, one per record id, written atomically (the lines
+        are moved as bytes, not parsed into objects). Returns how many records there are."""
+        self._cut_torn_tail()
+        if not self.results_path.exists():
+            return 0
+        rank = {rid: i for i, rid in enumerate(order)}
+        lines: dict[str, bytes] = {}
+        with open(self.results_path, "rb") as f:
+            for line in f:
+                if line.strip():
+                    lines[json.loads(line)["record_id"]] = line
+        ranked = sorted(lines, key=lambda rid: (rank.get(rid, len(order)), rid))
+        tmp = self.results_path.with_name(self.results_path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            for rid in ranked:
+                f.write(lines[rid])
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.results_path)
+        return len(ranked)
 
     def append_call(self, record) -> None:
         """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of

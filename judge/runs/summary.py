@@ -8,6 +8,7 @@ and left out of both rates.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 from judge.results import RecordResult, Usage
 
@@ -25,13 +26,14 @@ def rates(labels: Counter) -> dict:
     }
 
 
-def summarize(results: list[RecordResult], manifest: dict, config) -> dict:
+def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
     by_model: dict[str, Counter] = defaultdict(Counter)
     by_judge: dict[str, Counter] = defaultdict(Counter)
     overall: Counter = Counter()
     usage = Usage()
-    answers = triaged = fallbacks = generation_errors = 0
+    answers = triaged = fallbacks = generation_errors = records = 0
     for r in results:
+        records += 1
         usage.add(r.usage)
         for a in r.answers:
             answers += 1
@@ -50,7 +52,7 @@ def summarize(results: list[RecordResult], manifest: dict, config) -> dict:
         "prompts": manifest.get("prompts", {}),
         "judges": list(config.adjudicate.judges),
         "same_family_clashes": manifest.get("same_family_clashes", []),
-        "records": len(results),
+        "records": records,
         "answers": answers,
         "overall": rates(overall),
         "by_model": {m: rates(c) for m, c in sorted(by_model.items())},

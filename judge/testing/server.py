@@ -80,6 +80,17 @@ def count_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that gave up (a timeout, a restart) is routine here, not an error to print."""
+
+    def handle_error(self, request, client_address):
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 @dataclass
 class Stats:
     requests: int = 0
@@ -117,7 +128,7 @@ class ScriptedServer:
             def do_POST(self):
                 server._handle(self)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
+        self._httpd = _QuietServer(("127.0.0.1", self._port), Handler)
         self._httpd.daemon_threads = True
         self._port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

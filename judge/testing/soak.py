@@ -60,7 +60,7 @@ def make_dataset(source_records: Path, source_answers: Path, out_dir: Path, answ
     while len(out_answers) < answers:
         r = records[i % len(records)]
         rid = f"{r['id']}-{i:05d}"
-        out_records.append({**r, "id": rid})
+        out_records.append({**r, "id": rid, "question": f"{r['question']} (#{i})"})  # every prompt differs: no cache hits
         for a in by_record.get(r["id"], [])[: answers - len(out_answers)]:
             out_answers.append({**a, "record_id": rid})
         i += 1
