@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, run_cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -17,7 +17,7 @@ PLANTED = '<script>window.__pwned = 1;</script><img src="x" onerror="window.__pw
 def _driver():
     if not (CHROMIUM and CHROMEDRIVER):
         pytest.skip("headless Chromium is not installed (apt-get install chromium chromium-driver; .ci/run does it)")
-    selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from judge.datasets import load
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli, shared
+from tests.conftest import ROOT, run_cli, shared
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 

@@ -1,7 +1,5 @@
 import json
-import time
 
-import pytest
 
 from judge.datasets import load
 from judge.search import Index, search
@@ -38,7 +36,7 @@ def test_paraphrase_with_hebrew_prefixes_finds_the_right_sentence():
     assert "מחסור בנהגים" in cands[0].text or "נהגי אוטובוס" in cands[0].text
     assert cands[0].method in ("ngram", "pair", "fuzzy")
     assert all(0 <= c.score <= 1 for c in cands)
-    assert [c.score for c in cands] == sorted([c.score for c in cands], reverse=True) or cands[0].score >= cands[-1].score
+    assert cands[0].score == max(c.score for c in cands)  # the first pick is the best; later ones also weigh novelty
 
 
 def test_a_claim_resting_on_two_sentences_gets_a_pair():

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from judge.datasets.base import Loaded, SpanRef, read_json, record_id_of
-from judge.models import Attribution, Claim, HumanRating, Record, Source, StrictModel
+from judge.models import Claim, HumanRating, Record, Source, StrictModel
 from judge.problems import Problem, problems_from_validation
 
 FORMAT = "hebrew-qa"

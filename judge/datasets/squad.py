@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.datasets.base import Loaded, SpanRef, read_json
 from judge.models import Attribution, Claim, Record, Source
-from judge.problems import Problem, problems_from_validation
+from judge.problems import problems_from_validation
 
 FORMAT = "squad"
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 
 from judge.models import Attribution, Candidate, Record
