@@ -721,16 +721,18 @@ def _print_summary(summary: dict, as_json: bool) -> None:
     from rich.table import Table
 
     t = Table(title=f"{summary['run_dir']}  ({summary['records']} records, {summary['answers']} answers)")
-    for col in ("model", "claims", "supp.", "partial", "unsup.", "contra.", "error", "faithful", "halluc."):
-        t.add_column(col, justify="left" if col == "model" else "right")
+    t.add_column("model under test", overflow="fold")
+    for col in ("claims", "S/P/U/C/E", "faithful", "halluc."):
+        t.add_column(col, justify="right", no_wrap=True)
     rows = list(summary["by_model"].items()) + [("all", summary["overall"])]
-    t.caption = "faithful = (supported + 0.5 x partial) / judged claims; halluc. = (unsupported + contradicted) / judged claims"
+    t.caption = (
+        "S supported, P partially supported, U unsupported, C contradicted, E judge error; faithfulness = "
+        "(S + 0.5 P) / judged claims; hallucination = (U + C) / judged claims"
+    )
     for model, r in rows:
         lb = r["labels"]
-        t.add_row(
-            model, str(r["claims"]), str(lb["supported"]), str(lb["partially_supported"]), str(lb["unsupported"]),
-            str(lb["contradicted"]), str(lb["judge_error"]), _fmt(r["faithfulness"]), _fmt(r["hallucination_rate"]),
-        )
+        counts = "/".join(str(lb[k]) for k in ("supported", "partially_supported", "unsupported", "contradicted", "judge_error"))
+        t.add_row(model, str(r["claims"]), counts, _fmt(r["faithfulness"]), _fmt(r["hallucination_rate"]))
     console = _console()
     console.print(t)
     u = summary["usage"]
