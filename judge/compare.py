@@ -15,12 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.problems import DatasetError
-from judge.metrics.matching import match_claims
 from judge.results import RecordResult
-from judge.runs.inputs import answers_index, dataset_records
+from judge.runs.inputs import run_inputs
 from judge.runs.store import RunStore
-from judge.scoring import gold_for_answer
+from judge.scoring import matched_gold
 
 # metric -> (numerator key, denominator key, higher is better)
 METRICS = {
@@ -44,14 +42,10 @@ def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, flo
             c["judged"] += 1
             c["credit"] += 1.0 if claim.label == "supported" else 0.5 if claim.label == "partially_supported" else 0.0
             c["hallucinated"] += claim.label in ("unsupported", "contradicted")
-        gold = gold_for_answer(record, a, recorded) if record is not None else None
-        if gold:
-            predicted = [(x.text, [(s.start_char, s.end_char) for s in x.answer_spans]) for x in a.claims]
-            pairs, _, _ = match_claims(predicted, [(g[0], g[3]) for g in gold])
-            for i, j, _ in pairs:
-                if gold[j][1] is not None:
-                    c["gold_n"] += 1
-                    c["gold_correct"] += a.claims[i].label == gold[j][1]
+        for claim, gold in (matched_gold(record, a, recorded) or ([], 0, 0))[0]:
+            if gold[1] is not None:
+                c["gold_n"] += 1
+                c["gold_correct"] += claim.label == gold[1]
     return c
 
 
@@ -74,15 +68,6 @@ class Gate:
         return cls(metric, drop)
 
 
-def _inputs(store: RunStore):
-    """The run's records and recorded answers; a dataset that moved gives no gold (said in the output)."""
-    config = store.config()
-    try:
-        return {r.id: r for r in dataset_records(config)}, answers_index(config)
-    except (DatasetError, OSError):
-        return {}, {}
-
-
 def compare(run_a: Path, run_b: Path, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:
     """Deltas (B - A) of each metric with a paired bootstrap 95% interval, the flips, and the gates' verdicts."""
     a_store, b_store = RunStore.open(run_a), RunStore.open(run_b)
@@ -91,8 +76,8 @@ def compare(run_a: Path, run_b: Path, gates: list[Gate] | None = None, seed: int
     common = [rid for rid in a_results if rid in b_results]
     only_a = sorted(set(a_results) - set(b_results))
     only_b = sorted(set(b_results) - set(a_results))
-    a_records, a_recorded = _inputs(a_store)
-    b_records, b_recorded = _inputs(b_store)
+    a_records, a_recorded = run_inputs(a_store)
+    b_records, b_recorded = run_inputs(b_store)
     ca = [record_counts(a_results[i], a_records.get(i), a_recorded) for i in common]
     cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
     rng = random.Random(seed)

@@ -51,6 +51,17 @@ def gold_for_answer(record: Record, answer: AnswerResult, recorded: dict[tuple[s
     return None
 
 
+def matched_gold(record: Record | None, answer: AnswerResult, recorded: dict) -> tuple[list[tuple], int, int] | None:
+    """The answer's predicted claims paired with the gold claims they match (by answer offsets, else text),
+    with the counts left unmatched on each side; None when the data holds no gold for this answer."""
+    gold = gold_for_answer(record, answer, recorded) if record is not None else None
+    if gold is None:
+        return None
+    predicted = [(c.text, [(s.start_char, s.end_char) for s in c.answer_spans]) for c in answer.claims]
+    pairs, unmatched_predicted, unmatched_gold = match_claims(predicted, [(g[0], g[3]) for g in gold])
+    return [(answer.claims[i], gold[j]) for i, j, _ in pairs], len(unmatched_predicted), len(unmatched_gold)
+
+
 def _sentence_spans(record: Record, spans: list[tuple[str | None, int, int]]) -> list[tuple[str | None, int, int]]:
     out = []
     for source in record.sources:
@@ -92,16 +103,14 @@ def score_results(results: Iterable[RecordResult], records: dict[str, Record], r
                 chunks["relevant"] += len(relevant)
             if a.model == REFERENCE_MODEL:
                 human_items[r.record_id] = scale_scores([c.label for c in a.claims], [bool(c.evidence) for c in a.claims])
-            gold = gold_for_answer(record, a, recorded) if record else None
-            if gold is None:
+            matched = matched_gold(record, a, recorded)
+            if matched is None:
                 continue
-            predicted = [(c.text, [(s.start_char, s.end_char) for s in c.answer_spans]) for c in a.claims]
-            pairs, up, ug = match_claims(predicted, [(g[0], g[3]) for g in gold])
-            unmatched["predicted"] += len(up)
-            unmatched["gold"] += len(ug)
+            pairs, up, ug = matched
+            unmatched["predicted"] += up
+            unmatched["gold"] += ug
             unmatched["matched"] += len(pairs)
-            for i, j, _ in pairs:
-                claim, (_, glabel, gspans, _) = a.claims[i], gold[j]
+            for claim, (_, glabel, gspans, _) in pairs:
                 if glabel is not None:
                     gold_pairs["panel"][0].append(glabel)
                     gold_pairs["panel"][1].append(claim.label)

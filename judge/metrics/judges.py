@@ -14,13 +14,12 @@ from itertools import combinations
 from pathlib import Path
 from statistics import mean
 
-from judge.compare import _inputs
 from judge.metrics.agreement import alpha, cohen_kappa
 from judge.metrics.classification import classification
-from judge.metrics.matching import match_claims
 from judge.models import LABELS
+from judge.runs.inputs import run_inputs
 from judge.runs.store import RunStore
-from judge.scoring import gold_for_answer, human_agreement_scores
+from judge.scoring import human_agreement_scores, matched_gold
 
 CODES = {label: i for i, label in enumerate(LABELS)}
 CREDIT = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0}
@@ -37,18 +36,15 @@ def collect(run_dirs: list[Path]) -> dict:
     calls: dict[str, list[dict]] = defaultdict(list)
     for run_dir in run_dirs:
         store = RunStore.open(run_dir)
-        records, recorded = _inputs(store)
+        records, recorded = run_inputs(store)
         records_by_id.update(records)
         for r in store.finished():
             for a in r.answers:
                 answer_key = (r.record_id, a.model, a.answer)
                 answer_family[answer_key] = a.family
-                g = gold_for_answer(records.get(r.record_id), a, recorded) if r.record_id in records else None
-                if g:
-                    predicted = [(c.text, [(s.start_char, s.end_char) for s in c.answer_spans]) for c in a.claims]
-                    for i, j, _ in match_claims(predicted, [(x[0], x[3]) for x in g])[0]:
-                        if g[j][1] is not None:
-                            gold[answer_key + (a.claims[i].text,)] = g[j][1]
+                for claim, g in (matched_gold(records.get(r.record_id), a, recorded) or ([], 0, 0))[0]:
+                    if g[1] is not None:
+                        gold[answer_key + (claim.text,)] = g[1]
                 for c in a.claims:
                     key = answer_key + (c.text,)
                     triaged = [v for v in c.verdicts if v.how == "triage"]

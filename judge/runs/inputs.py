@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from judge.datasets import load
 from judge.models import Answer, Record
+from judge.problems import DatasetError
 from judge.runs.config import RunConfig
 
 REFERENCE_MODEL = "reference"
@@ -26,6 +27,16 @@ def recorded_answers(config: RunConfig, records: list[Record]) -> list[Answer] |
     if config.answers.reference:
         return [Answer(record_id=r.id, model=REFERENCE_MODEL, answer=r.reference_answer, family="human") for r in records if r.reference_answer]
     return load(config.answers.path, "answers", records_path=config.dataset.path if config.dataset.format != "beir" else None)
+
+
+def run_inputs(store) -> tuple[dict[str, Record], dict[tuple[str, str, str], Answer]]:
+    """A finished run's records by id and recorded answers by key, for scoring and comparing it; a dataset
+    that has moved since gives none (and the gold-based figures are then absent, not wrong)."""
+    config = store.config()
+    try:
+        return {r.id: r for r in dataset_records(config)}, answers_index(config)
+    except (DatasetError, OSError):
+        return {}, {}
 
 
 def answers_index(config: RunConfig) -> dict[tuple[str, str, str], Answer]:
