@@ -111,24 +111,30 @@ def _independent_kappa(a, b):
     return (po - pe) / (1 - pe)
 
 
-def test_judge_agreement_across_families_against_reference_implementations(scripted_server, tmp_path):
-    rule_b = lambda t: "unsupported" if "5" in t or "2019" in t else "supported"  # noqa: E731
-    rule_c = lambda t: "contradicted" if "2,000" in t or "5 דקות" in t else "supported"  # noqa: E731
-    server = scripted_server(pipeline_model(lambda cid, req: (rule_b if "openai/judge-b" in req["model"] or req["model"] == "judge-b" else rule_c)(claim_text(req, cid))))
+def two_judge_panel(tmp_path: Path, server, name: str, answers: Path, adjudicate: dict) -> Path:
+    """A config with two scripted judges of families fam-b and fam-c over the bundled sample."""
     config = {
-        "name": "panel",
+        "name": name,
         "dataset": {"path": str(BUNDLED_SAMPLE)},
-        "answers": {"path": str(BUNDLED_ANSWERS)},
+        "answers": {"path": str(answers)},
         "models": {
             "judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b", "timeout": 3},
             "judge-c": {"model": "openai/judge-c", "api_base": server.base_url, "family": "fam-c", "timeout": 3},
         },
         "decompose": {"method": "sentences"},
-        "adjudicate": {"judges": ["judge-b", "judge-c", "deterministic"], "triage": False},
+        "adjudicate": adjudicate,
         "cache_dir": str(tmp_path / "cache"),
     }
-    path = tmp_path / "panel.yaml"
+    path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
+    return path
+
+
+def test_judge_agreement_across_families_against_reference_implementations(scripted_server, tmp_path):
+    rule_b = lambda t: "unsupported" if "5" in t or "2019" in t else "supported"  # noqa: E731
+    rule_c = lambda t: "contradicted" if "2,000" in t or "5 דקות" in t else "supported"  # noqa: E731
+    server = scripted_server(pipeline_model(lambda cid, req: (rule_b if "openai/judge-b" in req["model"] or req["model"] == "judge-b" else rule_c)(claim_text(req, cid))))
+    path = two_judge_panel(tmp_path, server, "panel", BUNDLED_ANSWERS, {"judges": ["judge-b", "judge-c", "deterministic"], "triage": False})
     run_dir = run(path, tmp_path)
     result = run_cli("agreement", run_dir, "--json")
     assert result.returncode == 0, result.stderr
@@ -156,20 +162,7 @@ def test_self_preference_compares_own_family_answers_with_other_judges(scripted_
     records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
     answers.write_text("".join(json.dumps({"record_id": r["id"], "model": "writer-b", "family": "fam-b", "answer": r["reference_answer"]}, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     server = scripted_server(pipeline_model(lambda cid, req: "supported" if req["model"] == "judge-b" else "unsupported"))
-    config = {
-        "name": "selfpref",
-        "dataset": {"path": str(BUNDLED_SAMPLE)},
-        "answers": {"path": str(answers)},
-        "models": {
-            "judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b", "timeout": 3},
-            "judge-c": {"model": "openai/judge-c", "api_base": server.base_url, "family": "fam-c", "timeout": 3},
-        },
-        "decompose": {"method": "sentences"},
-        "adjudicate": {"judges": ["judge-b", "judge-c"], "triage": False, "allow_same_family": True},
-        "cache_dir": str(tmp_path / "cache"),
-    }
-    path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump(config, allow_unicode=True))
+    path = two_judge_panel(tmp_path, server, "selfpref", answers, {"judges": ["judge-b", "judge-c"], "triage": False, "allow_same_family": True})
     run_dir = run(path, tmp_path)
     rep = json.loads(run_cli("agreement", run_dir, "--json").stdout)
     pref = {p["judge"]: p for p in rep["self_preference"]}

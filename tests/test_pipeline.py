@@ -119,16 +119,17 @@ def test_a_rerun_is_served_wholly_from_cache_with_byte_identical_results(scripte
     assert Path(second["run_dir"], "results.jsonl").read_bytes() == Path(third["run_dir"], "results.jsonl").read_bytes()
 
 
+def same_family_models(server) -> dict:
+    """A decomposer and a judge of one family."""
+    return {
+        "decomposer": {"model": "openai/decomposer", "api_base": server.base_url, "family": "same"},
+        "judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "same"},
+    }
+
+
 def test_cross_family_violation_is_refused_before_any_call(scripted_server, tmp_path):
     server = scripted_server(pipeline_model())
-    config = write_config(
-        tmp_path,
-        server,
-        models={
-            "decomposer": {"model": "openai/decomposer", "api_base": server.base_url, "family": "same"},
-            "judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "same"},
-        },
-    )
+    config = write_config(tmp_path, server, models=same_family_models(server))
     result, _ = run_json(config, tmp_path)
     assert result.returncode == 2
     assert "different model family" in result.stderr and "allow_same_family" in result.stderr
@@ -139,15 +140,7 @@ def test_cross_family_violation_is_refused_before_any_call(scripted_server, tmp_
 
 def test_same_family_allowed_is_flagged(scripted_server, tmp_path):
     server = scripted_server(pipeline_model())
-    config = write_config(
-        tmp_path,
-        server,
-        models={
-            "decomposer": {"model": "openai/decomposer", "api_base": server.base_url, "family": "same"},
-            "judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "same"},
-        },
-        adjudicate={"judges": ["judge-b"], "allow_same_family": True},
-    )
+    config = write_config(tmp_path, server, models=same_family_models(server), adjudicate={"judges": ["judge-b"], "allow_same_family": True})
     result, summary = run_json(config, tmp_path)
     assert result.returncode == 0, result.stderr
     assert summary["same_family_clashes"] and "same" in summary["same_family_clashes"][0]
