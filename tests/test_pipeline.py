@@ -352,3 +352,15 @@ def test_the_default_config_runs_on_the_embedded_models(tmp_path):
     for c in r.answers[0].claims:
         assert {v.judge for v in c.verdicts} <= {"local-gemma", "deterministic", "triage"}
         assert all(v.family in ("google", "deterministic", "none") for v in c.verdicts)
+
+
+def test_resume_refuses_a_run_made_with_another_config(scripted_server, tmp_path):
+    server = scripted_server(pipeline_model())
+    config = write_config(tmp_path, server)
+    _, first = run_json(config, tmp_path)
+    (tmp_path / "other").mkdir()
+    other = write_config(tmp_path / "other", server, adjudicate={"judges": ["deterministic"]})
+    result = run_cli("run", str(other), "--resume", first["run_dir"], "--no-progress")
+    assert result.returncode == 2 and "another config" in result.stderr and "Traceback" not in result.stderr
+    again = run_cli("run", str(config), "--resume", first["run_dir"], "--no-progress", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["records"] == 3

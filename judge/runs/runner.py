@@ -20,7 +20,7 @@ from judge.prompts import Prompt, load_prompt
 from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult, Usage
 from judge.runs.config import RunConfig
 from judge.runs.inputs import dataset_records, recorded_answers
-from judge.runs.store import RunStore
+from judge.runs.store import RunDirError, RunStore
 from judge.runs.summary import summarize
 from judge.search import Index
 from judge.stages.adjudicate import (
@@ -288,6 +288,14 @@ def execute(
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
     if resume is not None:
         store = RunStore.open(resume)
+        manifest = store.manifest()
+        if manifest.get("config_hash") != config_hash(config):
+            raise RunDirError(
+                f"{resume} was made with another config (hash {manifest.get('config_hash')}; this one is "
+                f"{config_hash(config)}): resume it with the config, --limit and --shard it was started with"
+            )
+        wanted = set(manifest.get("records_selected", []))
+        selected = [r for r in records if r.id in wanted]  # the run's own records, whatever --shard says now
         pipeline.llm.on_call = store.append_call
     else:
         meta = {
