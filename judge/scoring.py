@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -164,15 +165,18 @@ def human_agreement_scores(human_items: dict, records: dict[str, Record]) -> dic
 
 def score_run(run_dir: Path) -> dict:
     store = RunStore.open(run_dir)
+    return score_store(store, {r.id: r for r in dataset_records(store.config())})
+
+
+def score_store(store: RunStore, records: dict[str, Record]) -> dict:
+    """The scores of an opened run, given its records (loaded once by the caller)."""
+    run_dir = store.path
     config = store.config()
     results = store.iter_finished()
-    records = {r.id: r for r in dataset_records(config)}
     recorded = answers_index(config)
     scores = score_results(results, records, recorded, config.adjudicate.judges)
     human = human_agreement_scores(scores.pop("human_items"), records)
     summary_path = run_dir / "summary.json"
-    import json
-
     summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else {}
     manifest = store.manifest()
     return {

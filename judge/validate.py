@@ -60,7 +60,9 @@ def sentence_id_agreement(records: list[Record]) -> dict:
                     text = r.source(a.doc_id).text
                 except KeyError:
                     continue
-                sentences = cache.setdefault(text, split_sentences(text))
+                if text not in cache:
+                    cache[text] = split_sentences(text)
+                sentences = cache[text]
                 stated += 1
                 agree += sentence_index(sentences, a.start_char, a.end_char) == a.sentence_id
     return {"stated": stated, "agree": agree}
@@ -113,12 +115,13 @@ def _locate(ref: SpanRef, indexes: dict[str, Index]) -> tuple[tuple[int, int] | 
     if hits:
         best = min(hits, key=lambda h: abs(h - ref.start))
         return (best, best + len(ref.excerpt)), "exact", 1.0
-    norm = normalize(ref.source)
+    if ref.source not in indexes:  # one index (and normalisation) per source, shared by its broken spans
+        indexes[ref.source] = Index(ref.source)
+    index = indexes[ref.source]
     needle = normalize(ref.excerpt).text
-    at = norm.text.find(needle) if needle.strip() else -1
+    at = index.norm.text.find(needle) if needle.strip() else -1
     if at >= 0:
-        return norm.to_original(at, at + len(needle)), "normalized", 0.99
-    index = indexes.setdefault(ref.source, Index(ref.source))
+        return index.norm.to_original(at, at + len(needle)), "normalized", 0.99
     fuzzy = [c for c in index.search(ref.excerpt, k=5) if c.method in ("fuzzy", "exact", "normalized", "folded")]
     if fuzzy and fuzzy[0].score >= REPAIR_MIN_SCORE:
         return (fuzzy[0].start_char, fuzzy[0].end_char), fuzzy[0].method, fuzzy[0].score
