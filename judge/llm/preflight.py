@@ -1,0 +1,113 @@
+"""Pre-flight: can every model a run needs be called at all? Checked before the first record.
+
+A run whose judge has no key, whose embedded model lacks its extra, or whose server is down would otherwise
+spend its whole length producing ``judge_error`` claims and a summary of zeros. Each problem is one plain
+line naming the model and the fix; nothing here makes a model call or reads a key's value beyond "is it set".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+from collections.abc import Iterable
+from urllib.parse import urlparse
+
+from pydantic import BaseModel
+
+from judge.llm.config import ModelConfig
+from judge.llm.errors import LocalModelUnavailable
+
+EMBEDDED_PREFIX = "local/"
+
+
+class ModelStatus(BaseModel):
+    """One model's readiness: ``problem`` is None when it can be called."""
+
+    name: str
+    model: str
+    problem: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+
+def _embedded_problem(cfg: ModelConfig) -> str | None:
+    from judge.llm.weights import EMBEDDED, INSTALL_HINT
+
+    name = cfg.model[len(EMBEDDED_PREFIX):]
+    if name not in EMBEDDED:
+        return f"unknown embedded model {cfg.model}; known: {', '.join(EMBEDDED_PREFIX + n for n in EMBEDDED)}"
+    if importlib.util.find_spec("llama_cpp") is None:
+        return INSTALL_HINT
+    from importlib import metadata
+
+    for dist, _ in EMBEDDED[name].chunks:
+        try:
+            metadata.distribution(dist)
+        except metadata.PackageNotFoundError:
+            return f"weights package {dist} is not installed; {INSTALL_HINT}"
+        except LocalModelUnavailable as e:  # pragma: no cover - defensive
+            return str(e)
+    return None
+
+
+def _server_problem(api_base: str, timeout: float) -> str | None:
+    """A TCP connect to the server: cheap, and catches the usual 'server not started'."""
+    url = urlparse(api_base if "://" in api_base else f"http://{api_base}")
+    host = url.hostname
+    if not host:
+        return f"api_base {api_base!r} has no host"
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        return f"server {api_base} is not reachable ({reason})"
+
+
+def _key_problem(cfg: ModelConfig) -> str | None:
+    if cfg.api_key_env:
+        if not os.environ.get(cfg.api_key_env):
+            return f"environment variable {cfg.api_key_env} (its api_key_env) is not set"
+        return None
+    if cfg.is_local or cfg.api_base:
+        return None
+    from judge.llm.litellm_setup import litellm
+
+    try:
+        env = litellm.validate_environment(cfg.model)
+    except Exception:  # an id litellm cannot place: the call itself will say more
+        return None
+    missing = env.get("missing_keys") or []
+    if env.get("keys_in_environment") or not missing:
+        return None
+    return f"no API key: set {' or '.join(missing)}, or name the variable with api_key_env"
+
+
+def check_model(cfg: ModelConfig, *, timeout: float = 2.0) -> ModelStatus:
+    """Whether ``cfg`` can be called: extra and weights (embedded), key (hosted), reachable (api_base)."""
+    if cfg.model.startswith(EMBEDDED_PREFIX):
+        problem = _embedded_problem(cfg)
+    else:
+        problem = _key_problem(cfg)
+        if problem is None and cfg.api_base:
+            problem = _server_problem(cfg.api_base, timeout)
+    return ModelStatus(name=cfg.label, model=cfg.model, problem=problem)
+
+
+def preflight(models: Iterable[ModelConfig], *, timeout: float = 2.0) -> list[str]:
+    """One line per model that cannot be called (empty when all can), each model checked once."""
+    seen: set[tuple[str, str | None, str | None]] = set()
+    lines = []
+    for cfg in models:
+        key = (cfg.model, cfg.api_base, cfg.api_key_env)
+        if key in seen:
+            continue
+        seen.add(key)
+        status = check_model(cfg, timeout=timeout)
+        if status.problem:
+            lines.append(f"model {status.name} ({status.model}): {status.problem}")
+    return lines
