@@ -78,7 +78,7 @@ def _key_problem(cfg: ModelConfig) -> str | None:
     from judge.llm.litellm_setup import litellm
 
     try:
-        env = litellm.validate_environment(cfg.model)
+        env = litellm().validate_environment(cfg.model)
     except Exception:  # an id litellm cannot place: the call itself will say more
         return None
     missing = env.get("missing_keys") or []
