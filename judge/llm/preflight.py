@@ -111,3 +111,31 @@ def preflight(models: Iterable[ModelConfig], *, timeout: float = 2.0) -> list[st
         if status.problem:
             lines.append(f"model {status.name} ({status.model}): {status.problem}")
     return lines
+
+
+class Installed(BaseModel):
+    """What ``judge doctor`` reports about the environment: package versions, None where absent."""
+
+    python: str
+    packages: dict[str, str | None]
+
+
+DOCTOR_PACKAGES = ("judge", "litellm", "instructor", "pydantic", "llama_cpp_python", "ray", "pyarrow", "selenium")
+
+
+def installed() -> Installed:
+    import platform
+    from importlib import metadata
+
+    versions: dict[str, str | None] = {}
+    for dist in DOCTOR_PACKAGES:
+        try:
+            versions[dist] = metadata.version(dist.replace("_", "-"))
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return Installed(python=platform.python_version(), packages=versions)
+
+
+def check_models(models: dict[str, ModelConfig], *, timeout: float = 2.0) -> list[ModelStatus]:
+    """Every named model's status, for ``judge doctor``."""
+    return [check_model(cfg, timeout=timeout).model_copy(update={"name": name}) for name, cfg in models.items()]
