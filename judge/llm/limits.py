@@ -14,6 +14,11 @@ from collections import deque
 GROW_AFTER = 5
 
 
+def limit_key(cfg) -> str:
+    """One limit per provider endpoint and model, as the provider counts it."""
+    return f"{cfg.model}@{cfg.api_base or ''}"
+
+
 class ModelLimiter:
     def __init__(self, max_concurrency: int, rpm: int | None = None, tpm: int | None = None):
         self.max_concurrency = max_concurrency

@@ -23,7 +23,7 @@ from judge.llm.config import ModelConfig
 from judge.llm.cost import call_cost
 from judge.llm.errors import BudgetExceeded, LLMCallError
 from judge.llm.families import family_of
-from judge.llm.limits import ModelLimiter
+from judge.llm.limits import ModelLimiter, limit_key
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -123,17 +123,20 @@ def is_transient(exc: BaseException) -> bool:
 class LLM:
     """The port. One instance per run: it owns the cache, the per-model limiters and the run totals."""
 
-    def __init__(self, cache: CallCache | None = None, max_cost_usd: float | None = None, on_call=None):
+    def __init__(self, cache: CallCache | None = None, max_cost_usd: float | None = None, on_call=None, limiter_factory=None):
         self.cache = cache or CallCache(None, enabled=False)
+        # cfg -> limiter; the Ray engine passes one that reaches a cluster-wide actor per model
+        self.limiter_factory = limiter_factory
         self.max_cost_usd = max_cost_usd
         self.totals = Usage()
         self.on_call = on_call  # called with every CallRecord (e.g. to append it to the run's calls.jsonl)
         self._limiters: dict[str, ModelLimiter] = {}
 
     def limiter(self, cfg: ModelConfig) -> ModelLimiter:
-        key = f"{cfg.model}@{cfg.api_base or ''}"
+        key = limit_key(cfg)
         if key not in self._limiters:
-            self._limiters[key] = ModelLimiter(cfg.max_concurrency, cfg.rpm, cfg.tpm)
+            make = self.limiter_factory or (lambda c: ModelLimiter(c.max_concurrency, c.rpm, c.tpm))
+            self._limiters[key] = make(cfg)
         return self._limiters[key]
 
     @property
