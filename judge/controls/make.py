@@ -1,0 +1,489 @@
+"""Control claims: claims made from a run's own sources by rule, so their label is known by construction.
+
+- supported: a source sentence, reworded where a rule applies (a lead-in clause moved to the end or back,
+  words from the language's synonym table), else copied;
+- contradicted: a source sentence with one number, year, month or name swapped for another of the same
+  kind found elsewhere in the data, or with a negation inserted or removed;
+- unsupported: a sentence of another record's source (the one sharing fewest words with this record)
+  phrased as a claim about this record's subject.
+
+Every control is checked against its own record's sources with the project's search before it is kept: a
+contradicted or unsupported control must not be found verbatim there, and an unsupported one must not be
+close to anything there. Every choice is drawn from ``random.Random(f"{seed}:{record_id}")`` so the same
+data and seed give the same controls. The span a control was made from (``origin``) slices its source
+exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from judge.controls.lexicon import (
+    ABOUT,
+    LEAD_INS,
+    NEGATION,
+    NOT_NAMES,
+    NOT_SUBJECTS,
+    REWRITES,
+    SYNONYMS,
+    month_pattern,
+)
+from judge.models import Record, Span
+from judge.search import Index
+from judge.stages.adjudicate import VERBATIM_METHODS
+from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
+from judge.stages.checks import _kind as number_kind
+from judge.text import content_words, detect_language, normalize, split_sentences
+
+ControlLabel = Literal["supported", "contradicted", "unsupported"]
+ControlKind = Literal["copy", "reworded", "number", "date", "entity", "negation", "unrelated"]
+CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
+CONTRADICTION_KINDS: tuple[str, ...] = ("number", "date", "entity", "negation")
+UNRELATED_MAX_SCORE = 0.5  # an unsupported control's best candidate in its record scores below this
+MIN_WORDS, MIN_CHARS, MAX_CHARS = 5, 25, 320
+_SPEAKER = re.compile(r"[^\n:.?!]{1,60}:\s+")
+_WORD = re.compile(r"\w+")
+_STATEMENT_END = re.compile(r"[.!\u06d4][\"'\u05f3\u05f4\u201d\u2019\u00bb)\]]*$")
+
+
+class ControlClaim(BaseModel):
+    """A claim whose label is known by construction, with the span it was made from."""
+
+    id: str
+    record_id: str
+    text: str
+    label: ControlLabel
+    kind: ControlKind
+    origin_record_id: str  # the record whose source ``origin`` slices (another record's, for "unrelated")
+    origin: Span
+    change: str = ""  # what the rule changed, for a person reading the results
+
+
+class ControlsConfig(BaseModel):
+    """How many controls a run mixes into its judges' calls."""
+
+    model_config = {"extra": "forbid"}
+    enabled: bool = True
+    rate: float = Field(0.125, ge=0, le=1)  # controls per real claim (about 1 per 8)
+    min_per_run: int = Field(3, ge=0, le=100)  # each judge sees at least this many controls per run
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    record_id: str
+    doc_id: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class ControlData:
+    """What the rules need from the whole run's data, gathered once: sentences, numbers, months and names
+    by record, and each record's language and words (to pick an unrelated donor)."""
+
+    records: dict[str, Record]
+    sentences: dict[str, list[_Sentence]] = field(default_factory=dict)
+    language: dict[str, str] = field(default_factory=dict)
+    numbers: dict[str, list[str]] = field(default_factory=dict)  # kind -> canonical numbers, first seen first
+    months: dict[str, list[str]] = field(default_factory=dict)  # language -> month names seen
+    names: list[str] = field(default_factory=list)
+    words: dict[str, frozenset[str]] = field(default_factory=dict)
+    _indexes: dict[str, list[Index]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_records(cls, records: list[Record]) -> ControlData:
+        data = cls({r.id: r for r in records})
+        numbers: dict[str, dict[str, None]] = {}
+        months: dict[str, dict[str, None]] = {}
+        names: dict[str, None] = {}
+        for r in records:
+            language = detect_language(r.question + " " + r.sources[0].text[:2000])
+            data.language[r.id] = language
+            data.sentences[r.id] = [s for src in r.sources for s in _claim_sentences(r.id, src.doc_id, src.text)]
+            pattern = month_pattern(language)
+            words: set[str] = set()
+            for src in r.sources:
+                words.update(content_words(normalize(src.text).text))
+                for m in _numbers(src.text):
+                    canon = _canon_number(m.group())
+                    numbers.setdefault(number_shape(canon), {})[canon] = None
+                if pattern is not None:
+                    for m in pattern.finditer(src.text):
+                        months.setdefault(language, {})[m.group(1)] = None
+            for s in data.sentences[r.id]:
+                names.update(dict.fromkeys(n for n in names_in(s.text) if _name_shape(n) is not None))
+            data.words[r.id] = frozenset(words)
+        data.numbers = {k: list(v) for k, v in numbers.items()}
+        data.months = {k: list(v) for k, v in months.items()}
+        data.names = list(names)
+        return data
+
+    def indexes(self, record_id: str) -> list[Index]:
+        if record_id not in self._indexes:
+            self._indexes[record_id] = [Index(s.text, s.doc_id) for s in self.records[record_id].sources]
+        return self._indexes[record_id]
+
+    def best_match(self, record_id: str, text: str):
+        """The search's best candidate for ``text`` in the record's sources (None when nothing matches)."""
+        found = [c for ix in self.indexes(record_id) for c in ix.search(text, 1)]
+        return max(found, key=lambda c: c.score) if found else None
+
+
+def _claim_sentences(record_id: str, doc_id: str, text: str) -> list[_Sentence]:
+    """Sentences that read as claims: a speaker prefix ("Name: ") dropped, no line break inside, 5+ words."""
+    out = []
+    for s in split_sentences(text):
+        start = s.start
+        m = _SPEAKER.match(text, start, s.end)
+        if m and m.end() < s.end:
+            start = m.end()
+        body = text[start : s.end]
+        if "\n" in body or not (MIN_CHARS <= len(body) <= MAX_CHARS) or len(_WORD.findall(body)) < MIN_WORDS:
+            continue
+        if not _STATEMENT_END.search(body) or body[0].islower() or body[0] in "#|*-" or "|" in body:
+            continue  # headings, menus, fragments and questions are not claims
+        latin = [w for w in _WORD.findall(body) if w[0].isascii() and w[0].isalpha()]
+        if len(latin) >= MIN_WORDS and sum(w[0].isupper() for w in latin) > 0.5 * len(latin):
+            continue  # a list of names or a title-case heading
+        out.append(_Sentence(record_id, doc_id, start, s.end, body))
+    return out
+
+
+def _name_shape(name: str) -> str | None:
+    """The kind a name is swapped within: acronyms with acronyms, n-word names with n-word names (titles
+    such as ד"ר or Dr are not names)."""
+    if normalize(name).text.strip(".") in NOT_NAMES:
+        return None
+    if '"' in name or "\u05f4" in name or (name.isupper() and 2 <= len(name) <= 6 and " " not in name):
+        return "acronym"
+    n = len(name.split())
+    if len(name) > 40 or (name.isupper() and n > 1) or "'" in name or "\u2019" in name:
+        return None  # headings and shouted phrases are not names
+    return f"name{n}" if 2 <= n <= 4 and name[0].isupper() else None  # one capitalised word may be a weekday
+
+
+# -- supported ------------------------------------------------------------------------------------------
+
+
+def _match_case(word: str, like: str) -> str:
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
+
+
+def _split_terminal(text: str) -> tuple[str, str]:
+    m = re.search(r"[.!?\u061f\u06d4]+[\"'\u05f3\u05f4\u201d\u2019\u00bb)\]]*$", text)
+    return (text[: m.start()], m.group()) if m else (text, "")
+
+
+def move_lead_in(text: str, language: str) -> str | None:
+    """"According to X, Y." -> "Y, according to X." and the reverse; None when neither form applies."""
+    body, end = _split_terminal(text)
+    lead_ins = LEAD_INS.get(language, ())
+    comma = "،" if language == "Arabic" and "، " in body else ","
+    first = body.find(comma + " ")  # a clause comma, not a thousands separator
+    lower = body.lower()
+    if 0 < first < 0.6 * len(body) and any(lower.startswith(w + " ") for w in lead_ins):
+        lead, rest = body[:first].strip(), body[first + 1 :].strip()
+        if len(_WORD.findall(rest)) >= 3:
+            lead = lead[:1].lower() + lead[1:] if lead.split()[0].lower() in lead_ins or lead.split()[0] in _CAPITALISED_STOPWORDS else lead
+            return f"{rest[:1].upper() + rest[1:]}{comma} {lead}{end}"
+    last = body.rfind(comma + " ")
+    tail = body[last + 1 :].strip() if last > 0 else ""
+    if tail and len(tail) < 0.5 * len(body) and any(tail.lower().startswith(w + " ") for w in lead_ins):
+        head = body[:last].strip()
+        if len(_WORD.findall(head)) >= 3:
+            head = head[:1].lower() + head[1:] if head.split()[0] in _CAPITALISED_STOPWORDS else head
+            return f"{tail[:1].upper() + tail[1:]}{comma} {head}{end}"
+    return None
+
+
+def swap_synonyms(text: str, language: str) -> str | None:
+    """Words of the language's synonym table replaced (whole words; case of the first letter kept)."""
+    table = SYNONYMS.get(language, {})
+    if not table:
+        return None
+    flags = re.IGNORECASE if language in ("English", "Portuguese", "Spanish") else 0
+    keys = sorted(table, key=len, reverse=True)
+    pattern = re.compile(rf"(?<!\w)({'|'.join(re.escape(k) for k in keys)})(?!\w)", flags)
+    out = pattern.sub(lambda m: _match_case(table[m.group(1).lower()] if flags else table[m.group(1)], m.group(1)), text)
+    return out if out != text else None
+
+
+def rewrite_forms(text: str, language: str) -> str | None:
+    """Meaning-keeping rewrites of the language's table ("12%" -> "12 percent", Hebrew "כ־12" -> "בערך 12")."""
+    out = text
+    for pattern, replacement in REWRITES.get(language, ()):
+        out = re.sub(pattern, replacement, out)
+    return out if out != text else None
+
+
+def reword(text: str, language: str) -> str | None:
+    """The sentence reworded by every rule that applies (clause order, synonyms, number forms), or None."""
+    out = text
+    for rule in (move_lead_in, swap_synonyms, rewrite_forms):
+        out = rule(out, language) or out
+    return out if out != text else None
+
+
+# -- contradicted ---------------------------------------------------------------------------------------
+
+
+def _magnitude(number: str) -> float:
+    m = re.match(r"\d+(?:\.\d+)?", number.replace(",", ""))
+    return math.log10(max(float(m.group()), 0.1)) if m else 0.0
+
+
+def number_shape(canon: str) -> str:
+    """A number's kind (percent, year, time, number) and its written shape: 4.5% swaps with 7.2%, never 19.08.2019."""
+    return number_kind(canon) + ":" + re.sub(r"\d+", "9", canon)
+
+
+def _numbers(text: str) -> list[re.Match]:
+    """Numbers that stand alone: not part of a model name (F-35) or a word (1970s)."""
+    return [m for m in _NUMBER.finditer(text) if not re.search(r"[A-Za-z]-?$", text[max(0, m.start() - 2) : m.start()]) and not re.match(r"[^\W\d_]|-\d", text[m.end() : m.end() + 2])]
+
+
+def swap_number(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
+    """One number replaced by a different one of the same kind (percent, year, time, number) from the data,
+    of a similar size where the data has one (same record first)."""
+    found = _numbers(text)
+    if not found:
+        return None
+    present = {_canon_number(m.group()).rstrip("%") for m in found}
+    m = rng.choice(found)
+    canon = _canon_number(m.group())
+    own = {_canon_number(n.group()) for src in data.records[record_id].sources for n in _numbers(src.text)}
+    pool = [n for n in data.numbers.get(number_shape(canon), []) if n.rstrip("%") not in present]
+    if not pool:
+        return None
+    size = _magnitude(canon)
+    pool.sort(key=lambda n: (abs(_magnitude(n) - size) > 1, n not in own, abs(_magnitude(n) - size), n))
+    new = rng.choice(pool[:3]).rstrip("%").replace(" ", "")
+    suffix = m.group()[len(m.group().rstrip("% ")) :]  # keep the original's "%" or " %"
+    surface = new + suffix
+    return text[: m.start()] + surface + text[m.end() :], f"{m.group()} -> {surface}"
+
+
+def swap_month(text: str, language: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
+    pattern = month_pattern(language)
+    found = list(pattern.finditer(text)) if pattern else []
+    if not found:
+        return None
+    m = rng.choice(found)
+    old = m.group(1)
+    in_text = {x.group(1).lower() for x in found}
+    pool = [x for x in data.months.get(language, []) if x.lower() not in in_text]
+    if not pool:
+        return None
+    new = _match_case(rng.choice(pool), old)
+    return text[: m.start(1)] + new + text[m.end(1) :], f"{old} -> {new}"
+
+
+def swap_name(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
+    """A name replaced by one of the same shape that appears in another record and nowhere in this one."""
+    own_text = " ".join(s.text for s in data.records[record_id].sources)
+    names = [n for n in names_in(text) if _name_shape(n) and text.find(n) > 0]
+    if not names:
+        return None
+    old = rng.choice(names)
+    pool = [n for n in data.names if _name_shape(n) == _name_shape(old) and n not in own_text and old not in n]
+    if not pool:
+        return None
+    new = rng.choice(pool)
+    at = text.find(old)
+    return text[:at] + new + text[at + len(old) :], f"{old} -> {new}"
+
+
+def flip_negation(text: str, language: str) -> tuple[str, str] | None:
+    """The first negation rule of the language that applies: a negation removed, else one inserted."""
+    rules = NEGATION.get(language, {})
+    for direction in ("remove", "insert"):
+        for pattern, replacement in rules.get(direction, ()):
+            flags = re.IGNORECASE if language in ("English", "Portuguese", "Spanish") else 0
+            out, n = re.subn(pattern, replacement, text, count=1, flags=flags)
+            if n and out != text:
+                return out, f"negation {'removed' if direction == 'remove' else 'inserted'}"
+    return None
+
+
+# -- unsupported ----------------------------------------------------------------------------------------
+
+
+def subject_of(record: Record) -> str | None:
+    """What the record is about: its source title, else the longest run of the question's words (2-4, content
+    words at both ends) found in its source, else the question's content word most frequent in the source."""
+    if record.sources[0].title:
+        return record.sources[0].title.strip()
+    source = " ".join(s.text for s in record.sources)
+    tokens = _WORD.findall(record.question)
+    content = set(content_words(normalize(record.question).text))
+    for n in (4, 3, 2):
+        best = None
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i : i + n]
+            if any(g.lower() not in content or g in NOT_SUBJECTS for g in (gram[0], gram[-1])):
+                continue
+            phrase = " ".join(gram)
+            count = source.count(phrase)
+            if count and (best is None or count > best[0]):
+                best = (count, phrase)
+        if best:
+            return best[1]
+    counted = sorted(((source.count(w), w) for w in tokens if w.lower() in content and w not in NOT_SUBJECTS and len(w) > 2), reverse=True)
+    return counted[0][1] if counted and counted[0][0] else None
+
+
+def unrelated_claim(record_id: str, data: ControlData, rng: random.Random) -> tuple[str, _Sentence] | None:
+    """A sentence of the record that shares fewest words with this one, phrased about this record's subject."""
+    record = data.records[record_id]
+    language = data.language[record_id]
+    mine = data.words[record_id]
+    donors = [
+        r for r in data.records if r != record_id and data.language[r] == language and data.sentences.get(r)
+    ]
+    if not donors:
+        return None
+    donors.sort(key=lambda r: (len(mine & data.words[r]) / max(1, len(mine | data.words[r])), r))
+    donor = donors[0] if len(donors) < 3 else rng.choice(donors[: max(1, len(donors) // 3)])
+    sentence = rng.choice(data.sentences[donor])
+    subject = subject_of(record)
+    body = sentence.text
+    if subject is None or language not in ABOUT:
+        return body, sentence
+    first = body.split()[0]
+    if first in _CAPITALISED_STOPWORDS or (language != "English" and first[:1].isupper() and first.lower() in LEAD_INS.get(language, ())):
+        body = body[:1].lower() + body[1:]
+    return ABOUT[language].format(subject=subject, claim=body), sentence
+
+
+# -- one record's controls ------------------------------------------------------------------------------
+
+
+def _found_verbatim(record_id: str, text: str, data: ControlData) -> bool:
+    norm = normalize(text).text.strip(" .")
+    if any(norm in normalize(s.text).text for s in data.records[record_id].sources):
+        return True
+    best = data.best_match(record_id, text)
+    return best is not None and best.method in VERBATIM_METHODS
+
+
+def _span(s: _Sentence) -> Span:
+    return Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text)
+
+
+def _supported(s: _Sentence, language: str) -> tuple[str, ControlKind, str]:
+    reworded = reword(s.text, language)
+    return (reworded, "reworded", "reworded by rule") if reworded else (s.text, "copy", "copied")
+
+
+def _contradicted(s: _Sentence, language: str, data: ControlData, rng: random.Random) -> tuple[str, ControlKind, str] | None:
+    kinds = list(CONTRADICTION_KINDS)
+    rng.shuffle(kinds)
+    for kind in kinds:
+        if kind == "number":
+            made = swap_number(s.text, s.record_id, data, rng)
+        elif kind == "date":
+            made = swap_month(s.text, language, data, rng)
+        elif kind == "entity":
+            made = swap_name(s.text, s.record_id, data, rng)
+        else:
+            made = flip_negation(s.text, language)
+        if made is not None and not _found_verbatim(s.record_id, made[0], data):
+            return made[0], kind, made[1]
+    return None
+
+
+def controls_for_record(record_id: str, data: ControlData, count: int, seed: int = 0, offset: int = 0) -> list[ControlClaim]:
+    """Up to ``count`` controls for one record, labels taken in turn (supported, contradicted, unsupported)
+    from ``offset``; a label no rule can make for this record is skipped. Pure: the same inputs give the
+    same controls."""
+    if count <= 0 or not data.sentences.get(record_id):
+        return []
+    rng = random.Random(f"{seed}:{record_id}")
+    language = data.language[record_id]
+    sentences = list(data.sentences[record_id])
+    rng.shuffle(sentences)
+    used: set[tuple[str, int]] = set()
+    out: list[ControlClaim] = []
+    failed: set[str] = set()
+    turn = offset
+    while len(out) < count and len(failed) < len(CONTROL_LABELS):
+        label = CONTROL_LABELS[turn % len(CONTROL_LABELS)]
+        turn += 1
+        if label in failed:
+            continue
+        made = _make(label, record_id, sentences, used, language, data, rng)
+        if made is None:
+            failed.add(label)
+            continue
+        text, kind, change, origin_record, origin = made
+        out.append(
+            ControlClaim(
+                id=f"control:{record_id}:{len(out)}",
+                record_id=record_id,
+                text=text,
+                label=label,
+                kind=kind,
+                origin_record_id=origin_record,
+                origin=_span(origin),
+                change=change,
+            )
+        )
+    return out
+
+
+def _make(label: str, record_id: str, sentences: list[_Sentence], used: set, language: str, data: ControlData, rng: random.Random):
+    if label == "unsupported":
+        for _ in range(4):
+            made = unrelated_claim(record_id, data, rng)
+            if made is None:
+                return None
+            text, origin = made
+            key = (origin.record_id, origin.start)
+            best = data.best_match(record_id, text)
+            if key not in used and (best is None or best.score < UNRELATED_MAX_SCORE) and not _found_verbatim(record_id, text, data):
+                used.add(key)
+                return text, "unrelated", f"a sentence of record {origin.record_id}", origin.record_id, origin
+        return None
+    if label == "supported":  # a reworded sentence first: a copy is settled by triage before any judge sees it
+        sentences = sorted(sentences, key=lambda s: reword(s.text, language) is None)
+    for s in sentences:
+        key = (s.record_id, s.start)
+        if key in used:
+            continue
+        if label == "supported":
+            text, kind, change = _supported(s, language)
+        else:
+            made = _contradicted(s, language, data, rng)
+            if made is None:
+                continue
+            text, kind, change = made
+        used.add(key)
+        return text, kind, change, s.record_id, s
+    return None
+
+
+def control_count(n_claims: int, rate: float, key: str, seed: int = 0) -> int:
+    """Controls for an answer of ``n_claims`` claims: n x rate, the fraction rounded up with that probability
+    (seeded by ``key``), so the expected count over a run is exactly rate x claims."""
+    whole = n_claims * rate
+    base = int(whole)
+    return base + (1 if random.Random(f"{seed}:{key}:count").random() < whole - base else 0)
+
+
+def floor_plan(record_ids: list[str], minimum: int) -> dict[str, int]:
+    """At least ``minimum`` controls per run: the first records get one each (more when there are fewer)."""
+    if not record_ids or minimum <= 0:
+        return {}
+    plan: dict[str, int] = {}
+    for i in range(minimum):
+        rid = record_ids[i % len(record_ids)]
+        plan[rid] = plan.get(rid, 0) + 1
+    return plan
