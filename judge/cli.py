@@ -720,6 +720,8 @@ def _print_summary(summary: dict, as_json: bool) -> None:
         return
     from rich.table import Table
 
+    from judge.verdicts import VERDICT_LABELS
+
     t = Table(title=f"{summary['run_dir']}  ({summary['records']} records, {summary['answers']} answers)")
     t.add_column("model under test", overflow="fold")
     for col in ("claims", "S/P/U/C/E", "faithful", "halluc."):
@@ -731,7 +733,7 @@ def _print_summary(summary: dict, as_json: bool) -> None:
     )
     for model, r in rows:
         lb = r["labels"]
-        counts = "/".join(str(lb[k]) for k in ("supported", "partially_supported", "unsupported", "contradicted", "judge_error"))
+        counts = "/".join(str(lb[k]) for k in VERDICT_LABELS)
         t.add_row(model, str(r["claims"]), counts, _fmt(r["faithfulness"]), _fmt(r["hallucination_rate"]))
     console = _console()
     console.print(t)

@@ -19,6 +19,7 @@ from judge.results import RecordResult
 from judge.runs.inputs import run_inputs
 from judge.runs.store import RunStore
 from judge.scoring import matched_gold
+from judge.verdicts import CREDIT, HALLUCINATED, is_judged
 
 # metric -> (numerator key, denominator key, higher is better)
 METRICS = {
@@ -36,12 +37,12 @@ def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, flo
     for a in result.answers:
         for claim in a.claims:
             c["claims"] += 1
-            if claim.label == "judge_error":
+            if not is_judged(claim.label):
                 c["errors"] += 1
                 continue
             c["judged"] += 1
-            c["credit"] += 1.0 if claim.label == "supported" else 0.5 if claim.label == "partially_supported" else 0.0
-            c["hallucinated"] += claim.label in ("unsupported", "contradicted")
+            c["credit"] += CREDIT[claim.label]
+            c["hallucinated"] += claim.label in HALLUCINATED
         for claim, gold in (matched_gold(record, a, recorded) or ([], 0, 0))[0]:
             if gold[1] is not None:
                 c["gold_n"] += 1

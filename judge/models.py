@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
-LABELS: tuple[str, ...] = ("supported", "partially_supported", "unsupported", "contradicted")
+from judge.verdicts import LABELS, Label  # noqa: F401 (re-exported: the labels a dataset may carry)
+
 DIMENSIONS: tuple[str, ...] = ("coherence", "relevance", "completeness", "faithfulness", "attribution")
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from judge.verdicts import JUDGE_ERROR
+
 
 class GroundingError(AssertionError):
     """A grounding assertion that failed, with the numbers."""
@@ -49,8 +51,8 @@ def assert_grounded(run_or_config: str | Path, min_faithfulness: float | None = 
         problems.append(f"faithfulness {overall['faithfulness']} < {min_faithfulness}")
     if max_hallucination is not None and (overall["hallucination_rate"] is None or overall["hallucination_rate"] > max_hallucination):
         problems.append(f"hallucination rate {overall['hallucination_rate']} > {max_hallucination}")
-    if max_judge_errors is not None and overall["labels"]["judge_error"] > max_judge_errors:
-        problems.append(f"{overall['labels']['judge_error']} judge errors > {max_judge_errors}")
+    if max_judge_errors is not None and overall["labels"][JUDGE_ERROR] > max_judge_errors:
+        problems.append(f"{overall['labels'][JUDGE_ERROR]} judge errors > {max_judge_errors}")
     if problems:
         raise GroundingError(f"{run_dir}: " + "; ".join(problems))
     return overall

@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from judge.llm.port import Usage
 from judge.models import Candidate, Span
+from judge.verdicts import JUDGE_ERROR, How, VerdictLabel
 
-VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
 RESULTS_SCHEMA_VERSION = 1
 
 
@@ -43,13 +43,13 @@ class OfferedCandidate(Candidate):
 
 class JudgeVerdict(BaseModel):
     judge: str  # the judge's label in the config
-    model: str  # model id, or "deterministic"
+    model: str  # model id, or DETERMINISTIC / NO_MODEL for a judge with no model
     family: str
     label: VerdictLabel
     evidence_ids: list[str] = []
     evidence: list[Span] = []  # the cited candidates' verified spans
     rationale: str = ""
-    how: Literal["model", "triage", "deterministic", "error"] = "model"
+    how: How = "model"
     prompt_hash: str = ""
     error: str | None = None
 
@@ -61,7 +61,7 @@ class ClaimResult(BaseModel):
     candidates: list[OfferedCandidate] = []
     checks: ClaimChecks = ClaimChecks()
     verdicts: list[JudgeVerdict] = []
-    label: VerdictLabel = "judge_error"  # the panel's verdict
+    label: VerdictLabel = JUDGE_ERROR  # the panel's verdict
     evidence: list[Span] = []  # the spans cited by judges who agree with the panel's label
 
 

@@ -18,15 +18,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from judge.metrics.classification import classification
-from judge.metrics.human import judge_vs_humans, scale_scores
+from judge.metrics.human import judge_vs_humans
 from judge.metrics.matching import match_claims
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
 from judge.models import Answer, Record
 from judge.results import AnswerResult, RecordResult
-from judge.runs.inputs import REFERENCE_MODEL, answers_index, dataset_records
+from judge.runs.inputs import answers_index, dataset_records
 from judge.runs.store import RunStore
-from judge.runs.summary import rates
 from judge.text import split_sentences
+from judge.verdicts import PANEL, REFERENCE_MODEL, TRIAGE, rates, scale_scores
 
 GoldClaim = tuple[str, str | None, list[tuple[str | None, int, int]], list[tuple[int, int]]]  # text, label, spans, answer offsets
 
@@ -113,10 +113,10 @@ def score_results(results: Iterable[RecordResult], records: dict[str, Record], r
             unmatched["matched"] += len(pairs)
             for claim, (_, glabel, gspans, _) in pairs:
                 if glabel is not None:
-                    gold_pairs["panel"][0].append(glabel)
-                    gold_pairs["panel"][1].append(claim.label)
+                    gold_pairs[PANEL][0].append(glabel)
+                    gold_pairs[PANEL][1].append(claim.label)
                     for v in claim.verdicts:
-                        name = "triage" if v.how == "triage" else v.judge
+                        name = TRIAGE if v.how == TRIAGE else v.judge
                         gold_pairs[name][0].append(glabel)
                         gold_pairs[name][1].append(v.label)
                 if gspans:

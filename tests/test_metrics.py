@@ -9,7 +9,8 @@ import pytest
 from judge.datasets.ratings import RatingTable, load_ratings
 from judge.metrics.agreement import agreement, alpha, cohen_kappa
 from judge.metrics.classification import classification
-from judge.metrics.human import judge_vs_humans, ranks, scale_scores, spearman
+from judge.metrics.human import judge_vs_humans, ranks, spearman
+from judge.verdicts import scale_scores
 from judge.metrics.matching import match_claims
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
 from tests.conftest import run_cli, shared

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.models import LABELS
+from judge.verdicts import LABELS
 
 
 def classification(gold: list[str], predicted: list[str], labels: tuple[str, ...] = LABELS) -> dict:

@@ -1,10 +1,6 @@
 """The judge against human raters.
 
-The rule that turns a record's claim verdicts into the human 0-2 scales (documented in the README):
-- f = (supported + 0.5 x partially_supported) / judged claims (judge_error claims left out);
-  faithfulness = 2 when f = 1 (every claim supported), 1 when f >= 0.5, else 0;
-- a = share of judged claims that are supported or partially supported *and* cite evidence;
-  attribution = 2 when a = 1, 1 when a >= 0.5, else 0.
+The judge's verdicts become 0-2 scores by the rule in judge.verdicts (``scale_scores``).
 Agreement: ordinal Krippendorff's alpha of the judge against the pool of the other raters, and of each
 human against the others (the human ceiling), both leave-one-out so that they are comparable: with H
 humans, the judge is compared with the median of every subset of H-1 humans, each human with the median of
@@ -23,17 +19,6 @@ import numpy as np
 from judge.metrics.agreement import alpha
 
 BOOTSTRAP = 400
-
-
-def scale_scores(labels: list[str], cites: list[bool]) -> tuple[int | None, int | None, float | None]:
-    """(faithfulness 0-2, attribution 0-2, f) for one answer's claim labels and whether each cites evidence."""
-    judged = [(lbl, c) for lbl, c in zip(labels, cites) if lbl != "judge_error"]
-    if not judged:
-        return None, None, None
-    f = sum(1.0 if lbl == "supported" else 0.5 if lbl == "partially_supported" else 0.0 for lbl, _ in judged) / len(judged)
-    a = sum(1 for lbl, c in judged if lbl in ("supported", "partially_supported") and c) / len(judged)
-    to_scale = lambda x: 2 if x >= 1.0 else 1 if x >= 0.5 else 0  # noqa: E731
-    return to_scale(f), to_scale(a), f
 
 
 def _median_low(values: list[float]) -> float | None:

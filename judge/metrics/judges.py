@@ -16,13 +16,12 @@ from statistics import mean
 
 from judge.metrics.agreement import alpha, cohen_kappa
 from judge.metrics.classification import classification
-from judge.models import LABELS
 from judge.runs.inputs import run_inputs
 from judge.runs.store import RunStore
 from judge.scoring import human_agreement_scores, matched_gold
+from judge.verdicts import CREDIT, JUDGE_ERROR, LABELS, NON_MODEL_FAMILIES, REFERENCE_MODEL, SUPPORTED, TRIAGE, scale_scores
 
 CODES = {label: i for i, label in enumerate(LABELS)}
-CREDIT = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0}
 
 
 def collect(run_dirs: list[Path]) -> dict:
@@ -47,18 +46,18 @@ def collect(run_dirs: list[Path]) -> dict:
                         gold[answer_key + (claim.text,)] = g[1]
                 for c in a.claims:
                     key = answer_key + (c.text,)
-                    triaged = [v for v in c.verdicts if v.how == "triage"]
+                    triaged = [v for v in c.verdicts if v.how == TRIAGE]
                     for v in c.verdicts:
-                        if v.how == "triage":
+                        if v.how == TRIAGE:
                             continue
                         labels[v.judge][key] = v.label
                         families[v.judge] = v.family
                     if triaged:  # triage settled it for every judge of that run
                         for judge in store.config().adjudicate.judges:
-                            labels[judge].setdefault(key, "supported")
-                    if a.model == "reference":
+                            labels[judge].setdefault(key, SUPPORTED)
+                    if a.model == REFERENCE_MODEL:
                         for v in c.verdicts:
-                            if v.how != "triage":
+                            if v.how != TRIAGE:
                                 reference_claims[v.judge][r.record_id].append((v.label, bool(v.evidence)))
         for call in store.calls():
             calls[call["model"]].append(call)
@@ -90,8 +89,6 @@ def judge_agreement(run_dirs: list[Path]) -> dict:
         human = None
         ref = data["reference_claims"].get(j)
         if ref:
-            from judge.metrics.human import scale_scores
-
             items = {rid: scale_scores([lbl for lbl, _ in v], [c for _, c in v]) for rid, v in ref.items()}
             human = human_agreement_scores(items, data["records"])
         calls = data["calls"].get(j, [])
@@ -100,7 +97,7 @@ def judge_agreement(run_dirs: list[Path]) -> dict:
         per_judge[j] = {
             "family": families.get(j),
             "claims": len(labels[j]),
-            "errors": sum(1 for v in labels[j].values() if v == "judge_error"),
+            "errors": sum(1 for v in labels[j].values() if v == JUDGE_ERROR),
             "vs_gold": {"n": vs_gold["n"], "accuracy": vs_gold["accuracy"], "macro_f1": vs_gold["macro_f1"]} if vs_gold else None,
             "vs_humans": human,
             "calls": len(paid),
@@ -126,12 +123,12 @@ def self_preference(data: dict) -> list[dict]:
     out = []
     for j in sorted(labels):
         fam = families.get(j)
-        if fam in (None, "deterministic", "unknown"):
+        if fam in (None, "unknown", *NON_MODEL_FAMILIES):
             continue
         own = [k for k, fam_k in answer_family.items() if fam_k == fam and j in by_answer.get(k, {})]
         mine, theirs = [], []
         for k in own:
-            others = [mean(v) for other, v in by_answer[k].items() if other != j and families.get(other) not in (fam, "deterministic")]
+            others = [mean(v) for other, v in by_answer[k].items() if other != j and families.get(other) not in (fam, *NON_MODEL_FAMILIES)]
             if others:
                 mine.append(mean(by_answer[k][j]))
                 theirs.append(mean(others))

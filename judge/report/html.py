@@ -13,9 +13,9 @@ from html import escape
 from judge.models import Record
 from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
 from judge.results import RecordResult
+from judge.verdicts import SEVERITY
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
-SEVERITY = {"contradicted": 4, "unsupported": 3, "judge_error": 2, "partially_supported": 1, "supported": 0}
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;margin:24px;max-width:1100px;color:#1b1b1b}

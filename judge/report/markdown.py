@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from judge.verdicts import PANEL, VERDICT_LABELS
+
 
 def _fmt(v) -> str:
     if v is None:
@@ -17,7 +19,7 @@ def render(scores: dict) -> str:
     lines = [f"# judge report: {scores.get('name') or 'run'}", "", f"Run `{scores.get('run_dir')}`; judges: {', '.join(scores.get('judges', []))}; {scores.get('records')} records.", ""]
     if scores.get("same_family_clashes"):
         lines += ["**Same-family judging** (allowed by the config): " + "; ".join(scores["same_family_clashes"]), ""]
-    labels = ("supported", "partially_supported", "unsupported", "contradicted", "judge_error")
+    labels = VERDICT_LABELS
     lines += ["## Verdicts by model under test", ""]
     lines += _table(["model", "claims", *labels, "faithfulness", "hallucination rate"],
                     [[m, r["claims"], *(r["labels"][lbl] for lbl in labels), r["faithfulness"], r["hallucination_rate"]] for m, r in (scores.get("by_model") or {}).items()])
@@ -31,7 +33,7 @@ def render(scores: dict) -> str:
     if scores.get("gold_labels"):
         lines += ["", "## Against gold claim labels", ""]
         lines += _table(["judge", "claims", "accuracy", "macro-F1"], [[j, g["n"], g["accuracy"], g["macro_f1"]] for j, g in scores["gold_labels"].items()])
-        panel = scores["gold_labels"].get("panel")
+        panel = scores["gold_labels"].get(PANEL)
         if panel:
             cols = list(next(iter(panel["confusion"].values())).keys())
             lines += ["", "Confusion matrix of the panel (rows: gold, columns: predicted):", ""]

@@ -15,6 +15,9 @@ from judge.llm.config import ModelConfig, load_models
 from judge.stages.adjudicate import DETERMINISTIC, DeterministicThresholds
 
 
+RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a run's name is part of its directory's name
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -82,7 +85,7 @@ class AdjudicateSection(_Section):
 
 
 class RunConfig(_Section):
-    name: str = Field("run", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    name: str = Field("run", pattern=RUN_NAME)
     dataset: DatasetRef
     answers: AnswersRef | None = None
     models_file: str | None = None

@@ -7,8 +7,7 @@ from judge.datasets import load
 from judge.models import Answer, Record
 from judge.problems import DatasetError
 from judge.runs.config import RunConfig
-
-REFERENCE_MODEL = "reference"
+from judge.verdicts import REFERENCE_FAMILY, REFERENCE_MODEL
 
 
 def dataset_records(config: RunConfig) -> list[Record]:
@@ -25,7 +24,7 @@ def recorded_answers(config: RunConfig, records: list[Record]) -> list[Answer] |
     if config.answers is None:
         return None
     if config.answers.reference:
-        return [Answer(record_id=r.id, model=REFERENCE_MODEL, answer=r.reference_answer, family="human") for r in records if r.reference_answer]
+        return [Answer(record_id=r.id, model=REFERENCE_MODEL, answer=r.reference_answer, family=REFERENCE_FAMILY) for r in records if r.reference_answer]
     return load(config.answers.path, "answers", records_path=config.dataset.path if config.dataset.format != "beir" else None)
 
 

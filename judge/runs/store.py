@@ -19,10 +19,10 @@ from pathlib import Path
 import yaml
 
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
-from judge.runs.config import RunConfig
+from judge.runs.config import RUN_NAME, RunConfig
 
 RUN_FORMAT = "judge-run"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME = re.compile(RUN_NAME)
 
 
 class RunDirError(ValueError):

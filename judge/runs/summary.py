@@ -1,9 +1,5 @@
-"""A run's summary: labels, faithfulness and hallucination rate per model under test, judge errors, usage.
-
-Faithfulness = (supported + 0.5 x partially_supported) / judged claims; hallucination rate =
-(unsupported + contradicted) / judged claims; claims whose panel verdict is judge_error are counted apart
-and left out of both rates.
-"""
+"""A run's summary: labels, faithfulness and hallucination rate (judge.verdicts.rates) per model under test,
+judge errors, usage."""
 
 from __future__ import annotations
 
@@ -11,19 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from judge.results import RecordResult, Usage
-
-LABEL_ORDER = ("supported", "partially_supported", "unsupported", "contradicted", "judge_error")
-PARTIAL_CREDIT = 0.5
-
-
-def rates(labels: Counter) -> dict:
-    judged = sum(n for lbl, n in labels.items() if lbl != "judge_error")
-    return {
-        "claims": sum(labels.values()),
-        "labels": {lbl: labels.get(lbl, 0) for lbl in LABEL_ORDER},
-        "faithfulness": round((labels["supported"] + PARTIAL_CREDIT * labels["partially_supported"]) / judged, 6) if judged else None,
-        "hallucination_rate": round((labels["unsupported"] + labels["contradicted"]) / judged, 6) if judged else None,
-    }
+from judge.verdicts import TRIAGE, rates
 
 
 def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
@@ -42,9 +26,9 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
             for c in a.claims:
                 overall[c.label] += 1
                 by_model[a.model][c.label] += 1
-                triaged += any(v.how == "triage" for v in c.verdicts)
+                triaged += any(v.how == TRIAGE for v in c.verdicts)
                 for v in c.verdicts:
-                    if v.how != "triage":
+                    if v.how != TRIAGE:
                         by_judge[v.judge][v.label] += 1
     return {
         "name": manifest.get("name"),

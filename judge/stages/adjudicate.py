@@ -20,12 +20,9 @@ from judge.llm import LLM, LLMCallError, ModelConfig, family_of
 from judge.models import Candidate, Span
 from judge.prompts import Prompt
 from judge.results import ClaimChecks, JudgeVerdict, OfferedCandidate
+from judge.verdicts import DETERMINISTIC, JUDGE_ERROR, NO_MODEL, SEVERITY, TRIAGE, Label, is_judged
 
-Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
 VERBATIM_METHODS = ("exact", "normalized", "folded")
-# On a tie the more cautious label wins: a panel split between supported and unsupported says unsupported.
-SEVERITY = {"contradicted": 3, "unsupported": 2, "partially_supported": 1, "supported": 0}
-DETERMINISTIC = "deterministic"
 
 
 class DeterministicThresholds(BaseModel):
@@ -88,14 +85,14 @@ def triage(claim: ClaimToJudge) -> JudgeVerdict | None:
     if claim.candidates and claim.candidates[0].method in VERBATIM_METHODS:
         best = claim.candidates[0]
         return JudgeVerdict(
-            judge="triage",
-            model="none",
-            family="none",
+            judge=TRIAGE,
+            model=NO_MODEL,
+            family=NO_MODEL,
             label="supported",
             evidence_ids=[best.id],
             evidence=spans_of(best),
             rationale=f"the claim appears verbatim in the source ({best.method} match)",
-            how="triage",
+            how=TRIAGE,
         )
     return None
 
@@ -125,7 +122,7 @@ def deterministic_verdict(claim: ClaimToJudge, thresholds: DeterministicThreshol
         evidence_ids=[c.id for c in evidence],
         evidence=[s for c in evidence for s in spans_of(c)],
         rationale=why,
-        how="deterministic",
+        how=DETERMINISTIC,
     )
 
 
@@ -221,7 +218,7 @@ def _model_verdict(cfg: ModelConfig, prompt: Prompt, claim: ClaimToJudge, answer
 
 def _error_verdict(cfg: ModelConfig, prompt: Prompt, cause: str) -> JudgeVerdict:
     return JudgeVerdict(
-        judge=cfg.label, model=cfg.model, family=family_of(cfg), label="judge_error", how="error", prompt_hash=prompt.hash, error=cause
+        judge=cfg.label, model=cfg.model, family=family_of(cfg), label=JUDGE_ERROR, how="error", prompt_hash=prompt.hash, error=cause
     )
 
 
@@ -229,9 +226,9 @@ def panel_verdict(verdicts: list[JudgeVerdict]) -> tuple[str, list[Span]]:
     """Majority of the judges that answered; a tie goes to the most cautious label; all failed: judge_error.
 
     The evidence is every span cited by a judge that agrees with the panel's label."""
-    answered = [v for v in verdicts if v.label != "judge_error"]
+    answered = [v for v in verdicts if is_judged(v.label)]
     if not answered:
-        return "judge_error", []
+        return JUDGE_ERROR, []
     counts = Counter(v.label for v in answered)
     top = max(counts.values())
     label = max((lbl for lbl, n in counts.items() if n == top), key=lambda lbl: SEVERITY[lbl])

@@ -1,0 +1,79 @@
+"""The one vocabulary of verdicts: labels, their severity, the credit and rate rules, the rule from claim
+verdicts to the human 0-2 scales, and the names of the special judges and answer sources.
+
+Every other module imports these; none writes a label list, a severity order or the 0.5 credit again.
+
+Rates (per answer, model, genre, run): faithfulness = (supported + 0.5 x partially_supported) / judged
+claims; hallucination rate = (unsupported + contradicted) / judged claims; a claim whose verdict is
+``judge_error`` is counted apart and left out of both.
+
+The human 0-2 scales (README "Scores"): f = the faithfulness of one answer's judged claims; faithfulness =
+2 when f = 1, 1 when f >= 0.5, else 0; a = the share of judged claims that are supported or partially
+supported *and* cite evidence; attribution = 2 when a = 1, 1 when a >= 0.5, else 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Literal
+
+# -- labels ------------------------------------------------------------------------------------------------
+Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
+VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
+JUDGE_ERROR = "judge_error"
+SUPPORTED = "supported"
+LABELS: tuple[str, ...] = ("supported", "partially_supported", "unsupported", "contradicted")  # a judge's answers
+VERDICT_LABELS: tuple[str, ...] = (*LABELS, JUDGE_ERROR)  # and a failed judge: the order of every table
+
+# Most severe first wins. A panel tie goes to the more cautious label (split between supported and
+# unsupported says unsupported); a source span cited by several claims is coloured by the worst of them.
+SEVERITY: dict[str, int] = {"contradicted": 4, "unsupported": 3, JUDGE_ERROR: 2, "partially_supported": 1, "supported": 0}
+
+# -- credit and rates ----------------------------------------------------------------------------------------
+CREDIT: dict[str, float] = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0}
+HALLUCINATED: tuple[str, ...] = ("unsupported", "contradicted")
+GROUNDED: tuple[str, ...] = ("supported", "partially_supported")  # counts toward attribution when it cites
+
+
+def is_judged(label: str) -> bool:
+    """A claim some judge ruled on (a judge_error claim counts in neither rate)."""
+    return label != JUDGE_ERROR
+
+
+def rates(labels: Counter) -> dict:
+    """Claims, counts by label, faithfulness and hallucination rate of a Counter of verdict labels."""
+    judged = sum(n for lbl, n in labels.items() if is_judged(lbl))
+    credit = sum(CREDIT[lbl] * labels[lbl] for lbl in LABELS)
+    return {
+        "claims": sum(labels.values()),
+        "labels": {lbl: labels.get(lbl, 0) for lbl in VERDICT_LABELS},
+        "faithfulness": round(credit / judged, 6) if judged else None,
+        "hallucination_rate": round(sum(labels[lbl] for lbl in HALLUCINATED) / judged, 6) if judged else None,
+    }
+
+
+# -- the human 0-2 scales ----------------------------------------------------------------------------------
+def to_scale(share: float) -> int:
+    return 2 if share >= 1.0 else 1 if share >= 0.5 else 0
+
+
+def scale_scores(labels: Iterable[str], cites: Iterable[bool]) -> tuple[int | None, int | None, float | None]:
+    """(faithfulness 0-2, attribution 0-2, f) for one answer's claim labels and whether each cites evidence."""
+    judged = [(lbl, c) for lbl, c in zip(labels, cites) if is_judged(lbl)]
+    if not judged:
+        return None, None, None
+    f = sum(CREDIT[lbl] for lbl, _ in judged) / len(judged)
+    a = sum(1 for lbl, c in judged if lbl in GROUNDED and c) / len(judged)
+    return to_scale(f), to_scale(a), f
+
+
+# -- special names --------------------------------------------------------------------------------------------
+DETERMINISTIC = "deterministic"  # the judge with no model: its name, model and family
+TRIAGE = "triage"  # the pre-judge that settles verbatim claims; its verdicts are not any judge's
+NO_MODEL = "none"  # model and family of a triage verdict
+REFERENCE_MODEL = "reference"  # the records' own reference answers, judged as if a model wrote them
+REFERENCE_FAMILY = "human"
+PANEL = "panel"  # the panel's verdict, beside each judge's, in the gold-label scores
+NON_MODEL_FAMILIES: tuple[str, ...] = (DETERMINISTIC, NO_MODEL)  # families of judges that are no model
+How = Literal["model", "triage", "deterministic", "error"]  # how a verdict was reached
