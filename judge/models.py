@@ -97,6 +97,7 @@ class Record(StrictModel):
     source_task_id: str | None = None
     document_id: str | None = None
     meta: dict[str, Any] = {}
+    answers: list[Answer] = []  # answers recorded in the dataset itself (the plain format)
 
     @property
     def source_text(self) -> str:
@@ -135,6 +136,9 @@ class Answer(StrictModel):
     answer: str
     gold_claims: list[GoldClaim] = []
     family: str | None = None
+
+
+Record.model_rebuild()  # its answers are declared after it
 
 
 Method = Literal["exact", "normalized", "folded", "fuzzy", "ngram", "pair"]

@@ -21,7 +21,7 @@ REPAIR_MIN_SCORE = 0.9
 def report(loaded: Loaded) -> dict:
     """The card's key numbers, agreement, sentence-id agreement (information only) and the errors."""
     records = [r for r in loaded.items if isinstance(r, Record)]
-    answers = [a for a in loaded.items if isinstance(a, Answer)]
+    answers = [a for a in loaded.items if isinstance(a, Answer)] + [a for r in records for a in r.answers]
     bad_fields = {(p.record_id, (p.field or "").rsplit(".", 1)[0]) for p in loaded.problems}
     spans_verified = sum(1 for s in loaded.spans if (s.record_id, s.field) not in bad_fields)
     out = {

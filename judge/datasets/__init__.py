@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from judge.datasets import answers, hebrew_qa, squad, wice
+from judge.datasets import answers, hebrew_qa, plain, squad, wice
 from judge.datasets.base import Loaded, check_span
 from judge.models import Answer
 from judge.problems import DatasetError, Problem
 
-ADAPTERS: dict[str, ModuleType] = {m.FORMAT: m for m in (hebrew_qa, answers, wice, squad)}
+ADAPTERS: dict[str, ModuleType] = {m.FORMAT: m for m in (plain, hebrew_qa, answers, wice, squad)}
 FORMATS = tuple(ADAPTERS)
 
 
@@ -63,14 +63,18 @@ def _first_array_item(text: str):
     return [item]
 
 
-def load_checked(path: str | Path, format: str | None = None, records_path: str | Path | None = None) -> Loaded:
-    """Read a dataset and collect every problem (schema and spans) instead of stopping at the first."""
+def load_checked(
+    path: str | Path, format: str | None = None, records_path: str | Path | None = None, answer_model: str | None = None
+) -> Loaded:
+    """Read a dataset and collect every problem (schema and spans) instead of stopping at the first.
+
+    ``answer_model`` names the model of a plain record's single ``answer`` (default "answer")."""
     path = Path(path)
     if format is None:
         format = sniff(path)
     if format not in ADAPTERS:
         raise DatasetError([Problem(file=str(path), message=f"unknown format {format!r}; known: {', '.join(FORMATS)}")])
-    loaded = ADAPTERS[format].load(path)
+    loaded = ADAPTERS[format].load(path, answer_model) if format == plain.FORMAT and answer_model else ADAPTERS[format].load(path)
     if format == "answers" and records_path is not None:
         answers.check_against_records(loaded, load(records_path))
     for ref in loaded.spans:
@@ -97,9 +101,11 @@ def duplicate_problems(loaded: Loaded) -> list[Problem]:
     return problems
 
 
-def load(path: str | Path, format: str | None = None, records_path: str | Path | None = None) -> list:
+def load(
+    path: str | Path, format: str | None = None, records_path: str | Path | None = None, answer_model: str | None = None
+) -> list:
     """Typed records (or answers) of a dataset file; raises DatasetError naming every bad record."""
-    loaded = load_checked(path, format, records_path)
+    loaded = load_checked(path, format, records_path, answer_model)
     if loaded.problems:
         raise DatasetError(loaded.problems)
     return loaded.items

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge.llm.config import ModelConfig, load_models
+from judge.problems import problems_from_validation
 from judge.stages.adjudicate import DETERMINISTIC, DeterministicThresholds
 
 
@@ -30,6 +31,7 @@ class DatasetRef(_Section):
     top_k: int = Field(5, ge=1, le=100)
     fingerprint: str | None = None  # expected corpus fingerprint (else manifest.json)
     allow_fingerprint_mismatch: bool = False
+    answer_model: str = Field("answer", min_length=1)  # plain format: the model name credited with a record's `answer`
 
     @model_validator(mode="after")
     def _run_for_beir(self):
@@ -101,8 +103,7 @@ class RunConfig(_Section):
 
     @model_validator(mode="after")
     def _answers_from_somewhere(self):
-        if self.answers is None and not self.generate.models:
-            raise ValueError("give answers.path (recorded answers) or generate.models (models under test)")
+        # neither: the answers are in the dataset itself (plain format); records without one are refused at load
         if self.answers is not None and self.generate.models:
             raise ValueError("give either answers.path or generate.models, not both")
         return self
@@ -148,7 +149,9 @@ def load_run_config(path: str | Path) -> RunConfig:
         data["models"] = models
         config = RunConfig.model_validate(data)
         config.check_model_names()
-    except (ValidationError, ValueError, FileNotFoundError, KeyError) as e:
+    except ValidationError as e:
+        raise ConfigError("\n".join(str(p) for p in problems_from_validation(e, str(path), None))) from None
+    except (ValueError, FileNotFoundError, KeyError) as e:
         raise ConfigError(f"{path}: {e}") from None
     for ref, attr in ((config.dataset, "path"), (config.dataset, "retrieval_run"), (config.answers, "path")):
         value = getattr(ref, attr, None) if ref is not None else None

@@ -118,8 +118,9 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
         sources[None] = record.sources[0].text
 
     answers: list[tuple[str, str, str, str | None]] = []  # (model label, family, text, error)
-    if p.recorded_answers is not None:
-        for a in p.recorded_answers.get(record.id, []):
+    recorded = p.recorded_answers.get(record.id) if p.recorded_answers is not None else None
+    if recorded:  # else the models under test answer it (a plain file may mix both)
+        for a in recorded:
             answers.append((a.model, a.family or family_of(a.model), a.answer, None))
     else:
         for name in cfg.generate.models:

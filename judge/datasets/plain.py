@@ -1,0 +1,145 @@
+"""The plain format for users' own data: JSONL, one record a line.
+
+``{"id", "question"?, "source" | "sources": [{"id", "title"?, "text"}], "answer"? | "answers": {model: text},
+"reference_answer"?, "gold_claims"?}``. A record with an answer is evaluated as recorded (an ``answer``
+alone is credited to the model name ``answer``, or the run config's ``dataset.answer_model``); a record
+without one is answered by the config's models under test. ``gold_claims`` ({text, label, support?}) label
+the claims of ``answer``; with ``answers`` they are a mapping {model: [claims]}. Support spans are offsets
+into the record's source(s), checked like every other gold span.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Union
+
+from pydantic import Discriminator, Field, Tag, ValidationError, model_validator
+
+from judge.datasets.base import Loaded, SpanRef, read_jsonl
+from judge.models import Answer, GoldClaim, Record, Source, StrictModel
+from judge.problems import Problem, problems_from_validation
+
+FORMAT = "plain"
+DEFAULT_ANSWER_MODEL = "answer"
+SOURCE_FIELDS = ("source", "sources")
+
+
+GoldClaims = Annotated[
+    Union[Annotated[list[GoldClaim], Tag("as-list")], Annotated[dict[str, list[GoldClaim]], Tag("by-model")]],
+    Discriminator(lambda v: "by-model" if isinstance(v, dict) else "as-list"),
+]
+
+
+class PlainSource(StrictModel):
+    id: str = Field(min_length=1)
+    title: str | None = None
+    text: str
+
+
+class PlainRecord(StrictModel):
+    """One line exactly as the user writes it."""
+
+    id: str = Field(min_length=1)
+    question: str = ""
+    source: str | None = None
+    sources: list[PlainSource] | None = None
+    answer: str | None = None
+    answers: dict[str, str] | None = None
+    reference_answer: str | None = None
+    gold_claims: GoldClaims = []
+    genre: str | None = None
+    meta: dict[str, Any] = {}
+
+    @model_validator(mode="after")
+    def _one_of_each(self):
+        if (self.source is None) == (self.sources is None):
+            raise ValueError("give exactly one of source (a string) or sources (a list of {id, title?, text})")
+        if self.sources is not None and not self.sources:
+            raise ValueError("sources is empty; give at least one {id, text}")
+        if self.answer is not None and self.answers is not None:
+            raise ValueError("give answer (one answer) or answers ({model: text}), not both")
+        if isinstance(self.gold_claims, dict) and self.answers is None:
+            raise ValueError("gold_claims as a {model: claims} mapping needs answers; with answer, give a list")
+        if isinstance(self.gold_claims, list) and self.gold_claims and self.answer is None:
+            raise ValueError("gold_claims (a list) label the claims of answer; this record has no answer")
+        return self
+
+
+def to_record(raw: PlainRecord, answer_model: str = DEFAULT_ANSWER_MODEL) -> Record:
+    if raw.source is not None:
+        sources = [Source(doc_id=raw.id, text=raw.source)]
+    else:
+        sources = [Source(doc_id=s.id, title=s.title, text=s.text) for s in raw.sources or []]
+    answers = []
+    if raw.answer is not None:
+        gold = raw.gold_claims if isinstance(raw.gold_claims, list) else []
+        answers.append(Answer(record_id=raw.id, model=answer_model, answer=raw.answer, gold_claims=gold))
+    for model, text in (raw.answers or {}).items():
+        gold = raw.gold_claims.get(model, []) if isinstance(raw.gold_claims, dict) else []
+        answers.append(Answer(record_id=raw.id, model=model, answer=text, gold_claims=gold))
+    return Record(
+        id=raw.id,
+        question=raw.question,
+        sources=sources,
+        reference_answer=raw.reference_answer,
+        genre=raw.genre,
+        meta=raw.meta,
+        answers=answers,
+    )
+
+
+def span_refs(raw: PlainRecord, record: Record, raw_index: int) -> tuple[list[SpanRef], list[Problem]]:
+    """Every gold support span of the record's answers, to check against its sources."""
+    refs, problems = [], []
+    if isinstance(raw.gold_claims, dict):
+        groups = [((model,), f"gold_claims.{model}", claims) for model, claims in raw.gold_claims.items()]
+    else:
+        groups = [((), "gold_claims", raw.gold_claims)]
+    for keys, prefix, claims in groups:
+        for ci, claim in enumerate(claims):
+            for si, span in enumerate(claim.support):
+                field = f"{prefix}[{ci}].support[{si}]"
+                try:
+                    text = record.source(span.doc_id).text
+                except KeyError:
+                    known = ", ".join(s.doc_id for s in record.sources)
+                    problems.append(Problem(file="", record_id=record.id, field=f"{field}.doc_id",
+                                            message=f"expected one of the record's source ids ({known}), found {span.doc_id!r}"))
+                    continue
+                refs.append(SpanRef(record_id=record.id, field=field, raw_path=(raw_index, "gold_claims", *keys, ci, "support", si),
+                                    source=text, start=span.start_char, end=span.end_char,
+                                    excerpt=text[span.start_char : min(span.end_char, len(text))]))
+    return refs, problems
+
+
+def parse(
+    obj: Any, file: str, rid: str, raw_index: int = 0, answer_model: str = DEFAULT_ANSWER_MODEL
+) -> tuple[Record | None, list[SpanRef], list[Problem]]:
+    """One decoded line -> a Record and its gold spans, or the problems that stop it."""
+    if not isinstance(obj, dict):
+        return None, [], [Problem(file=file, record_id=rid, message=f"expected a JSON object, found {type(obj).__name__}")]
+    try:
+        raw = PlainRecord.model_validate(obj)
+    except ValidationError as e:
+        return None, [], problems_from_validation(e, file, rid)
+    record = to_record(raw, answer_model)
+    refs, problems = span_refs(raw, record, raw_index)
+    return record, refs, [p.model_copy(update={"file": file}) for p in problems]
+
+
+def load(path: Path, answer_model: str = DEFAULT_ANSWER_MODEL) -> Loaded:
+    out = Loaded(path=str(path), format=FORMAT)
+    rows = read_jsonl(path, out.problems)
+    out.raw = [obj for _, obj in rows]
+    for index, (lineno, obj) in enumerate(rows):
+        rid = obj["id"] if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] else f"line {lineno}"
+        record, refs, problems = parse(obj, str(path), rid, index, answer_model)
+        out.problems.extend(problems)
+        out.spans.extend(refs)
+        if record is not None:
+            out.items.append(record)
+    return out
+
+
+def sniff(head: Any) -> bool:
+    return isinstance(head, dict) and "id" in head and any(k in head for k in SOURCE_FIELDS) and "record_id" not in head
