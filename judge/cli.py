@@ -745,6 +745,8 @@ def _print_summary(summary: dict, as_json: bool) -> None:
         f"(errors {u['errors']}), cache hits {u['cache_hits']}, tokens {u['prompt_tokens']} + {u['completion_tokens']}, cost {cost}",
         soft_wrap=True, markup=False,
     )
+    for note in summary.get("notes", []):
+        console.print(note, soft_wrap=True, markup=False)
     if summary.get("same_family_clashes"):
         console.print("same-family judging (allowed by allow_same_family): " + "; ".join(summary["same_family_clashes"]), soft_wrap=True, markup=False)
     if summary.get("scores") is not None:

@@ -77,6 +77,7 @@ class AnswerResult(BaseModel):
     family: str
     answer: str
     generation_error: str | None = None
+    truncated: bool = False  # the generated answer was cut at max_tokens (kept, and judged as it stands)
     decomposition: Decomposition
     claims: list[ClaimResult] = []
 

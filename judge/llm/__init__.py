@@ -2,7 +2,7 @@
 
 from judge.llm.cache import CallCache
 from judge.llm.config import ModelConfig, Price, load_models
-from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError, LocalModelUnavailable
+from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError, LocalModelCrashed, LocalModelUnavailable
 from judge.llm.families import SameFamilyError, check_cross_family, family_of
 from judge.llm.port import LLM, CallRecord, Usage
 
@@ -13,6 +13,7 @@ __all__ = [
     "CallRecord",
     "LLMCallError",
     "LLMError",
+    "LocalModelCrashed",
     "LocalModelUnavailable",
     "ModelConfig",
     "Price",

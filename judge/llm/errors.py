@@ -24,3 +24,8 @@ class BudgetExceeded(LLMError):
 
 class LocalModelUnavailable(LLMError):
     """The embedded model's extra is not installed, or its weights are missing or corrupt."""
+
+
+class LocalModelCrashed(LLMError):
+    """The embedded model's child process died (SIGILL from a build that does not fit the CPU, SIGSEGV):
+    an error for that call; the next call starts a fresh child."""

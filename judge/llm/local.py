@@ -1,60 +1,130 @@
-"""The embedded local provider: llama.cpp in-process, registered with litellm as ``local/<name>``.
+"""The embedded local provider: llama.cpp in a child process, registered with litellm as ``local/<name>``.
 
-One model instance per process behind a lock (llama.cpp is not re-entrant); decoding is constrained by the
-JSON schema the caller asks for (instructor's json_schema mode, or the tool's parameters), so the output
-always parses. Needs the ``local`` extra; without it a clear error says how to install it or what to use
-instead.
+llama.cpp is native code, and a build that does not fit the CPU dies with SIGILL (an AVX-512/AMX Xeon
+with a native build does); so each embedded model runs in its own child process
+(judge/llm/local_worker.py), kept alive across calls because loading a model per call is too slow. A
+crash becomes a clear error for that call (:class:`LocalModelCrashed`), never the death of the run or of
+pytest, and the next call starts a fresh child. One call at a time per model (llama.cpp is not
+re-entrant); decoding is constrained by the JSON schema the caller asks for (instructor's json_schema mode,
+or the tool's parameters), so the output always parses. Needs the ``local`` extra; without it a clear
+error says how to install it or what to use instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import atexit
+import importlib.util
+import json
 import os
+import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
-from judge.llm.errors import LocalModelUnavailable
-from judge.llm.weights import EMBEDDED, INSTALL_HINT, model_path
+from judge.llm.errors import LLMError, LocalModelCrashed, LocalModelUnavailable
+from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
-_LOCK = threading.Lock()
-_MODELS: dict[str, Any] = {}
+CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
 _registered = False
-CONTEXT_TOKENS = 8192
 
 
-def load_llama(name: str):
-    """The process's one llama.cpp instance of ``local/<name>`` (loaded on first use)."""
-    with _LOCK:
-        if name not in _MODELS:
+class _Child:
+    """One embedded model's worker process; restarted on the next call after it died."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen | None = None
+        self.stderr = None
+
+    def _start(self) -> subprocess.Popen:
+        env = dict(os.environ)
+        package_root = str(Path(__file__).resolve().parents[2])  # the judge that spawned it, checkout or wheel
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.llm.local_worker", self.name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=env,
+            text=True,
+            encoding="utf-8",
+            start_new_session=True,  # a Ctrl-C in the terminal is the parent's to handle
+        )
+        return self.proc
+
+    def request(self, payload: dict) -> dict:
+        with self.lock:
+            proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
             try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise LocalModelUnavailable(INSTALL_HINT) from None
-            path = model_path(name)
-            with _quiet_stderr():  # llama.cpp prints load notes from C even with verbose=False
-                _MODELS[name] = Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=None, seed=0, verbose=False)
-        return _MODELS[name]
+                proc.stdin.write(json.dumps(payload) + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+            except (BrokenPipeError, OSError):
+                line = ""
+            if line:
+                return json.loads(line)
+            raise self._crashed(proc)
+
+    def _crashed(self, proc: subprocess.Popen) -> LocalModelCrashed:
+        try:
+            code = proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        self.proc = None
+        if code < 0:
+            try:
+                how = signal.Signals(-code).name
+            except ValueError:
+                how = f"signal {-code}"
+            return LocalModelCrashed(f"the embedded model local/{self.name} crashed ({how}): {PORTABLE_REBUILD}")
+        tail = ""
+        if self.stderr is not None:
+            self.stderr.seek(0)
+            lines = self.stderr.read().decode("utf-8", "replace").strip().splitlines()
+            tail = f": {lines[-1][:300]}" if lines else ""
+        return LocalModelCrashed(f"the embedded model local/{self.name} exited with code {code}{tail}")
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()  # the worker ends at EOF
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.proc = None
 
 
-@contextlib.contextmanager
-def _quiet_stderr():
-    try:
-        fd = sys.stderr.fileno()
-    except (AttributeError, ValueError, OSError):
-        yield
-        return
-    saved = os.dup(fd)
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), fd)
-            yield
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
+_CHILDREN: dict[str, _Child] = {}
+_CHILDREN_LOCK = threading.Lock()
+
+
+def _child(name: str) -> _Child:
+    with _CHILDREN_LOCK:
+        if name not in _CHILDREN:
+            _CHILDREN[name] = _Child(name)
+        return _CHILDREN[name]
+
+
+@atexit.register
+def close_all() -> None:
+    """Stop every worker (they also stop on their own when this process dies: their stdin closes)."""
+    for child in list(_CHILDREN.values()):
+        child.close()
+
+
+def _crash_requested(name: str) -> str | None:
+    value = os.environ.get(CRASH_TEST_ENV, "")
+    target, _, sig = value.rpartition(":")
+    return sig if value and target in ("", name) else None
 
 
 def _schema_and_tool(optional_params: dict) -> tuple[dict | None, str | None]:
@@ -85,7 +155,6 @@ def complete(name: str, messages: list[dict], optional_params: dict) -> dict:
     """One chat completion as an OpenAI-style dict (tool call when the request offered a tool)."""
     if name not in EMBEDDED:
         raise LocalModelUnavailable(f"unknown embedded model local/{name}; known: {', '.join('local/' + n for n in EMBEDDED)}")
-    llm = load_llama(name)
     schema, tool = _schema_and_tool(optional_params)
     kwargs: dict[str, Any] = dict(
         messages=[{"role": m["role"], "content": m.get("content") or ""} for m in messages],
@@ -95,8 +164,15 @@ def complete(name: str, messages: list[dict], optional_params: dict) -> dict:
     )
     if schema is not None:
         kwargs["response_format"] = {"type": "json_object", "schema": grammar_friendly(schema)}
-    with _LOCK:
-        out = llm.create_chat_completion(**kwargs)
+    crash = _crash_requested(name)
+    if crash is None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalModelUnavailable(INSTALL_HINT)
+        model_path(name)  # assembled and verified here, so a refusal is a plain error, not a child's
+    reply = _child(name).request({"kwargs": kwargs, "crash": crash})
+    if "error" in reply:
+        raise (LocalModelUnavailable if reply.get("unavailable") else LLMError)(reply["error"])
+    out = reply["ok"]
     text = out["choices"][0]["message"].get("content") or ""
     message: dict[str, Any] = {"role": "assistant", "content": text}
     finish = out["choices"][0].get("finish_reason") or "stop"

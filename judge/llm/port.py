@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from judge.llm.cache import CallCache, cache_key
 from judge.llm.config import ModelConfig
 from judge.llm.cost import call_cost
-from judge.llm.errors import BudgetExceeded, LLMCallError
+from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
 
@@ -46,6 +46,7 @@ class CallRecord(BaseModel):
     cost_usd: float | None = 0.0
     latency_s: float = 0.0
     error: str | None = None
+    truncated: bool = False  # the answer was cut at max_tokens and kept (only where the caller allowed it)
 
 
 class Usage(BaseModel):
@@ -162,9 +163,12 @@ class LLM:
         )
 
     async def structured(
-        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], *, prompt_hash: str = ""
+        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], *, prompt_hash: str = "", keep_truncated: bool = False
     ) -> tuple[T, CallRecord]:
         """A validated ``response_model`` from ``cfg``'s model, and the record of the call.
+
+        With ``keep_truncated``, an answer cut at max_tokens is completed as partial JSON and kept, with
+        ``record.truncated`` set (a free-text answer cut short is still an answer; a verdict is not).
 
         Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
         the call still fails after its retries; the error carries the record with the tokens spent."""
@@ -175,6 +179,7 @@ class LLM:
             try:
                 result = response_model.model_validate(hit["result"])
                 record.cached = True
+                record.truncated = bool(hit.get("truncated"))
                 self._account(record)
                 return result, record
             except (ValidationError, KeyError, TypeError):
@@ -191,7 +196,7 @@ class LLM:
             ensure_registered()
         started = time.perf_counter()
         try:
-            result = await self._call_with_retries(cfg, messages, response_model, record)
+            result = await self._call_with_retries(cfg, messages, response_model, record, keep_truncated)
         except LLMCallError as e:
             record.error = e.cause
             record.latency_s = round(time.perf_counter() - started, 4)
@@ -210,11 +215,14 @@ class LLM:
                 "usage": {"prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens},
                 "cost_usd": record.cost_usd,
                 "model": cfg.model,
+                "truncated": record.truncated,
             },
         )
         return result, record
 
-    async def _call_with_retries(self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord) -> T:
+    async def _call_with_retries(
+        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord, keep_truncated: bool = False
+    ) -> T:
         import tenacity
 
         limiter = self.limiter(cfg)
@@ -238,7 +246,7 @@ class LLM:
                 with attempt:
                     await limiter.acquire(estimate)
                     try:
-                        result = await self._one_attempt(cfg, messages, response_model, record)
+                        result = await self._one_attempt(cfg, messages, response_model, record, keep_truncated)
                     except _Retryable as e:
                         if getattr(e.cause, "status_code", None) == 429:
                             await limiter.rate_limited()
@@ -251,7 +259,9 @@ class LLM:
             raise LLMCallError(cfg.label, _describe(e.cause), record.attempts) from e.cause
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _one_attempt(self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord) -> T:
+    async def _one_attempt(
+        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord, keep_truncated: bool = False
+    ) -> T:
         client = _client(cfg.resolved_mode())
         hooks = _hooks_class()()
 
@@ -290,6 +300,10 @@ class LLM:
             return await asyncio.wait_for(client.chat.completions.create(**params), timeout=hard_limit)
         except Exception as e:
             cause = _unwrap(e)
+            kept = _partial(cause, response_model) if keep_truncated else None
+            if kept is not None:
+                record.truncated = True
+                return kept
             if is_transient(cause):
                 raise _Retryable(cause, retry_after_seconds(cause)) from cause
             raise LLMCallError(cfg.label, _describe(cause), max(1, record.attempts)) from cause
@@ -319,12 +333,31 @@ def _schema(response_model: type[BaseModel]) -> dict:
 
 
 def _unwrap(exc: BaseException) -> BaseException:
-    """The API error inside instructor's retry wrapper, if there is one."""
+    """The API error inside instructor's retry wrapper, if there is one; our own error (the embedded
+    provider's) where litellm wrapped it in an APIConnectionError."""
     seen = 0
     while seen < 5 and type(exc).__name__ in ("InstructorRetryException", "RetryError") and exc.__cause__ is not None:
         exc = exc.__cause__
         seen += 1
+    if isinstance(exc.__context__, LLMError):
+        return exc.__context__
     return exc
+
+
+def _partial(exc: BaseException, response_model: type[T]) -> T | None:
+    """The answer of a completion cut at max_tokens (instructor's IncompleteOutputException), its JSON
+    closed where it stopped; None when it is not that error or the rest does not validate."""
+    if type(exc).__name__ != "IncompleteOutputException":
+        return None
+    from pydantic_core import from_json
+
+    try:
+        message = exc.last_completion.choices[0].message
+        calls = getattr(message, "tool_calls", None)
+        text = calls[0].function.arguments if calls else message.content
+        return response_model.model_validate(from_json(text or "", allow_partial="trailing-strings"))
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
 
 
 def _describe(exc: BaseException) -> str:

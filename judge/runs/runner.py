@@ -117,22 +117,23 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     if len(record.sources) == 1:
         sources[None] = record.sources[0].text
 
-    answers: list[tuple[str, str, str, str | None]] = []  # (model label, family, text, error)
+    answers: list[tuple[str, str, str, str | None, bool]] = []  # (model label, family, text, error, truncated)
     recorded = p.recorded_answers.get(record.id) if p.recorded_answers is not None else None
     if recorded:  # else the models under test answer it (a plain file may mix both)
         for a in recorded:
-            answers.append((a.model, a.family or family_of(a.model), a.answer, None))
+            answers.append((a.model, a.family or family_of(a.model), a.answer, None, False))
     else:
         for name in cfg.generate.models:
             mcfg = cfg.model(name)
             text, error, calls = await generate(p.llm, mcfg, p.prompts["answer"], record, language)
             for c in calls:
                 usage.add_call(c)
-            answers.append((mcfg.label, family_of(mcfg), text, error))
+            answers.append((mcfg.label, family_of(mcfg), text, error, any(c.truncated for c in calls)))
 
     results = []
-    for model, family, text, error in answers:
-        results.append(await _process_answer(p, record, language, indexes, sources, model, family, text, error, usage))
+    for model, family, text, error, truncated in answers:
+        result = await _process_answer(p, record, language, indexes, sources, model, family, text, error, usage)
+        results.append(result.model_copy(update={"truncated": truncated}))
     return RecordResult(
         record_id=record.id,
         genre=record.genre,

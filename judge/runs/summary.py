@@ -15,7 +15,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
     by_judge: dict[str, Counter] = defaultdict(Counter)
     overall: Counter = Counter()
     usage = Usage()
-    answers = triaged = fallbacks = generation_errors = records = 0
+    answers = triaged = fallbacks = generation_errors = truncated = records = 0
     for r in results:
         records += 1
         usage.add(r.usage)
@@ -23,6 +23,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
             answers += 1
             fallbacks += a.decomposition.fallback_reason is not None and a.answer.strip() != ""
             generation_errors += a.generation_error is not None
+            truncated += a.truncated
             for c in a.claims:
                 overall[c.label] += 1
                 by_model[a.model][c.label] += 1
@@ -44,5 +45,29 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
         "claims_triaged": triaged,
         "decomposition_fallbacks": fallbacks,
         "generation_errors": generation_errors,
+        "answers_truncated": truncated,
         "usage": usage.model_dump(),
+        "notes": notes(config),
     }
+
+
+def embedded_models(config) -> list[str]:
+    """The run's models that are embedded (``local/...``): generation, decomposition and judging."""
+    from judge.stages.adjudicate import DETERMINISTIC
+
+    names = list(config.generate.models) + [j for j in config.adjudicate.judges if j != DETERMINISTIC]
+    if config.decompose.method == "llm" and config.decompose.model:
+        names.append(config.decompose.model)
+    return sorted({n for n in names if config.model(n).model.startswith("local/")})
+
+
+def notes(config) -> list[str]:
+    """Plain lines the terminal summary prints under the table (and summary.json keeps)."""
+    local = embedded_models(config)
+    if not local:
+        return []
+    return [
+        f"demonstration: the embedded models ({', '.join(local)}) are tiny models that run offline; their answers "
+        "and verdicts show the pipeline working and are not to be trusted. For real verdicts use a hosted judge "
+        "(configs/hosted.yaml)."
+    ]

@@ -14,10 +14,11 @@ class GeneratedAnswer(BaseModel):
 
 
 async def generate(llm: LLM, cfg: ModelConfig, prompt: Prompt, record: Record, language: str) -> tuple[str, str | None, list]:
-    """(answer text, error or None, call records). A failed call gives an empty answer and the error."""
+    """(answer text, error or None, call records). A failed call gives an empty answer and the error; an
+    answer cut at max_tokens is kept, and its call record says ``truncated``."""
     messages = prompt.render(sources=record.sources, question=record.question, language=language)
     try:
-        result, call = await llm.structured(cfg, messages, GeneratedAnswer, prompt_hash=prompt.hash)
+        result, call = await llm.structured(cfg, messages, GeneratedAnswer, prompt_hash=prompt.hash, keep_truncated=True)
     except LLMCallError as e:
         return "", f"generation failed: {e.cause}", [e.record] if e.record else []
     return result.answer.strip(), None, [call]

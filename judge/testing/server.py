@@ -28,6 +28,7 @@ class Reply:
     hang: float = 0.0  # sleep this long, then drop the connection without answering (a hung provider)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    finish_reason: str | None = None  # e.g. "length": the answer was cut at max_tokens
 
 
 Script = list[Reply] | Callable[[dict, int], Reply]
@@ -222,6 +223,7 @@ class ScriptedServer:
                 "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": name, "arguments": text}}],
             }
             finish = "tool_calls"
+        finish = reply.finish_reason or finish
         payload = json.dumps(
             {
                 "id": "chatcmpl-scripted",

@@ -1,0 +1,54 @@
+"""An answer cut at max_tokens is kept and flagged ``truncated``, not an error: through the scripted server
+(real litellm and instructor, whose IncompleteOutputException the port turns back into the partial answer)."""
+
+import json
+from pathlib import Path
+
+import yaml
+
+from judge.datasets import load
+from judge.results import RecordResult
+from judge.testing.server import Reply, schema_of
+from tests.conftest import BUNDLED_SAMPLE, run_cli
+
+
+def test_an_answer_cut_at_max_tokens_is_kept_flagged_and_judged(scripted_server, tmp_path):
+    records = load(BUNDLED_SAMPLE)
+    first_sentence = {r.id: r.source_text.split(".")[0] + "." for r in records}
+
+    def script(request: dict, n: int) -> Reply:
+        assert "answer" in (schema_of(request) or {}).get("properties", {})
+        text = json.dumps(request["messages"], ensure_ascii=False)
+        rid = next(rid for rid, s in first_sentence.items() if json.dumps(s, ensure_ascii=False)[1:-1] in text)
+        # the JSON stops mid-string, as a model's does when max_tokens runs out
+        return Reply(raw='{"answer": ' + json.dumps(first_sentence[rid] + " And then the", ensure_ascii=False)[:-1], finish_reason="length")
+
+    server = scripted_server(script)
+    config = {
+        "name": "cut",
+        "dataset": {"path": str(BUNDLED_SAMPLE)},
+        "models": {"writer": {"model": "openai/writer", "api_base": server.base_url, "family": "fam-a", "max_tokens": 40, "timeout": 5, "max_attempts": 1}},
+        "generate": {"models": ["writer"]},
+        "decompose": {"method": "sentences"},
+        "adjudicate": {"judges": ["deterministic"]},
+        "cache_dir": str(tmp_path / "cache"),
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True))
+
+    def run() -> list[RecordResult]:
+        result = run_cli("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+        assert result.returncode == 0, result.stderr
+        run_dir = json.loads(result.stdout)["run_dir"]
+        return [RecordResult.model_validate_json(line) for line in Path(run_dir, "results.jsonl").read_text().splitlines()]
+
+    results = run()
+    assert server.stats.requests == 3, "a cut answer is not re-asked"
+    for r in results:
+        (a,) = r.answers
+        assert a.truncated and a.generation_error is None
+        assert a.answer == first_sentence[r.record_id] + " And then the"
+        assert any(c.label != "judge_error" for c in a.claims), "the kept answer is decomposed and judged"
+    again = run()  # from the cache: the flag survives
+    assert server.stats.requests == 3
+    assert all(a.truncated for r in again for a in r.answers)
