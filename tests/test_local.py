@@ -88,3 +88,15 @@ def test_a_run_whose_embedded_judge_crashes_finishes_every_record(tmp_path, monk
         assert by_judge["deterministic"].label != "judge_error"
     calls = [json.loads(line) for line in Path(run_dir, "calls.jsonl").read_text().splitlines()]
     assert calls and all("crashed (SIGILL)" in c["error"] for c in calls if c["model"] == "local-gemma")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="llama-cpp-python is not installed (pip install -e '.[local]')")
+def test_a_call_past_its_timeout_stops_the_child_and_the_next_call_answers():
+    cfg = ModelConfig(model="local/gemma3-270m", max_tokens=32, timeout=0.2)
+    with pytest.raises(LLMCallError, match=r"took longer than 0.2 s") as err:
+        asyncio.run(LLM().structured(cfg, MESSAGES, Verdict))
+    assert err.value.attempts == 1
+    assert _child("gemma3-270m").proc is None, "the busy child was stopped, not left computing"
+    verdict, _ = asyncio.run(LLM().structured(cfg.model_copy(update={"timeout": 300}), MESSAGES, Verdict))
+    assert verdict.label in ("supported", "unsupported")

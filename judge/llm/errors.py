@@ -29,3 +29,8 @@ class LocalModelUnavailable(LLMError):
 class LocalModelCrashed(LLMError):
     """The embedded model's child process died (SIGILL from a build that does not fit the CPU, SIGSEGV):
     an error for that call; the next call starts a fresh child."""
+
+
+class LocalModelTimeout(LLMError):
+    """The embedded model took longer than its timeout: its child process is stopped (not retried: the same
+    call would take as long again)."""

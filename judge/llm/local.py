@@ -17,6 +17,7 @@ import atexit
 import importlib.util
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from judge.llm.errors import LLMError, LocalModelCrashed, LocalModelUnavailable
+from judge.llm.errors import LLMError, LocalModelCrashed, LocalModelTimeout, LocalModelUnavailable
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
 CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
@@ -60,12 +61,20 @@ class _Child:
         )
         return self.proc
 
-    def request(self, payload: dict) -> dict:
+    def request(self, payload: dict, timeout: float | None = None) -> dict:
+        """The child's reply; a child that takes longer than ``timeout`` is killed (it would go on using
+        the CPU for an answer nobody waits for) and restarted on the next call."""
         with self.lock:
             proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
             try:
                 proc.stdin.write(json.dumps(payload) + "\n")
                 proc.stdin.flush()
+                ready, _, _ = select.select([proc.stdout], [], [], timeout)
+                if not ready:
+                    proc.kill()
+                    proc.wait()
+                    self.proc = None
+                    raise LocalModelTimeout(f"the embedded model local/{self.name} took longer than {timeout:g} s (its timeout); stopped")
                 line = proc.stdout.readline()
             except (BrokenPipeError, OSError):
                 line = ""
@@ -151,7 +160,7 @@ def grammar_friendly(schema):
     return schema
 
 
-def complete(name: str, messages: list[dict], optional_params: dict) -> dict:
+def complete(name: str, messages: list[dict], optional_params: dict, timeout: float | None = None) -> dict:
     """One chat completion as an OpenAI-style dict (tool call when the request offered a tool)."""
     if name not in EMBEDDED:
         raise LocalModelUnavailable(f"unknown embedded model local/{name}; known: {', '.join('local/' + n for n in EMBEDDED)}")
@@ -169,7 +178,7 @@ def complete(name: str, messages: list[dict], optional_params: dict) -> dict:
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalModelUnavailable(INSTALL_HINT)
         model_path(name)  # assembled and verified here, so a refusal is a plain error, not a child's
-    reply = _child(name).request({"kwargs": kwargs, "crash": crash})
+    reply = _child(name).request({"kwargs": kwargs, "crash": crash}, timeout)
     if "error" in reply:
         raise (LocalModelUnavailable if reply.get("unavailable") else LLMError)(reply["error"])
     out = reply["ok"]
@@ -208,12 +217,13 @@ def ensure_registered() -> None:
     lm = litellm()
 
     class LocalChat(lm.CustomLLM):
-        def completion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any):
+        def completion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None, timeout=None, **kwargs: Any):
             name = model.split("/", 1)[1] if model.startswith("local/") else model
-            return lm.ModelResponse(**complete(name, messages, optional_params or {}))
+            seconds = timeout if isinstance(timeout, (int, float)) else None
+            return lm.ModelResponse(**complete(name, messages, optional_params or {}, seconds))
 
-        async def acompletion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None, **kwargs: Any):
-            return await asyncio.to_thread(self.completion, model, messages, optional_params=optional_params)
+        async def acompletion(self, model: str, messages: list, *args: Any, optional_params: dict | None = None, timeout=None, **kwargs: Any):
+            return await asyncio.to_thread(self.completion, model, messages, optional_params=optional_params, timeout=timeout)
 
     handler = LocalChat()
     lm.custom_provider_map = [p for p in lm.custom_provider_map if p.get("provider") != "local"] + [

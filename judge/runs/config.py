@@ -56,6 +56,9 @@ class AnswersRef(_Section):
 
 class GenerateSection(_Section):
     models: list[str] = []  # models under test, by name
+    # The answer's length is the stage's, not the model's: sized to what the answer prompt asks for, it
+    # overrides the model config's max_tokens for generation only. An answer cut there is kept (truncated).
+    max_tokens: int | None = Field(None, ge=1)
 
 
 class DecomposeSection(_Section):

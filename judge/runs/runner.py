@@ -125,6 +125,8 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     else:
         for name in cfg.generate.models:
             mcfg = cfg.model(name)
+            if cfg.generate.max_tokens:
+                mcfg = mcfg.model_copy(update={"max_tokens": cfg.generate.max_tokens})
             text, error, calls = await generate(p.llm, mcfg, p.prompts["answer"], record, language)
             for c in calls:
                 usage.add_call(c)
