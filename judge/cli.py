@@ -18,6 +18,35 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Grounding ev
 EXIT_BAD_INPUT = 2
 
 
+def _version(value: bool) -> None:
+    if value:
+        from judge import __version__
+
+        sys.stdout.write(f"judge {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
+    """Grounding evaluator for LLM answers."""
+
+
+@app.command()
+def init(directory: Path = typer.Argument(Path("."), help="Folder of the new project (created if needed).")) -> None:
+    """Write a starter project: a config with the deterministic judge, a three-record example in the plain
+    JSONL format and the models file. Then: judge run DIR/judge.yaml"""
+    from judge.starter import CONFIG_NAME, write_starter
+
+    try:
+        written = write_starter(directory)
+    except (FileExistsError, OSError) as e:
+        sys.stderr.write(f"{e}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    sys.stdout.write(f"next: judge run {Path(directory) / CONFIG_NAME}\n")
+
+
 def _print_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-PROMPTS_DIR = Path(os.environ.get("JUDGE_PROMPTS_DIR") or Path(__file__).resolve().parents[1] / "prompts")
+from judge.resources import shipped_dir
+
+PROMPTS_DIR = Path(os.environ.get("JUDGE_PROMPTS_DIR") or shipped_dir("prompts"))
 
 
 def escape_data(text: str) -> str:

@@ -342,16 +342,19 @@ def test_deterministic_config_needs_no_model(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed (pip install -e '.[local]')")
-def test_the_default_config_runs_on_the_embedded_models(tmp_path):
-    result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--limit", "1", "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+def test_the_default_config_gives_every_record_a_judged_claim_on_the_embedded_models(tmp_path):
+    result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert summary["records"] == 1 and summary["by_model"]["local-qwen"]["claims"] >= 1
-    r = results_of(summary["run_dir"])[0]
-    assert r.answers[0].model == "local-qwen" and r.answers[0].family == "qwen" and r.answers[0].answer
-    for c in r.answers[0].claims:
-        assert {v.judge for v in c.verdicts} <= {"local-gemma", "deterministic", "triage"}
-        assert all(v.family in ("google", "deterministic", "none") for v in c.verdicts)
+    assert summary["records"] == 3 and summary["by_model"]["local-qwen"]["claims"] >= 3
+    assert any("demonstration" in note and "local-gemma" in note for note in summary["notes"])
+    for r in results_of(summary["run_dir"]):
+        (a,) = r.answers
+        assert a.model == "local-qwen" and a.family == "qwen" and a.answer and a.generation_error is None
+        assert any(c.label != "judge_error" for c in a.claims), f"{r.record_id}: no judged claim"
+        for c in a.claims:
+            assert {v.judge for v in c.verdicts} <= {"local-gemma", "deterministic", "triage"}
+            assert all(v.family in ("google", "deterministic", "none") for v in c.verdicts)
 
 
 def test_resume_refuses_a_run_made_with_another_config(scripted_server, tmp_path):

@@ -39,7 +39,10 @@ def test_an_answer_cut_at_max_tokens_is_kept_flagged_and_judged(scripted_server,
     def run() -> list[RecordResult]:
         result = run_cli("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
         assert result.returncode == 0, result.stderr
-        run_dir = json.loads(result.stdout)["run_dir"]
+        summary = json.loads(result.stdout)
+        assert summary["answers_truncated"] == 3
+        assert summary["notes"] == [], "no embedded model: no demonstration note"
+        run_dir = summary["run_dir"]
         return [RecordResult.model_validate_json(line) for line in Path(run_dir, "results.jsonl").read_text().splitlines()]
 
     results = run()

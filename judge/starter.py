@@ -1,0 +1,77 @@
+"""``judge init DIR``: a starter project that runs as soon as it is written, with no model and no key.
+
+Three files: a run config with the deterministic judge, a three-record English example in the plain JSONL
+format (``{"id", "question", "source", "answer"}`` per line), and the models file shipped with the package,
+where a hosted or embedded judge is one name away. Existing files are never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judge.resources import shipped_dir
+
+CONFIG_NAME = "judge.yaml"
+DATA_NAME = "example.jsonl"
+MODELS_NAME = "models.yaml"
+
+EXAMPLE = [
+    {
+        "id": "bridge-1",
+        "question": "When did the Golden Gate Bridge open?",
+        "source": "The Golden Gate Bridge opened to traffic on May 28, 1937. Its main span is 1,280 metres long.",
+        "answer": "The bridge opened to traffic on May 28, 1937.",
+    },
+    {
+        "id": "bridge-2",
+        "question": "How long is the bridge's main span?",
+        "source": "The Golden Gate Bridge opened to traffic on May 28, 1937. Its main span is 1,280 metres long.",
+        "answer": "Its main span is 2,737 metres long. It is painted blue.",
+    },
+    {
+        "id": "bees-1",
+        "question": "What do honey bees make, and from what?",
+        "source": "Honey bees make honey from the nectar of flowers. A colony can hold tens of thousands of bees.",
+        "answer": "Honey bees make honey from the nectar of flowers.",
+    },
+]
+
+CONFIG = f"""\
+# A starter run: `judge run {CONFIG_NAME}`. No model and no key: the answers are recorded in the data,
+# split into sentences, and ruled on by the deterministic judge (support-span search and checks).
+# For a model judge, name one from {MODELS_NAME} in `judges:` (e.g. [claude-haiku, deterministic] with
+# ANTHROPIC_API_KEY set); for answers written by a model under test, drop `answer` from the records and add
+# `generate: {{models: [NAME]}}`.
+name: starter
+dataset:
+  path: {DATA_NAME}   # plain JSONL: id, question, source (or sources), answer (or answers)
+models_file: {MODELS_NAME}
+decompose:
+  method: sentences
+adjudicate:
+  judges: [deterministic]
+cache_dir: .cache/judge
+"""
+
+
+def write_starter(directory: str | Path) -> list[Path]:
+    """Write the starter project into ``directory`` (created if needed) and return the files written.
+
+    Raises FileExistsError, naming the files, when any of them is already there."""
+    target = Path(directory)
+    files = {
+        CONFIG_NAME: CONFIG,
+        DATA_NAME: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in EXAMPLE),
+        MODELS_NAME: (shipped_dir("configs") / "models.yaml").read_text(encoding="utf-8"),
+    }
+    existing = [str(target / name) for name in files if (target / name).exists()]
+    if existing:
+        raise FileExistsError(f"{', '.join(existing)} already exist(s); init writes only into new files")
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files.items():
+        path = target / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
