@@ -53,7 +53,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
 
 def embedded_models(config) -> list[str]:
     """The run's models that are embedded (``local/...``): generation, decomposition and judging."""
-    from judge.stages.adjudicate import DETERMINISTIC
+    from judge.verdicts import DETERMINISTIC
 
     names = list(config.generate.models) + [j for j in config.adjudicate.judges if j != DETERMINISTIC]
     if config.decompose.method == "llm" and config.decompose.model:
