@@ -93,13 +93,6 @@ def test_the_wheel_installed_outside_the_checkout_runs_init_run_and_the_pytest_p
     init = run(judge, "init", "proj")
     assert init.returncode == 0, init.stderr
     config = f"proj/{CONFIG_NAME}"
-    if not (ROOT / "judge" / "datasets" / "plain.py").exists():  # until the plain format lands: the packaged sample
-        data = Path(module).parent / "data"
-        config = "proj/sample.yaml"
-        (work / config).write_text(
-            f"dataset: {{path: {data / 'he_sample.json'}}}\nanswers: {{path: {data / 'he_sample_answers.jsonl'}}}\n"
-            "decompose: {method: sentences}\nadjudicate: {judges: [deterministic]}\n"
-        )
     result = run(judge, "run", config, "--runs-dir", "runs", "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
