@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_serializer
 
 from judge.llm.port import Usage
 from judge.models import Candidate, Span
@@ -21,6 +21,13 @@ class NumberMismatch(BaseModel):
     candidate: str
 
 
+class Conflict(Span):
+    """A sentence of the source that retracts or contradicts the claim (see judge/stages/conflicts.py)."""
+
+    kind: Literal["correction", "near_duplicate"]
+    detail: str
+
+
 class ClaimChecks(BaseModel):
     """Deterministic checks of a claim against its candidates."""
 
@@ -29,10 +36,19 @@ class ClaimChecks(BaseModel):
     numbers_mismatched: list[NumberMismatch] = []  # differ from the same kind of number in the best candidate
     names: list[str] = []  # capitalised Latin terms, quoted terms, terms in gershayim
     names_missing: list[str] = []  # in no candidate
+    conflicts: list[Conflict] = []  # sentences of the source that retract or contradict the claim
 
     @property
     def passed(self) -> bool:
-        return not (self.numbers_missing or self.numbers_mismatched or self.names_missing)
+        return not (self.numbers_missing or self.numbers_mismatched or self.names_missing or self.conflicts)
+
+    @model_serializer(mode="wrap")
+    def _no_empty_conflicts(self, handler):
+        """Results without conflicts stay byte-identical to those written before conflicts were checked."""
+        data = handler(self)
+        if not data.get("conflicts"):
+            data.pop("conflicts", None)
+        return data
 
 
 class OfferedCandidate(Candidate):

@@ -1,0 +1,153 @@
+"""How much of a claim its evidence supports, and the deterministic judge's calibrated rule.
+
+The rule reads a handful of features of a claim against the candidates it was offered: whether it was
+found verbatim, the share of its content words the candidates hold (``coverage``), the longest run of
+consecutive content words they lack (``max_run``: an added clause is a run, a paraphrase scatters single
+words), numbers absent from the evidence, numbers stated differently in the same context, names absent, and
+conflicts in the source (corrections, near-duplicates with another figure). The thresholds are not guessed:
+``bench/calibrate_deterministic.py`` fits them on labelled data, held out by record, and writes them to
+``judge/data/deterministic.yaml``, which :func:`load_params` reads (a run config may override them).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judge.models import Candidate
+from judge.results import ClaimChecks
+from judge.text import content_words, normalize, word_forms, words
+
+VERBATIM_METHODS = ("exact", "normalized", "folded")
+TRIAGE_MIN_WORDS = 3  # shorter verbatim fragments ("Anne Rice:", "- Born") state too little to settle free
+# Words that attach an added detail (a cause, a majority, a focus) to an otherwise supported statement.
+CONNECTIVES = frozenset(
+    """
+    because due mainly mostly largely primarily chiefly particularly especially including most majority
+    בעיקר בגלל משום מפני בשל עקב רובם רובן רוב במיוחד בייחוד כולל לרבות
+    porque devido principalmente sobretudo maioria especialmente incluindo
+    بسبب لأن خاصة معظم أغلب بما فيها
+    """.split()
+)
+PARAMS_FILE = Path(__file__).resolve().parent.parent / "data" / "deterministic.yaml"
+
+
+class RuleParams(BaseModel):
+    """The calibrated thresholds of one language profile (see the module docstring for the order)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    unsupported_below: float = Field(0.45, ge=0, le=1)  # coverage under this: unsupported
+    supported_min_coverage: float = Field(0.85, ge=0, le=1)
+    supported_max_run: int = Field(1, ge=0)  # an uncovered run longer than this is an added detail
+    contradict_missing_number_min_coverage: float = Field(0.7, ge=0, le=1.01)  # > 1: off
+    contradict_mismatch: bool = True  # a number stated differently in the same context: contradicted
+    partial_on_added_connective: bool = True  # "mainly because ...", "most of them ..." absent from the evidence
+    supported_max_tail_run: int = Field(99, ge=0)  # uncovered words closing the claim: an appended detail
+
+
+class DeterministicParams(BaseModel):
+    """What ``judge/data/deterministic.yaml`` holds: a profile per language (``default`` for the rest)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    profiles: dict[str, RuleParams] = Field(default_factory=lambda: {"default": RuleParams()})
+    calibration: dict = {}  # how the values were learned, and their held-out figures
+
+    def for_language(self, language: str | None) -> RuleParams:
+        return self.profiles.get(language or "", self.profiles.get("default", RuleParams()))
+
+
+class SupportFeatures(BaseModel):
+    verbatim: bool
+    coverage: float  # share of the claim's content words found in the candidates
+    max_run: int  # the longest run of consecutive content words the candidates lack
+    tail_run: int = 0  # the content words closing the claim that the candidates lack
+    uncovered: list[str] = []
+    numbers_missing: int = 0
+    mismatches: int = 0
+    names_missing: int = 0
+    conflicts: int = 0
+    added_connectives: list[str] = []  # connectives of the claim the evidence lacks
+    words: int = 0  # content words of the claim
+    heading: bool = False  # ends with a colon: a lead-in whose content follows it
+
+
+def _forms(text: str) -> set[str]:
+    return {f for w in words(normalize(text).text) for f in word_forms(w)}
+
+
+def support_features(claim: str, candidates: list[Candidate], checks: ClaimChecks) -> SupportFeatures:
+    evidence = set().union(*(_forms(c.text) for c in candidates)) if candidates else set()
+    claim_words = content_words(normalize(claim).text)
+    run = best = 0
+    uncovered = []
+    for w in claim_words:
+        if any(f in evidence for f in word_forms(w)):
+            run = 0
+        else:
+            run += 1
+            best = max(best, run)
+            uncovered.append(w)
+    connectives = [w for w in words(normalize(claim).text) if any(f in CONNECTIVES for f in word_forms(w))]
+    added = [w for w in dict.fromkeys(connectives) if not any(f in evidence for f in word_forms(w))]
+    distinct = set(claim_words)
+    coverage = 1.0 - len(set(uncovered)) / len(distinct) if distinct else (1.0 if candidates else 0.0)
+    return SupportFeatures(
+        verbatim=bool(candidates) and candidates[0].method in VERBATIM_METHODS,
+        coverage=round(coverage, 6),
+        max_run=best,
+        tail_run=run,
+        uncovered=list(dict.fromkeys(uncovered)),
+        numbers_missing=len(checks.numbers_missing),
+        mismatches=len(checks.numbers_mismatched),
+        names_missing=len(checks.names_missing),
+        conflicts=len(checks.conflicts),
+        added_connectives=added,
+        words=len(claim_words),
+        heading=claim.rstrip().endswith(":"),
+    )
+
+
+def free_supported(f: SupportFeatures) -> bool:
+    """Triage's rule: ``supported`` with no model call only for a verbatim statement the source does not
+    take back or state otherwise, long enough to say something and not a lead-in to what follows."""
+    return f.verbatim and not f.conflicts and f.words >= TRIAGE_MIN_WORDS and not f.heading
+
+
+def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
+    """The deterministic judge's label for features ``f`` under thresholds ``p``, with the reason."""
+    if f.conflicts:
+        return "contradicted", "the source corrects this statement or says it otherwise elsewhere"
+    if f.verbatim:
+        return "supported", "the claim appears verbatim in the source"
+    if f.mismatches and p.contradict_mismatch:
+        return "contradicted", "a number is stated differently in the same context"
+    if f.coverage < p.unsupported_below:
+        return "unsupported", f"the evidence holds {f.coverage:.0%} of the claim's words (< {p.unsupported_below:.0%})"
+    if f.numbers_missing and f.coverage >= p.contradict_missing_number_min_coverage:
+        return "contradicted", f"a number is absent from evidence that holds {f.coverage:.0%} of the claim's words"
+    if (
+        f.coverage >= p.supported_min_coverage
+        and f.max_run <= p.supported_max_run
+        and f.tail_run <= p.supported_max_tail_run
+        and not f.numbers_missing
+        and not f.names_missing
+        and not (p.partial_on_added_connective and f.added_connectives)
+    ):
+        return "supported", f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
+    lacking = ", ".join(f.uncovered[:6])
+    return "partially_supported", f"the evidence holds {f.coverage:.0%} of the claim's words" + (f"; not: {lacking}" if lacking else "")
+
+
+@lru_cache(maxsize=8)
+def load_params(path: str | None = None) -> DeterministicParams:
+    """The calibrated parameters (the shipped file unless ``path`` is given)."""
+    import yaml
+
+    file = Path(path) if path else PARAMS_FILE
+    if not file.exists():
+        return DeterministicParams()
+    return DeterministicParams.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")) or {})

@@ -1,0 +1,261 @@
+"""Free verdicts must be right: number alignment by context, conflicts in the source, the calibrated rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.results import ClaimChecks
+from judge.search import search
+from judge.stages.checks import aligned_mismatches, check_claim, mentions, numbers_in
+from judge.stages.conflicts import correction_cue, find_conflicts
+from judge.stages.support import (
+    RuleParams,
+    SupportFeatures,
+    decide,
+    free_supported,
+    load_params,
+    support_features,
+)
+from tests.conftest import shared
+
+# -- numbers aligned with their context --------------------------------------------------------------------
+
+
+def test_a_date_is_compared_with_the_date_not_with_a_number_that_happens_to_be_near():
+    evidence = ["Apollo 11 landed on July 20, 1969, and Armstrong walked on the Moon."]
+    got = {(m.claim, m.candidate) for m in aligned_mismatches("Armstrong walked on the Moon on July 21, 1971.", evidence)}
+    assert got == {("21", "20"), ("1971", "1969")}  # never ("21", "11"): "Apollo 11" is not a day of July
+
+
+def test_a_number_with_no_counterpart_in_the_same_context_is_missing_not_mismatched():
+    assert aligned_mismatches("Armstrong walked on the Moon on July 21, 1971.", ["Apollo 11 carried three astronauts."]) == []
+    checks = check_claim("The speed is limited to 25 km/h.", search("The speed is limited to 25 km/h.", "The city bought 600 bikes."))
+    assert checks.numbers_missing == ["25"] and checks.numbers_mismatched == []
+
+
+def test_hebrew_numbers_align_through_prefixes_and_units():
+    got = aligned_mismatches("אורכה היה כ־78 קילומטרים.", ['ואורכה היה כ־87 ק"מ והיא נפתחה ב־1892.'])
+    assert [(m.claim, m.candidate) for m in got] == [("78", "87")]
+
+
+def test_a_value_stated_differently_beside_the_same_words_is_a_mismatch_even_if_it_appears_elsewhere():
+    # 60% appears in the evidence, but about something else; beside "nurses consider leaving" it is 40%
+    evidence = ["About 40% of the nurses consider leaving the public system.", "Wages rose 60% in a decade."]
+    got = aligned_mismatches("About 60% of the nurses consider leaving the public system.", evidence)
+    assert [(m.claim, m.candidate) for m in got] == [("60%", "40%")]
+
+
+def test_a_tie_in_context_is_the_claims_benefit_of_the_doubt():
+    evidence = ["Sales grew 40% in 2019 and sales grew 60% in 2020."]
+    assert aligned_mismatches("Sales grew 60%.", evidence) == []
+
+
+def test_percent_written_out_is_a_percentage():
+    assert numbers_in("עלייה של 12 אחוזים, and 5 percent, and 7%") == ["12%", "5%", "7%"]
+    assert [m.kind for m in mentions("On 21 July 1971")] == ["day", "year"]
+
+
+# -- conflicts: corrections and near-duplicates ------------------------------------------------------------
+
+NEWS = (
+    "The ministry added 1,450 weekly trips to peripheral lines last year. The buses are new. "
+    "Correction: the figure was mistyped and should read 1,540 trips."
+)
+CLAIM = "The ministry added 1,450 weekly trips to peripheral lines last year."
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Correction: the figure was mistyped.",
+        "UPDATE: the talks resumed on Monday.",
+        "An earlier version of this article misstated the date.",
+        "תיקון: נפלה טעות בנתון.",
+        "בטעות נכתב כי מדובר ב־12 אחוזים.",
+        "Correção: onde se lê 10, leia-se 12.",
+        "Errata: o número correto é 12.",
+        "تصحيح: الرقم الصحيح هو 12.",
+    ],
+)
+def test_correction_cues_in_four_languages(sentence):
+    assert correction_cue(sentence) is not None
+
+
+@pytest.mark.parametrize("sentence", ["He updated his phone.", "The correct answer was given.", "העדכון השבועי פורסם."])
+def test_ordinary_sentences_carry_no_cue(sentence):
+    assert correction_cue(sentence) is None
+
+
+def test_a_verbatim_claim_the_source_corrects_has_a_conflict_with_its_span():
+    at = NEWS.index(CLAIM)
+    found = find_conflicts(CLAIM, {"d": NEWS}, [("d", at, at + len(CLAIM))])
+    assert [c.kind for c in found] == ["correction"]
+    c = found[0]
+    assert NEWS[c.start_char : c.end_char] == c.excerpt and c.excerpt.startswith("Correction:")
+    assert "1540" in c.detail
+
+
+def test_a_hebrew_correction_with_only_the_new_figure_is_a_conflict():
+    source = "משרד התחבורה הוסיף 1,450 נסיעות שבועיות בקווים לפריפריה. האוטובוסים חדשים. תיקון: נפלה טעות בנתון, והמספר הנכון הוא 1,540."
+    claim = "משרד התחבורה הוסיף 1,450 נסיעות שבועיות בקווים לפריפריה."
+    assert [c.kind for c in find_conflicts(claim, {None: source}, [(None, 0, len(claim))])] == ["correction"]
+
+
+def test_a_near_duplicate_with_another_number_is_a_conflict():
+    source = CLAIM + " The buses are new. Later the report said the ministry added 1,540 weekly trips to peripheral lines last year."
+    found = find_conflicts(CLAIM, {"d": source}, [("d", 0, len(CLAIM))])
+    assert [c.kind for c in found] == ["near_duplicate"] and "1540" in found[0].detail
+
+
+def test_an_unrelated_correction_and_a_plain_source_are_no_conflict():
+    source = CLAIM + " The buses are new. The mayor spoke. Correction: the mayor's name is spelled Cohen, not Kohen."
+    assert find_conflicts(CLAIM, {"d": source}, [("d", 0, len(CLAIM))]) == []
+    assert find_conflicts(CLAIM, {"d": CLAIM + " The buses are new."}, [("d", 0, len(CLAIM))]) == []
+
+
+def test_check_claim_with_sources_reports_conflicts_and_fails():
+    candidates = search(CLAIM, NEWS)
+    assert candidates[0].method == "exact"
+    checks = check_claim(CLAIM, candidates, {"d": NEWS})
+    assert checks.conflicts and not checks.passed
+    assert check_claim(CLAIM, candidates).conflicts == []  # without sources nothing is looked for
+
+
+def test_claim_checks_without_conflicts_serialise_as_before():
+    assert "conflicts" not in ClaimChecks(numbers=["1"]).model_dump_json()
+
+
+# -- triage and the calibrated rule ------------------------------------------------------------------------
+
+
+def _features(claim: str, source: str) -> SupportFeatures:
+    candidates = search(claim, source)
+    return support_features(claim, candidates, check_claim(claim, candidates, {"d": source}))
+
+
+def test_triage_refuses_a_verbatim_claim_the_source_corrects():
+    assert free_supported(_features(CLAIM, CLAIM + " The buses are new."))
+    corrected = _features(CLAIM, NEWS)
+    assert corrected.verbatim and not free_supported(corrected)
+    assert decide(corrected, RuleParams())[0] == "contradicted"
+
+
+def test_triage_refuses_headings_and_fragments():
+    source = "Anne Rice:\n- Born in New Orleans in 1941\n- Wrote Interview with the Vampire"
+    assert not free_supported(_features("Anne Rice:", source))
+    assert not free_supported(_features("- Born", source))
+
+
+def test_coverage_and_runs_of_missing_words():
+    f = _features("The buses are new and mostly painted bright green.", "The buses are new.")
+    assert f.coverage < 0.5 and f.tail_run == f.max_run >= 3 and f.added_connectives == ["mostly"]
+    assert decide(f, RuleParams(unsupported_below=0.3, supported_min_coverage=0.3))[0] == "partially_supported"
+
+
+def test_the_rule_follows_its_thresholds():
+    base = SupportFeatures(verbatim=False, coverage=0.9, max_run=1, tail_run=0)
+    assert decide(base, RuleParams())[0] == "supported"
+    assert decide(base, RuleParams(supported_min_coverage=0.95))[0] == "partially_supported"
+    assert decide(base.model_copy(update={"coverage": 0.3}), RuleParams())[0] == "unsupported"
+    assert decide(base.model_copy(update={"mismatches": 1}), RuleParams())[0] == "contradicted"
+    assert decide(base.model_copy(update={"mismatches": 1}), RuleParams(contradict_mismatch=False))[0] == "supported"
+    missing = base.model_copy(update={"numbers_missing": 1})
+    assert decide(missing, RuleParams(contradict_missing_number_min_coverage=0.8))[0] == "contradicted"
+    assert decide(missing, RuleParams(contradict_missing_number_min_coverage=1.01))[0] == "partially_supported"
+
+
+def test_the_shipped_parameters_load_and_name_their_calibration():
+    params = load_params()
+    assert {"he", "en", "default"} <= set(params.profiles)
+    assert params.for_language("pt") == params.profiles["default"]
+    assert params.calibration["heldout"]["he_macro_f1"] > 0  # figures on held-out data, written by the bench
+
+
+def test_the_bench_vectorised_rule_agrees_with_decide():
+    """bench/calibrate_deterministic.py fits a vectorised copy of ``decide``: the two must agree everywhere."""
+    import importlib.util
+    import itertools
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "calibrate_deterministic.py"
+    spec = importlib.util.spec_from_file_location("calibrate_deterministic", path)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses resolve their annotations through sys.modules
+    spec.loader.exec_module(bench)
+    items = []
+    for verbatim, cov, run, tail, nm, mm, na, cf, conn in itertools.product(
+        (False, True), (0.2, 0.5, 0.75, 0.95), (0, 2, 4), (0, 2), (0, 1), (0, 1), (0, 1), (0, 1), ([], ["mainly"])
+    ):
+        f = SupportFeatures(verbatim=verbatim, coverage=cov, max_run=run, tail_run=tail, numbers_missing=nm, mismatches=mm,
+                            names_missing=na, conflicts=cf, added_connectives=conn)
+        items.append(bench.Item("t", "g", "x", "supported", "en", features=f))
+    arrays = bench._arrays(items)
+    for params in (RuleParams(), RuleParams(supported_max_tail_run=0, partial_on_added_connective=False, contradict_mismatch=False)):
+        vector = bench._predict(arrays, params.model_dump())
+        assert [bench.LABELS[i] for i in vector] == [decide(i.features, params)[0] for i in items]
+
+
+def test_verbatim_hebrew_answer_claims_are_triaged_and_all_are_right():
+    """On the shared Hebrew answers, every claim triage settles is gold-supported."""
+    from judge.datasets import load
+    from judge.search import Index
+
+    records = {r.id: r for r in load(shared("he_qa_sample.json"))}
+    settled = []
+    for a in load(shared("he_model_answers_sample.jsonl")):
+        r = records[a.record_id]
+        index = Index(r.sources[0].text, r.sources[0].doc_id)
+        for g in a.gold_claims:
+            candidates = index.search(g.text, 5)
+            f = support_features(g.text, candidates, check_claim(g.text, candidates, {r.sources[0].doc_id: r.sources[0].text}))
+            if free_supported(f):
+                settled.append(g.label)
+    assert len(settled) >= 5 and set(settled) == {"supported"}
+
+
+# -- the figures scores report: free verdicts and the evidence ceiling ---------------------------------------
+
+
+def test_offered_covers_needs_every_gold_span_half_covered():
+    from judge.metrics.free import offered_covers
+
+    gold = [("d", 0, 10), ("d", 20, 30)]
+    assert offered_covers(gold, [("d", 0, 10), ("d", 24, 40)])  # 6 of 10 characters of the second
+    assert not offered_covers(gold, [("d", 0, 10), ("d", 26, 40)])  # 4 of 10
+    assert not offered_covers(gold, [("d", 0, 10), ("e", 20, 30)])  # another document
+    assert offered_covers([("d", 0, 10)], [("d", 0, 4), ("d", 4, 6)])  # the union of several candidates counts
+    assert not offered_covers([], [("d", 0, 10)])
+
+
+def test_free_verdict_coverage_and_precision_per_label():
+    from judge.metrics.free import FreeVerdicts
+    from judge.results import JudgeVerdict
+
+    def v(label, how):
+        return JudgeVerdict(judge=how, model="m", family="f", label=label, how=how)
+
+    free = FreeVerdicts()
+    free.add("supported", "supported", [v("supported", "triage")])
+    free.add("contradicted", "supported", [v("supported", "triage")])  # a wrong free verdict
+    free.add("unsupported", "unsupported", [v("unsupported", "deterministic")])
+    free.add("unsupported", "supported", [v("supported", "model"), v("unsupported", "deterministic")])
+    out = free.result()
+    assert out["claims"] == 4
+    assert out["triage"]["settled"] == 2 and out["triage"]["coverage"] == 0.5 and out["triage"]["precision"] == 0.5
+    assert out["deterministic"]["per_label"]["unsupported"] == {"given": 2, "precision": 1.0}
+    assert out["no_model_call"]["settled"] == 3  # the fourth claim asked a model
+    assert FreeVerdicts().result() is None
+
+
+def test_evidence_ceiling_beside_the_judges_accuracy():
+    from judge.metrics.free import EvidenceCeiling
+
+    ceiling = EvidenceCeiling()
+    ceiling.add([[("d", 0, 10)]], [("d", 0, 10)], "supported")
+    ceiling.add([[("d", 0, 10)], [("d", 50, 60)]], [("d", 50, 60)], "partially_supported")  # an alternative set offered
+    ceiling.add([[("d", 0, 10)]], [("d", 30, 40)], "supported")  # not offered, judged right anyway
+    ceiling.add([[]], [("d", 0, 10)], "supported")  # no gold spans: not counted
+    out = ceiling.result()
+    assert out["claims"] == 3 and out["ceiling"] == 2 / 3
+    assert out["judges_accuracy"] == 2 / 3 and out["judges_accuracy_when_offered"] == 0.5
