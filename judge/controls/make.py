@@ -38,7 +38,7 @@ from judge.models import Record, Span
 from judge.search import Index
 from judge.stages.adjudicate import VERBATIM_METHODS
 from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
-from judge.stages.checks import _kind as number_kind
+from judge.stages.checks import number_kind
 from judge.text import content_words, detect_language, normalize, split_sentences
 
 ControlLabel = Literal["supported", "contradicted", "unsupported"]

@@ -71,6 +71,9 @@ def number_kind(number: str) -> str:
     return "number"
 
 
+_kind = number_kind  # the name judge.controls imports
+
+
 def _is_month(word: str) -> bool:
     return any(f in MONTHS for f in word_forms(word))
 
