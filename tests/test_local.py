@@ -46,12 +46,20 @@ def test_a_native_crash_is_an_error_for_that_call_and_the_next_call_gets_a_fresh
     monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-0.5b:SIGSEGV")
     with pytest.raises(LLMCallError, match=r"crashed \(SIGSEGV\)"):
         call("local/qwen2.5-0.5b")
-    # a crash aimed at another model leaves this one alone: it gets past the crash hook
-    monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGILL")
-    if not HAS_LLAMA:
+    if not HAS_LLAMA:  # a crash aimed at another model leaves this one alone: it gets past the crash hook
+        monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGILL")
         with pytest.raises(LLMCallError, match="needs the 'local' extra"):
             call("local/qwen2.5-0.5b")
-        return
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="llama-cpp-python is not installed (pip install -e '.[local]')")
+def test_after_a_crash_the_next_call_answers_from_a_fresh_child_that_stays_loaded(monkeypatch):
+    monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-0.5b:SIGILL")
+    with pytest.raises(LLMCallError, match=r"crashed \(SIGILL\)"):
+        call("local/qwen2.5-0.5b")
+    monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGILL")  # aimed at another model: this one is left alone
+    child = _child("qwen2.5-0.5b")
     verdict, record = call("local/qwen2.5-0.5b")  # a fresh child, the real model
     assert verdict.label in ("supported", "unsupported") and record.completion_tokens > 0
     first_pid = child.proc.pid
