@@ -507,45 +507,26 @@ def retrieval(
     fingerprint: Optional[str] = typer.Option(None, "--fingerprint", help="Expected corpus fingerprint (overrides manifest.json)."),
     allow_mismatch: bool = typer.Option(False, "--allow-fingerprint-mismatch", help="Score even if the corpus is another revision."),
     by: list[str] = typer.Option([], "--by", help="Query fields to stratify by (default: regime tipo registro fonte_origem modo persona)."),
+    work_field: Optional[str] = typer.Option(None, "--work-field", help="Corpus field naming each chunk's work, for dup_group tolerance."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Score a retrieval run: hit@k, recall@k, MRR@10, nDCG@10 (ir-measures), stratified; dup_group-tolerant too."""
-    from judge.datasets.beir import STRATA, load_benchmark, load_run
-    from judge.metrics.retrieval import evaluate_run
+    from judge.datasets.beir import load_benchmark, load_run
+    from judge.metrics.retrieval import evaluate_run, retrieval_notes, retrieval_tables
     from judge.problems import DatasetError
 
     try:
         bench = load_benchmark(bench_dir, corpus, fingerprint, allow_mismatch, qrels)
-        rep = evaluate_run(bench, load_run(run_file), strata=tuple(by) or STRATA)
+        rep = evaluate_run(bench, load_run(run_file), strata=tuple(by) or None, work_field=work_field)
     except DatasetError as e:
         _fail_with_problems(e.problems)
     if as_json:
         _print_json(rep)
         return
-    from rich.table import Table
-
     console = _console()
-    metrics = list(rep["metrics"])
-    t = Table(title=f"{bench_dir}: {rep['queries_scored']} queries, qrels {rep['qrels_format']}, corpus {rep['corpus_fingerprint'] or 'not loaded'}")
-    t.add_column("stratum")
-    t.add_column("queries", justify="right")
-    for m in metrics:
-        t.add_column(m, justify="right")
-    t.add_row("all", str(rep["queries_scored"]), *(_fmt(rep["metrics"][m]) for m in metrics))
-    if rep["dup_group_tolerant"]:
-        t.add_row("all, dup_group-tolerant", str(rep["queries_scored"]), *(_fmt(rep["dup_group_tolerant"][m]) for m in metrics))
-    for field, groups in rep["by"].items():
-        for value, row in groups.items():
-            t.add_row(f"{field}={value}", str(row["queries"]), *(_fmt(row[m]) for m in metrics))
-    console.print(t)
-    notes = []
-    if rep["qrels_rows_for_other_queries_dropped"]:
-        notes.append(f"{rep['qrels_rows_for_other_queries_dropped']} qrels rows for queries not in queries.jsonl were left out")
-    if rep["qrels_chunks_missing_from_corpus"]:
-        notes.append(f"{rep['qrels_chunks_missing_from_corpus']} relevant chunk ids are not in the corpus")
-    if rep["queries_missing_from_run"]:
-        notes.append(f"{rep['queries_missing_from_run']} queries are missing from the run (scored 0)")
-    for n in notes:
+    for t in retrieval_tables(rep, str(bench_dir)):
+        console.print(t)
+    for n in retrieval_notes(rep):
         console.print(n, markup=False)
 
 

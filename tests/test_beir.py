@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.datasets.beir import fingerprint, load_benchmark, load_qrels, load_queries, load_run
+from judge.metrics.retrieval import evaluate_run, retrieval_tables
 from judge.problems import DatasetError
 from judge.search.bm25 import BM25
 from tests.conftest import ROOT, run_cli, shared
@@ -76,7 +77,7 @@ def test_retrieval_metrics_by_hand_stratified_and_dup_group_tolerant(run_file):
     assert m["recall@5"] == pytest.approx((1 + 0.5 + 1 + 0 + 1 + 0) / 6)
     assert m["mrr@10"] == pytest.approx((1 + 1 + 0.5 + 0 + 1 + 0) / 6)
     assert rep["queries_missing_from_run"] == 1
-    assert rep["dup_group_tolerant"]["hit@1"] == pytest.approx(4 / 6)  # the other edition of Dom Casmurro counts
+    assert rep["dup_group_tolerant"]["metrics"]["hit@1"] == pytest.approx(4 / 6)  # the other edition of Dom Casmurro counts
     assert rep["by"]["modo"]["multichunk"]["queries"] == 1 and rep["by"]["modo"]["single"]["queries"] == 5
     assert rep["by"]["regime"]["classe"]["hit@1"] == 1.0
     assert rep["corpus_fingerprint"] == json.loads((GAIA / "manifest.json").read_text())["corpus_fingerprint"]["sha256_chunk_ids"]
@@ -151,9 +152,140 @@ def test_a_parquet_corpus_reads_like_the_jsonl_one(tmp_path):
     from judge.datasets.beir import load_corpus
 
     rows = [json.loads(line) for line in (GAIA / "corpus.jsonl").read_text().splitlines()]
-    table = pa.Table.from_pylist([{"chunk_id": r["_id"], "title": r["title"], "text": r["text"], "dup_group": r["dup_group"]} for r in rows])
+    table = pa.Table.from_pylist([{"chunk_id": r["_id"], "title": r["title"], "text": r["text"], "fonte": r["fonte"], "autor": r.get("autor")} for r in rows])
     pq.write_table(table, tmp_path / "corpus.parquet")
     from_parquet = load_corpus(tmp_path / "corpus.parquet")
     from_jsonl = load_corpus(GAIA / "corpus.jsonl")
-    assert from_parquet == from_jsonl
+    assert from_parquet.keys() == from_jsonl.keys()
+    for cid, c in from_jsonl.items():
+        p = from_parquet[cid]
+        assert (p.title, p.text, p.fields["fonte"], p.fields.get("autor")) == (c.title, c.text, c.fields["fonte"], c.fields.get("autor"))
     assert fingerprint(from_parquet) == fingerprint(from_jsonl)
+
+
+def _copy(tmp_path, name="bench") -> Path:
+    other = tmp_path / name
+    shutil.copytree(GAIA, other)
+    return other
+
+
+def _rewrite(path: Path, edit) -> None:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in edit(rows)), encoding="utf-8")
+
+
+def test_dup_group_tolerance_reads_the_queries_dup_group_as_the_card_defines_it(tmp_path, run_file):
+    # the card puts dup_group in queries.jsonl ("autor+título normalizados"); the corpus chunks carry no such
+    # field here: each chunk's work comes from its author and title, tied to the query by its anchor chunk
+    assert all("dup_group" not in json.loads(line) for line in (GAIA / "corpus.jsonl").read_text().splitlines())
+    rep = json.loads(run_cli("retrieval", str(GAIA), str(run_file), "--json").stdout)
+    tol = rep["dup_group_tolerant"]
+    assert rep["dup_group_tolerance_unavailable"] is None and "author+title" in tol["basis"]
+    # q4 retrieved the school edition first: strict miss, tolerant hit; nothing else changes
+    assert tol["metrics"]["hit@1"] == pytest.approx(4 / 6) and rep["metrics"]["hit@1"] == pytest.approx(3 / 6)
+    assert rep["by"]["registro"]["internetes"]["hit@1"] == 0.0 and tol["by"]["registro"]["internetes"]["hit@1"] == 1.0
+    assert tol["by"]["registro"]["keywords"]["hit@10"] == 0.0  # q5's hit is another work (OBMEP), still a miss
+    assert tol["queries_without_work"] == [] and set(tol["metrics"]) == {"hit@1", "hit@5", "hit@10"}
+
+    # a corpus field the user names
+    named = _copy(tmp_path, "named")
+    _rewrite(named / "corpus.jsonl", lambda rows: [{**r, "obra": r["_id"].rsplit("-", 1)[0].replace("-ed1", "").replace("-ed2", "")} for r in rows])
+    (named / "manifest.json").unlink()
+    rep = json.loads(run_cli("retrieval", str(named), str(run_file), "--json", "--work-field", "obra").stdout)
+    assert rep["dup_group_tolerant"]["basis"] == "corpus field obra" and rep["dup_group_tolerant"]["metrics"]["hit@1"] == pytest.approx(4 / 6)
+    bad = run_cli("retrieval", str(named), str(run_file), "--work-field", "editora")
+    assert bad.returncode == 2 and "editora" in bad.stderr and "Traceback" not in bad.stderr
+
+    # said, not silent, when it cannot be computed
+    bare = _copy(tmp_path, "bare")
+    (bare / "corpus.jsonl").unlink()
+    rep = json.loads(run_cli("retrieval", str(bare), str(run_file), "--json").stdout)
+    assert rep["dup_group_tolerant"] is None and "no corpus" in rep["dup_group_tolerance_unavailable"]
+    text = run_cli("retrieval", str(bare), str(run_file)).stdout
+    assert "dup_group tolerance not computed: no corpus loaded" in " ".join(text.split())
+
+
+def test_arabic_sample_says_why_no_dup_group_tolerance(tmp_path):
+    bench = load_benchmark(shared("external/beir_arcd_sample"))
+    rep = evaluate_run(bench, {})
+    assert rep["dup_group_tolerant"] is None and "no dup_group" in rep["dup_group_tolerance_unavailable"]
+
+
+@pytest.mark.parametrize("case", ["dup_chunk", "dup_query", "by", "fingerprint", "regime", "overlap", "qrels", "corpus", "run_json", "manifest"])
+def test_bad_input_is_one_clear_line_never_a_traceback_or_silence(tmp_path, run_file, case):
+    bench = _copy(tmp_path)
+    extra: list[str] = []
+    if case == "dup_chunk":  # the last text would win and the fingerprint (of distinct ids) would still match
+        _rewrite(bench / "corpus.jsonl", lambda rows: rows + [{**rows[0], "text": "outro texto"}])
+        expect = ["wl-fotossintese-001", "duplicated chunk id", "line 9", "line 1"]
+    elif case == "dup_query":
+        _rewrite(bench / "queries.jsonl", lambda rows: rows + [rows[2]])
+        expect = ["gaia-q-0004", "duplicated query id", "query_id"]
+    elif case == "by":
+        extra = ["--by", "regime", "--by", "foo"]
+        expect = ["field foo", "--by"]
+    elif case == "fingerprint":
+        extra = ["--fingerprint", "8"]
+        expect = ["--fingerprint", "'8'", "16 to 64 hex digits"]
+    elif case == "regime":
+        _rewrite(bench / "queries.jsonl", lambda rows: [{**r, "regime": "xyz"} if r["query_id"] == "gaia-q-0005" else r for r in rows])
+        expect = ["gaia-q-0005", "field regime", "pinpoint", "classe"]
+    elif case == "overlap":
+        _rewrite(bench / "queries.jsonl", lambda rows: [{**r, "overlap_lexical": "abc"} if r["query_id"] == "gaia-q-0001" else r for r in rows])
+        expect = ["gaia-q-0001", "field overlap_lexical", "number"]
+    elif case == "qrels":
+        extra = ["--qrels", str(tmp_path / "missing.tsv")]
+        expect = [str(tmp_path / "missing.tsv")]
+    elif case == "corpus":
+        extra = ["--corpus", str(tmp_path / "nowhere.parquet")]
+        expect = [str(tmp_path / "nowhere.parquet")]
+    elif case == "run_json":
+        run_file = tmp_path / "run.json"
+        run_file.write_text('{"gaia-q-0001": [')
+        expect = [str(run_file), "malformed JSON"]
+    else:
+        (bench / "manifest.json").write_text('{"corpus_fingerprint": ')
+        expect = ["manifest.json", "malformed JSON"]
+    result = run_cli("retrieval", str(bench), str(run_file), *extra)
+    assert result.returncode == 2, result.stdout
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    for e in expect:
+        assert e in result.stderr, (e, result.stderr)
+
+
+def test_a_mismatched_corpus_names_what_drifted(tmp_path, run_file):
+    bench = _copy(tmp_path)
+    _rewrite(bench / "corpus.jsonl", lambda rows: [r for r in rows if r["_id"] != "wl-revolucao-003"])
+    expected = json.loads((GAIA / "manifest.json").read_text())["corpus_fingerprint"]["sha256_chunk_ids"]
+    rep = json.loads(run_cli("retrieval", str(bench), str(run_file), "--allow-fingerprint-mismatch", "--json").stdout)
+    actual = fingerprint(json.loads(line)["_id"] for line in (bench / "corpus.jsonl").read_text().splitlines())[:16]
+    assert rep["corpus_mismatch"] is True
+    assert (rep["expected_corpus_fingerprint"], rep["corpus_fingerprint"]) == (expected, actual) and expected != actual
+    assert rep["qrels_chunk_ids_missing_from_corpus"] == ["wl-revolucao-003"]
+    text = run_cli("retrieval", str(bench), str(run_file), "--allow-fingerprint-mismatch").stdout
+    flat = " ".join(text.split())
+    assert text.count("MISMATCHED CORPUS") == 2  # both tables are marked
+    assert f"fingerprint {actual}, expected {expected}" in flat and "wl-revolucao-003" in flat
+    same = json.loads(run_cli("retrieval", str(GAIA), str(run_file), "--json").stdout)
+    assert same["corpus_mismatch"] is False and same["qrels_chunk_ids_missing_from_corpus"] == []
+
+
+def test_retrieval_tables_fit_80_columns_without_cutting_numbers(run_file):
+    from io import StringIO
+
+    from rich.console import Console
+
+    rep = evaluate_run(load_benchmark(GAIA), load_run(run_file), strata=("fonte_origem", "regime", "tipo", "registro", "modo", "persona", "clareza", "chunk_fonte"))
+    out = StringIO()
+    console = Console(file=out, width=80, highlight=False)
+    for t in retrieval_tables(rep, str(GAIA)):
+        console.print(t)
+    text = out.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    lines = text.splitlines()
+    row = next(line for line in lines if line.split()[:1] == ["all"] and "0.500" in line)  # the hit@k table
+    assert row.split()[1:] == ["6", "0.500", "0.667", "0.667", "0.667", "0.667", "0.667"]  # strict, then tolerant
+    assert any(line.split()[:1] == ["bncc-ef-ciencias-007"] for line in lines)  # a stratum value, whole
+    cli = run_cli("retrieval", str(GAIA), str(run_file), "--by", "chunk_fonte", "--by", "regime")  # not a tty: 80 columns
+    assert cli.returncode == 0 and "…" not in cli.stdout and max(len(line) for line in cli.stdout.splitlines()) <= 80

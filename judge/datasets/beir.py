@@ -5,29 +5,73 @@
 - qrels: ``qrels/test.tsv`` with 3 columns (``query-id corpus-id score``, header optional) or the 4-column
   TREC variant (``query-id iteration corpus-id score``): the column count decides, so the constant
   iteration column is never read as a corpus id;
-- corpus: JSONL (``_id`` or ``id`` or ``chunk_id``, ``title``, ``text``; ``dup_group`` optional) or parquet;
+- corpus: JSONL (``_id`` or ``id`` or ``chunk_id``, ``title``, ``text``, any other field kept) or parquet; one
+  text per id: a duplicated id is refused (the last text would silently win, and the fingerprint, computed
+  over the distinct ids, would still match);
 - fingerprint: sha256 of the corpus chunk ids, sorted in code-point order and joined with ``\\n``, UTF-8;
   shown as its first 16 hex digits. A manifest.json (``corpus_fingerprint`` / ``sha256_chunk_ids``) or a
-  config value states the expected one; a mismatch is refused, because the gold ids would silently stop
-  meaning anything, unless the caller overrides it.
+  config value states the expected one (16 to 64 hex digits; a shorter prefix would match almost any corpus);
+  a mismatch is refused, because the gold ids would silently stop meaning anything, unless the caller
+  overrides it, and then every figure is marked as computed on a mismatched corpus.
+
+17-field queries are checked against the value domains the card lists (``regime`` pinpoint|classe, ``modo``
+single|multichunk, ``tipo``, ``registro``, ``comprimento``, ``clareza``, ``persona``; ``overlap_lexical`` a
+number in [0, 1]): an unknown value would otherwise become a stratum of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
-from judge.datasets.base import read_jsonl, read_text
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge.datasets.base import read_json, read_jsonl, read_text
 from judge.models import Record, Source
-from judge.problems import DatasetError, Problem
+from judge.problems import DatasetError, Problem, problems_from_validation
 
 GAIA_FIELDS = (
     "query_id", "texto", "regime", "tipo", "registro", "comprimento", "clareza", "persona", "fonte_origem",
     "materia", "nivel", "chunk_fonte", "dup_group", "modo", "overlap_lexical", "gerado_por", "prompt_version",
 )
 STRATA = ("regime", "tipo", "registro", "fonte_origem", "modo", "persona")
+FINGERPRINT = re.compile(r"[0-9a-fA-F]{16,64}")
+
+_Text = Annotated[str, Field(min_length=1)]
+
+
+class GaiaQuery(BaseModel):
+    """A query in the 17-field schema, with the value domains the benchmark's card lists."""
+
+    model_config = ConfigDict(extra="allow")
+    query_id: _Text
+    texto: _Text
+    regime: Literal["pinpoint", "classe"]
+    tipo: Literal["factual", "conceitual", "procedimental", "vaga", "busca_recurso"]
+    registro: Literal["formal", "coloquial", "internetes", "keywords"]
+    comprimento: Literal["curto", "medio", "longo"]
+    clareza: Literal["clara", "com_esforco", "vaga"]
+    persona: Literal["fundamental", "medio", "professor"]
+    fonte_origem: _Text
+    materia: str | None  # "quando aplicável"
+    nivel: str | None
+    chunk_fonte: _Text
+    dup_group: _Text
+    modo: Literal["single", "multichunk"]
+    overlap_lexical: Annotated[float, Field(ge=0, le=1, strict=True)]
+    gerado_por: str
+    prompt_version: str
+
+
+class BeirQuery(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: _Text = Field(alias="_id")
+    text: str
 
 
 @dataclass
@@ -42,7 +86,7 @@ class Chunk:
     chunk_id: str
     title: str
     text: str
-    dup_group: str | None = None
+    fields: dict = field(default_factory=dict)  # every other field of the corpus row (metadata's flattened in)
 
 
 @dataclass
@@ -55,6 +99,7 @@ class Benchmark:
     qrels_dropped: int  # rows for queries the benchmark does not hold
     fingerprint: str | None = None
     expected_fingerprint: str | None = None
+    mismatch: bool = False  # scored on a corpus whose fingerprint differs from the expected one (overridden)
 
 
 def fingerprint(chunk_ids) -> str:
@@ -63,26 +108,36 @@ def fingerprint(chunk_ids) -> str:
 
 
 def load_queries(path: Path) -> list[Query]:
+    """Every query, or every problem: a missing field, a value outside its domain, a duplicated id."""
     problems: list[Problem] = []
     rows = read_jsonl(path, problems)
     queries = []
+    first_line: dict[str, int] = {}
     for lineno, obj in rows:
         rid = f"line {lineno}"
         if not isinstance(obj, dict):
             problems.append(Problem(file=str(path), record_id=rid, message="a query must be a JSON object"))
             continue
-        if "query_id" in obj or "texto" in obj:  # the 17-field schema
-            missing = [f for f in GAIA_FIELDS if f not in obj]
-            rid = str(obj.get("query_id", rid))
-            for f in missing:
-                problems.append(Problem(file=str(path), record_id=rid, field=f, message="missing (17-field query schema)"))
-            if missing:
-                continue
-            queries.append(Query(str(obj["query_id"]), str(obj["texto"]), {k: v for k, v in obj.items() if k not in ("query_id", "texto")}))
-        elif "_id" in obj and "text" in obj:
-            queries.append(Query(str(obj["_id"]), str(obj["text"]), {k: v for k, v in obj.items() if k not in ("_id", "text")}))
-        else:
+        gaia = "query_id" in obj or "texto" in obj
+        if not gaia and not ("_id" in obj or "text" in obj):
             problems.append(Problem(file=str(path), record_id=rid, field="_id", message="expected _id and text (BEIR) or query_id and texto (17-field schema)"))
+            continue
+        rid = str(obj.get("query_id" if gaia else "_id", rid))
+        try:
+            model = (GaiaQuery if gaia else BeirQuery).model_validate(obj)
+        except ValidationError as e:
+            problems.extend(problems_from_validation(e, str(path), rid))
+            continue
+        if gaia:
+            query = Query(model.query_id, model.texto, {k: v for k, v in obj.items() if k not in ("query_id", "texto")})
+        else:
+            query = Query(model.id, model.text, {k: v for k, v in obj.items() if k not in ("_id", "text")})
+        if query.query_id in first_line:
+            problems.append(Problem(file=str(path), record_id=query.query_id, field="query_id" if gaia else "_id",
+                                    message=f"duplicated query id (line {lineno}; first at line {first_line[query.query_id]})"))
+            continue
+        first_line[query.query_id] = lineno
+        queries.append(query)
     if problems:
         raise DatasetError(problems)
     return queries
@@ -116,46 +171,87 @@ def load_qrels(path: Path) -> tuple[dict[str, dict[str, int]], str]:
 
 
 def load_corpus(path: Path) -> dict[str, Chunk]:
+    """Chunks by id; a missing id or text, or an id given twice, is a problem naming the line."""
+    problems: list[Problem] = []
     if path.suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
         except ImportError:
             raise DatasetError([Problem(file=str(path), message="reading parquet needs pyarrow: pip install -e '.[parquet]'")]) from None
-
-        table = pq.read_table(path).to_pylist()
-        return {c.chunk_id: c for c in (_chunk(row, str(path), i) for i, row in enumerate(table)) if c}
-    problems: list[Problem] = []
-    chunks = {}
-    for lineno, obj in read_jsonl(path, problems):
-        c = _chunk(obj, str(path), lineno, problems)
-        if c:
-            chunks[c.chunk_id] = c
+        try:
+            rows = list(enumerate(pq.read_table(path).to_pylist(), start=1))
+        except (OSError, ValueError) as e:  # missing file, not parquet (pyarrow's errors derive from these)
+            raise DatasetError([Problem(file=str(path), message=f"cannot read as parquet: {e}")]) from None
+        where = "row"
+    else:
+        rows = read_jsonl(path, problems)
+        where = "line"
+    chunks: dict[str, Chunk] = {}
+    first: dict[str, int] = {}
+    for n, obj in rows:
+        c = _chunk(obj, str(path), f"{where} {n}", problems)
+        if c is None:
+            continue
+        if c.chunk_id in first:
+            problems.append(Problem(file=str(path), record_id=c.chunk_id, field="_id",
+                                    message=f"duplicated chunk id ({where} {n}; first at {where} {first[c.chunk_id]}): one text per id"))
+            continue
+        first[c.chunk_id] = n
+        chunks[c.chunk_id] = c
     if problems:
-        raise DatasetError(problems)
+        raise DatasetError(problems[:50])
     return chunks
 
 
-def _chunk(obj, file: str, where, problems: list[Problem] | None = None) -> Chunk | None:
+def _chunk(obj, file: str, where: str, problems: list[Problem]) -> Chunk | None:
     cid = next((obj.get(k) for k in ("_id", "chunk_id", "id") if isinstance(obj, dict) and obj.get(k) is not None), None)
-    if cid is None or "text" not in obj:
-        p = Problem(file=file, record_id=f"line {where}", field="_id/text", message="a chunk needs an id (_id, chunk_id or id) and text")
-        if problems is None:
-            raise DatasetError([p])
-        problems.append(p)
+    if cid is None or not isinstance(obj.get("text"), str):
+        problems.append(Problem(file=file, record_id=where, field="_id/text", message="a chunk needs an id (_id, chunk_id or id) and a text string"))
         return None
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    return Chunk(str(cid), str(obj.get("title") or ""), str(obj["text"]), obj.get("dup_group") or meta.get("dup_group"))
+    fields = {**meta, **{k: v for k, v in obj.items() if k not in ("_id", "chunk_id", "id", "text", "metadata")}}
+    return Chunk(str(cid), str(obj.get("title") or ""), obj["text"], fields)
+
+
+def work_key(chunk: Chunk) -> str | None:
+    """The work a chunk belongs to, as the card's dup_group defines it ("autor+título normalizados"): author
+    and title, accents and case folded, a trailing parenthetical (an edition: "Dom Casmurro (edição 1899)")
+    dropped. The source (fonte) is left out on purpose: editions of one work in two sources must meet."""
+    title = str(chunk.fields.get("titulo") or chunk.title or "")
+    author = str(chunk.fields.get("autor") or chunk.fields.get("author") or "")
+    title = re.sub(r"\s*\([^()]*\)\s*$", "", title)
+    if not title.strip():
+        return None
+    return f"{_fold(author)}|{_fold(title)}"
+
+
+def _fold(text: str) -> str:
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def _check_fingerprint(value, where: str) -> str:
+    if not isinstance(value, str) or not FINGERPRINT.fullmatch(value):
+        raise DatasetError([Problem(file=where, message=(
+            f"{value!r} is not a corpus fingerprint: expected 16 to 64 hex digits of the sha256 of the chunk ids "
+            "(a shorter prefix would match almost any corpus)"))])
+    return value.lower()
 
 
 def _expected_fingerprint(bench_dir: Path) -> str | None:
     manifest = bench_dir / "manifest.json"
     if not manifest.exists():
         return None
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    value = data.get("corpus_fingerprint", data)
+    problems: list[Problem] = []
+    data = read_json(manifest, problems)
+    if problems:
+        raise DatasetError(problems)
+    value = data.get("corpus_fingerprint") if isinstance(data, dict) else None
     if isinstance(value, dict):
         value = value.get("sha256_chunk_ids")
-    return str(value) if value else None
+    if value is None:
+        return None
+    return _check_fingerprint(value, f"{manifest}: field corpus_fingerprint.sha256_chunk_ids")
 
 
 def load_benchmark(
@@ -168,22 +264,35 @@ def load_benchmark(
     """A benchmark folder: queries.jsonl, qrels/test.tsv (or qrels.tsv), corpus.jsonl|parquet, manifest.json."""
     bench_dir = Path(bench_dir)
     queries = load_queries(bench_dir / "queries.jsonl")
-    candidates = [Path(qrels)] if qrels else [bench_dir / "qrels" / "test.tsv", bench_dir / "qrels.tsv"]
-    qrels_path = next((p for p in candidates if p.exists()), None)
-    if qrels_path is None:
-        raise DatasetError([Problem(file=str(bench_dir), message="no qrels/test.tsv or qrels.tsv")])
+    if qrels is not None:
+        qrels_path = Path(qrels)
+        if not qrels_path.is_file():
+            raise DatasetError([Problem(file=str(qrels_path), message="no such qrels file")])
+    else:
+        qrels_path = next((p for p in (bench_dir / "qrels" / "test.tsv", bench_dir / "qrels.tsv") if p.exists()), None)
+        if qrels_path is None:
+            raise DatasetError([Problem(file=str(bench_dir), message="no qrels/test.tsv or qrels.tsv (or name one with --qrels)")])
     all_qrels, layout = load_qrels(qrels_path)
     known = {q.query_id for q in queries}
     dropped = sum(len(v) for k, v in all_qrels.items() if k not in known)
     qrels_kept = {k: v for k, v in all_qrels.items() if k in known}  # the benchmark's own queries only
-    corpus_path = Path(corpus) if corpus else next((p for p in (bench_dir / "corpus.jsonl", bench_dir / "corpus.parquet") if p.exists()), None)
+    if corpus is not None:
+        corpus_path = Path(corpus)
+        if not corpus_path.is_file():
+            raise DatasetError([Problem(file=str(corpus_path), message="no such corpus file")])
+    else:
+        corpus_path = next((p for p in (bench_dir / "corpus.jsonl", bench_dir / "corpus.parquet") if p.exists()), None)
     chunks = load_corpus(corpus_path) if corpus_path else None
     bench = Benchmark(bench_dir, queries, qrels_kept, chunks, layout, dropped)
-    bench.expected_fingerprint = expected_fingerprint or _expected_fingerprint(bench_dir)
+    if expected_fingerprint is not None:
+        bench.expected_fingerprint = _check_fingerprint(expected_fingerprint, "--fingerprint")
+    else:
+        bench.expected_fingerprint = _expected_fingerprint(bench_dir)
     if chunks is not None:
         bench.fingerprint = fingerprint(chunks)
         expected = bench.expected_fingerprint
-        if expected and not bench.fingerprint.startswith(expected.lower()) and not allow_mismatch:
+        bench.mismatch = bool(expected) and not bench.fingerprint.startswith(expected)
+        if bench.mismatch and not allow_mismatch:
             raise DatasetError([Problem(
                 file=str(corpus_path),
                 message=(f"corpus fingerprint {bench.fingerprint[:16]} does not match the expected {expected[:16]}: the qrels' "
@@ -202,14 +311,7 @@ def load_run(path: str | Path) -> dict[str, dict[str, float]]:
         raise DatasetError(problems)
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        data = json.loads(stripped)
-        run = {}
-        for qid, docs in data.items():
-            if isinstance(docs, list):
-                run[str(qid)] = {str(d): float(len(docs) - i) for i, d in enumerate(docs)}
-            else:
-                run[str(qid)] = {str(d): float(s) for d, s in docs.items()}
-        return run
+        return _json_run(path, stripped)
     run: dict[str, dict[str, float]] = {}
     for n, line in enumerate(text.splitlines(), start=1):
         cols = line.split()
@@ -218,12 +320,31 @@ def load_run(path: str | Path) -> dict[str, dict[str, float]]:
         if len(cols) != 6:
             problems.append(Problem(file=str(path), record_id=f"line {n}", message=f"expected 6 TREC run columns (qid Q0 docid rank score tag), got {len(cols)}"))
             continue
-        try:
+        try:  # ranked by score, as trec_eval does: the rank column is not read
             run.setdefault(cols[0], {})[cols[2]] = float(cols[4])
         except ValueError:
             problems.append(Problem(file=str(path), record_id=f"line {n}", field="score", message=f"not a number: {cols[4]!r}"))
     if problems:
-        raise DatasetError(problems)
+        raise DatasetError(problems[:50])
+    return run
+
+
+def _json_run(path: Path, text: str) -> dict[str, dict[str, float]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DatasetError([Problem(file=str(path), message=f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}")]) from None
+    run: dict[str, dict[str, float]] = {}
+    problems: list[Problem] = []
+    for qid, docs in data.items():
+        if isinstance(docs, list) and all(isinstance(d, (str, int)) for d in docs):
+            run[str(qid)] = {str(d): float(len(docs) - i) for i, d in enumerate(docs)}
+        elif isinstance(docs, dict) and all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in docs.values()):
+            run[str(qid)] = {str(d): float(s) for d, s in docs.items()}
+        else:
+            problems.append(Problem(file=str(path), record_id=str(qid), message="expected a list of doc ids or {doc id: score}"))
+    if problems:
+        raise DatasetError(problems[:50])
     return run
 
 
