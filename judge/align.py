@@ -10,17 +10,28 @@ MuSiQue, per hop's ``support_paragraph``: a chunk of that title is gold when eit
 the other (normalised), or 5-gram word Jaccard >= 0.5, or 3-gram recall (paragraph -> chunk) >= 0.5.
 
 A row is kept only if every supporting fact / hop aligns to at least one chunk; otherwise it is dropped with
-a reason (``title_not_in_corpus``, ``no_chunk_matched``, ``sentence_not_in_context``, ``no_supporting_facts``).
-Kept rows get ``metadata.gold_doc_ids``; every other field is kept verbatim.
+a reason (``title_not_in_corpus``, ``no_chunk_matched``, ``sentence_not_in_context``, ``no_supporting_facts``,
+``empty_supporting_text``: an empty or whitespace-only sentence or paragraph would be a substring of every
+chunk of its title, which is title-only labelling, and the card forbids it). Kept rows get
+``metadata.gold_doc_ids``; every other field is kept verbatim. Match-branch and suffix-fallback counts are
+over kept rows only; each dropped row is listed with its reason and the hop that failed.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from judge.datasets.flashrag import TitleIndex
+from judge.datasets.flashrag import (
+    TitleIndex,
+    load_rows,
+    refuse_overwrite,
+    write_atomic,
+    write_rows,
+)
 from judge.text import normalize
 
 _WORDS = re.compile(r"\w+")
@@ -51,7 +62,9 @@ def jaccard(a: str, b: str, n: int) -> float:
 def sentence_matches(sentence: str, chunk_text: str) -> str | None:
     """Which branch of the sentence rule matched ('substring', 'trigram_recall'), or None."""
     s, c = norm(sentence), norm(chunk_text)
-    if s and s in c:
+    if not s:
+        return None
+    if s in c:
         return "substring"
     if recall(s, c, 3) >= SENTENCE_TRIGRAM_RECALL:
         return "trigram_recall"
@@ -61,7 +74,9 @@ def sentence_matches(sentence: str, chunk_text: str) -> str | None:
 def paragraph_matches(paragraph: str, chunk_text: str) -> str | None:
     """Which branch of the paragraph rule matched, or None."""
     p, c = norm(paragraph), norm(chunk_text)
-    if c and (c in p or p in c):
+    if not p or not c:
+        return None
+    if c in p or p in c:
         return "substring"
     if jaccard(p, c, 5) >= PARAGRAPH_JACCARD_5:
         return "5gram_jaccard"
@@ -75,8 +90,13 @@ class AlignStats:
     total: int = 0
     kept: int = 0
     reasons: Counter = field(default_factory=Counter)
-    branches: Counter = field(default_factory=Counter)
-    suffix_fallbacks: int = 0
+    branches: Counter = field(default_factory=Counter)  # over kept rows
+    suffix_fallbacks: int = 0  # over kept rows
+    dropped: list[dict] = field(default_factory=list)  # {id, reason, hop, title}
+
+    def drop(self, row: dict, reason: str, hop: int | None = None, title: str | None = None) -> None:
+        self.reasons[reason] += 1
+        self.dropped.append({"id": row.get("id"), "reason": reason, "hop": hop, "title": title})
 
     def as_dict(self) -> dict:
         return {
@@ -106,7 +126,7 @@ def _hops(meta: dict) -> list[dict]:
 
 
 def align_row(row: dict, index: TitleIndex, stats: AlignStats) -> dict | None:
-    """The row with metadata.gold_doc_ids, or None (dropped; the reason is counted in ``stats``)."""
+    """The row with metadata.gold_doc_ids, or None (dropped; the reason is recorded in ``stats``)."""
     meta = row.get("metadata") or {}
     stats.total += 1
     gold: list[str] = []
@@ -115,33 +135,40 @@ def align_row(row: dict, index: TitleIndex, stats: AlignStats) -> dict | None:
     else:
         sentences = _context_sentences(meta)
         units = []
-        for title, sent_id in _supporting_facts(meta):
+        for hop, (title, sent_id) in enumerate(_supporting_facts(meta)):
             sents = sentences.get(title)
-            if sents is None or not 0 <= sent_id < len(sents):
-                stats.reasons["sentence_not_in_context"] += 1
+            if sents is None or not isinstance(sent_id, int) or not 0 <= sent_id < len(sents):
+                stats.drop(row, "sentence_not_in_context", hop, title)
                 return None
             units.append(("sentence", title, sents[sent_id]))
     if not units:
-        stats.reasons["no_supporting_facts"] += 1
+        stats.drop(row, "no_supporting_facts")
         return None
-    for kind, title, text in units:
+    branches: Counter = Counter()
+    fallbacks = 0
+    for hop, (kind, title, text) in enumerate(units):
+        if not isinstance(text, str) or not norm(text):
+            stats.drop(row, "empty_supporting_text", hop, title)
+            return None
         chunks, used = index.chunks(title)
         if used is None:
-            stats.reasons["title_not_in_corpus"] += 1
+            stats.drop(row, "title_not_in_corpus", hop, title)
             return None
-        stats.suffix_fallbacks += used != title
+        fallbacks += used != title
         matched = False
         for chunk in chunks:
             branch = sentence_matches(text, chunk.text) if kind == "sentence" else paragraph_matches(text, chunk.text)
             if branch:
-                stats.branches[f"{kind}:{branch}"] += 1
+                branches[f"{kind}:{branch}"] += 1
                 matched = True
                 if chunk.id not in gold:
                     gold.append(chunk.id)
         if not matched:
-            stats.reasons["no_chunk_matched"] += 1
+            stats.drop(row, "no_chunk_matched", hop, title)
             return None
     stats.kept += 1
+    stats.branches.update(branches)
+    stats.suffix_fallbacks += fallbacks
     return {**row, "metadata": {**meta, "gold_doc_ids": gold}}
 
 
@@ -149,3 +176,19 @@ def align(rows: list[dict], index: TitleIndex) -> tuple[list[dict], AlignStats]:
     stats = AlignStats()
     kept = [r for r in (align_row(row, index, stats) for row in rows) if r is not None]
     return kept, stats
+
+
+def align_file(data: str | Path, corpus: str | Path, out: str | Path, report: str | Path | None = None) -> dict:
+    """``judge align``: read, align, write the kept rows (all or nothing) and, if asked, a JSON report that
+    lists every dropped row with its reason. Input problems raise DatasetError."""
+    refuse_overwrite(out, (data, corpus))
+    rows = load_rows(data)
+    index = TitleIndex(corpus)
+    kept, stats = align(rows, index)
+    write_rows(out, kept, inputs=(data, corpus))
+    rep = {**stats.as_dict(), "out": str(out)}
+    if report is not None:
+        text = json.dumps({**rep, "dropped_rows": stats.dropped}, ensure_ascii=False, indent=1) + "\n"
+        write_atomic(report, [text], inputs=(data, corpus, out))
+        rep["report"] = str(report)
+    return rep

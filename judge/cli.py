@@ -530,39 +530,22 @@ def retrieval(
         console.print(n, markup=False)
 
 
-def _flashrag_inputs(data: Path, corpus: Path):
-    from judge.datasets.flashrag import TitleIndex, load_rows
-    from judge.problems import DatasetError
-
-    try:
-        return load_rows(data), TitleIndex(corpus)
-    except DatasetError as e:
-        _fail_with_problems(e.problems)
-
-
-def _write_jsonl(path: Path, rows) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
 @app.command()
 def align(
     data: Path = typer.Argument(..., help="FlashRAG rows (JSONL): id, question, golden_answers, metadata."),
     corpus: Path = typer.Argument(..., help="wiki-18 chunks (JSONL): {id, contents} or {id, title, text}."),
     out: Path = typer.Option(..., "--out", help="Where the kept rows, with metadata.gold_doc_ids, are written."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write a JSON report listing every dropped row with its reason."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Align supporting facts to the wiki-18 chunks that hold them; drop rows with any unaligned hop."""
-    from judge.align import align as do_align
+    from judge.align import align_file
+    from judge.problems import DatasetError
 
-    rows, index = _flashrag_inputs(data, corpus)
-    if out.resolve() == data.resolve():
-        sys.stderr.write(f"refusing to overwrite the input {data}\n")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    kept, stats = do_align(rows, index)
-    _write_jsonl(out, kept)
-    rep = {**stats.as_dict(), "out": str(out)}
+    try:
+        rep = align_file(data, corpus, out, report)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
     if as_json:
         _print_json(rep)
         return
@@ -580,15 +563,14 @@ def longcontext(
     out: Path = typer.Option(..., "--out"),
 ) -> None:
     """Long-context variants: gold chunks among seeded random distractors, Document-numbered."""
-    from judge.longcontext import build
+    from judge.longcontext import build_file
+    from judge.problems import DatasetError
 
-    rows, index = _flashrag_inputs(data, corpus)
     try:
-        _write_jsonl(out, (build(r, index, num_docs, seed) for r in rows))
-    except ValueError as e:
-        sys.stderr.write(f"{data}: {e}\n")
-        raise typer.Exit(EXIT_BAD_INPUT)
-    _console().print(f"wrote {len(rows)} rows of {num_docs} documents to {out}", markup=False)
+        n = build_file(data, corpus, out, num_docs, seed)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
+    _console().print(f"wrote {n} rows of {num_docs} documents to {out}", markup=False)
 
 
 @app.command("flashrag-eval")
@@ -601,18 +583,13 @@ def flashrag_eval(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Answer EM and token F1 against golden_answers; chunk- against title-level gold of a retrieval run."""
-    from judge.datasets.beir import load_run
-    from judge.metrics.qa import evaluate_flashrag
+    from judge.metrics.qa import flashrag_report
+    from judge.problems import DatasetError
 
-    rows, index = _flashrag_inputs(data, corpus)
-    titles = index.titles() if retrieval_run else {}
-    preds = None
-    if predictions is not None:
-        text = predictions.read_text(encoding="utf-8").strip()
-        preds = json.loads(text) if text.startswith("{") and "\n" not in text else {
-            str(o["id"]): o["answer"] for o in (json.loads(line) for line in text.splitlines() if line.strip())
-        }
-    rep = evaluate_flashrag(rows, preds, load_run(retrieval_run) if retrieval_run else None, titles, k)
+    try:
+        rep = flashrag_report(data, corpus, predictions, retrieval_run, k)
+    except DatasetError as e:
+        _fail_with_problems(e.problems)
     _print_json(rep) if as_json else _console().print_json(json.dumps(rep))
 
 

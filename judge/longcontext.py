@@ -3,30 +3,39 @@
 For each row with ``metadata.gold_doc_ids``: its gold chunks, plus ``num_docs - len(gold)`` random distractor
 chunks drawn from the whole corpus (never a gold id), shuffled; one ``random.Random(f"{seed}:{sample_id}")``
 per row draws the distractors and then shuffles, so each row is deterministic on its own (whatever else is
-in the file) and gold positions vary across rows. Context: ``Document {i}:\\n{title}\\n{text}`` joined by a
-blank line; ``gold_positions`` are 1-indexed Document numbers.
+in the file) and gold positions vary across rows. The card is silent on how distractors are drawn: here,
+uniformly from corpus positions without replacement (``rng.randrange(len(corpus))``, repeats and gold ids
+redrawn), then gold ids (in their order) followed by distractors are shuffled with the same generator.
+Context: ``Document {i}:\\n{title}\\n{text}`` joined by a blank line; ``gold_positions`` are 1-indexed.
+A row that cannot be built is an input error naming the row; the output is written all or nothing.
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
-from judge.datasets.flashrag import TitleIndex
+from judge.datasets.flashrag import TitleIndex, load_rows, refuse_overwrite, write_rows
+from judge.problems import DatasetError, Problem
 
 
-def build(row: dict, index: TitleIndex, num_docs: int, seed: int = 4) -> dict:
-    gold_ids = list(dict.fromkeys((row.get("metadata") or {}).get("gold_doc_ids") or row.get("gold_doc_ids") or []))
+def build(row: dict, index: TitleIndex, num_docs: int, seed: int = 4, file: str = "rows") -> dict:
+    def fail(message: str, field: str | None = "metadata.gold_doc_ids") -> DatasetError:
+        return DatasetError([Problem(file=file, record_id=str(row.get("id")), field=field, message=message)])
+
+    if num_docs < 1:
+        raise DatasetError([Problem(file=file, field="num_docs", message=f"{num_docs}: a context needs at least one document")])
+    gold_ids = [str(g) for g in dict.fromkeys((row.get("metadata") or {}).get("gold_doc_ids") or row.get("gold_doc_ids") or [])]
     if not gold_ids:
-        raise ValueError(f"row {row.get('id')}: no gold_doc_ids (run judge align first)")
+        raise fail("no gold_doc_ids (run judge align first)")
     if num_docs < len(gold_ids):
-        raise ValueError(f"row {row.get('id')}: {len(gold_ids)} gold chunks do not fit in {num_docs} documents")
-    positions = {cid: i for i, cid in enumerate(index.ids)}
-    missing = [g for g in gold_ids if g not in positions]
+        raise fail(f"{len(gold_ids)} gold chunks do not fit in {num_docs} documents (--num-docs)")
+    missing = [g for g in gold_ids if index.position(g) is None]
     if missing:
-        raise ValueError(f"row {row.get('id')}: gold ids not in the corpus: {missing[:5]}")
+        raise fail(f"gold ids not in the corpus {index.path}: {missing[:5]}")
     need = num_docs - len(gold_ids)
     if need > len(index) - len(gold_ids):
-        raise ValueError(f"the corpus has too few chunks for {num_docs} documents")
+        raise fail(f"the corpus has {len(index)} chunks, too few for {num_docs} documents (--num-docs)", "num_docs")
     rng = random.Random(f"{seed}:{row['id']}")
     gold_set = set(gold_ids)
     distractors: list[int] = []
@@ -36,7 +45,7 @@ def build(row: dict, index: TitleIndex, num_docs: int, seed: int = 4) -> dict:
         if i not in taken and index.ids[i] not in gold_set:
             taken.add(i)
             distractors.append(i)
-    docs = [positions[g] for g in gold_ids] + distractors
+    docs = [index.position(g) for g in gold_ids] + distractors
     rng.shuffle(docs)
     chunks = [index.chunk_by_position(i) for i in docs]
     doc_ids = [c.id for c in chunks]
@@ -50,3 +59,11 @@ def build(row: dict, index: TitleIndex, num_docs: int, seed: int = 4) -> dict:
         "num_docs": num_docs,
         "context": "\n\n".join(f"Document {i}:\n{c.title}\n{c.text}" for i, c in enumerate(chunks, start=1)),
     }
+
+
+def build_file(data: str | Path, corpus: str | Path, out: str | Path, num_docs: int, seed: int = 4) -> int:
+    """``judge longcontext``: every row built, or none written (a bad row raises DatasetError naming it)."""
+    refuse_overwrite(out, (data, corpus))
+    rows = load_rows(data)
+    index = TitleIndex(corpus)
+    return write_rows(out, (build(r, index, num_docs, seed, str(data)) for r in rows), inputs=(data, corpus))

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from judge.datasets.beir import fingerprint, load_benchmark, load_qrels, load_queries, load_run
+from judge.datasets.beir import (
+    fingerprint,
+    load_benchmark,
+    load_qrels,
+    load_queries,
+    load_run,
+)
 from judge.metrics.retrieval import evaluate_run, retrieval_tables
 from judge.problems import DatasetError
 from judge.search.bm25 import BM25

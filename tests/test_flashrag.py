@@ -10,6 +10,7 @@ from judge.align import align, paragraph_matches, sentence_matches
 from judge.datasets.flashrag import TitleIndex, load_rows, parse_chunk, strip_suffix
 from judge.longcontext import build
 from judge.metrics.qa import evaluate_flashrag, exact_match, gold_at_k, token_f1
+from judge.problems import DatasetError
 from tests.conftest import run_cli, shared
 
 RIVER = ("Beta River is a long river that flows through the plains of Norland and reaches the sea near Gamma Port after "
@@ -123,7 +124,7 @@ def test_long_context_builder_is_deterministic_per_sample(corpus, tmp_path):
     # the rule as the card states it, recomputed independently
     rng = random.Random("4:s1")
     assert rng.randrange(len(index)) in range(len(index))
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(DatasetError, match="do not fit"):
         build(row, index, num_docs=1)
 
 
@@ -177,3 +178,125 @@ def test_on_real_wiki18_chunks_from_the_toy_sample(tmp_path):
     assert run_cli("longcontext", str(out), str(sample), "--num-docs", "50", "--seed", "4", "--out", str(lc)).returncode == 0
     built = [json.loads(l) for l in lc.read_text().splitlines()]
     assert all(b["num_docs"] == 50 and len(b["doc_ids"]) == 50 and b["gold_positions"] for b in built)
+
+
+SALT = [
+    {"id": "50", "contents": '"The Salt Road"\nThe Salt Road is a 1963 film directed by Anna Verde about salt traders crossing the desert with camels.'},
+    {"id": "51", "contents": '"The Salt Road"\nThe film was shot in Morocco over six weeks and premiered at a small festival in Venice that autumn.'},
+    {"id": "52", "contents": '"The Salt Road"\nCritics praised the photography but found the second half slow and the ending abrupt.'},
+]
+
+
+@pytest.fixture
+def salt_corpus(tmp_path):
+    path = tmp_path / "salt.jsonl"
+    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CHUNKS + SALT), encoding="utf-8")
+    return path
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_title_level_gold_uses_the_alignment_title_lookup(salt_corpus, tmp_path):
+    # the supporting title has a suffix the corpus lacks: the alignment falls back to "The Salt Road", and so
+    # must the title-level gold, or title precision/recall drop below chunk level
+    row = hotpot("s1", [("The Salt Road (1963 film)", 0)], {"The Salt Road (1963 film)": ["The Salt Road is a 1963 film directed by Anna Verde about salt traders crossing the desert with camels."]})
+    data = _write(tmp_path / "rows.jsonl", [row])
+    aligned = tmp_path / "aligned.jsonl"
+    assert run_cli("align", str(data), str(salt_corpus), "--out", str(aligned)).returncode == 0
+    assert json.loads(aligned.read_text())["metadata"]["gold_doc_ids"] == ["50"]
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"s1": ["51", "50", "7", "8"]}))  # another chunk of the article first, then the gold one
+    result = run_cli("flashrag-eval", str(aligned), "--corpus", str(salt_corpus), "--retrieval", str(run), "--k", "4", "--json")
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout)["retrieval"]
+    assert (r["recall_chunk"], r["recall_title"]) == (1.0, 1.0)
+    assert r["precision_chunk"] == pytest.approx(1 / 4) and r["precision_title"] == pytest.approx(2 / 4)
+    assert r["title_inflation_precision"] == pytest.approx(1 / 4)  # 51 passes by title alone; never negative
+
+
+def test_empty_supporting_text_is_a_drop_not_title_only_labelling(corpus, tmp_path):
+    index = TitleIndex(corpus)
+    rows = [
+        musique("m-empty", [("Beta River", "")]),
+        musique("m-blank", [("Gamma Port", "Gamma Port is a harbour town at the mouth of the Beta River."), ("Alpha Town", "  \n ")]),
+        hotpot("h-empty", [("Alpha Town", 0)], {"Alpha Town": ["  "]}),
+        hotpot("h-punct", [("Alpha Town", 0)], {"Alpha Town": ["..."]}),  # nothing left once normalised
+        musique("m-ok", [("Beta River", RIVER)]),
+    ]
+    kept, stats = align(rows, index)
+    assert [r["id"] for r in kept] == ["m-ok"]
+    assert stats.as_dict()["reasons"] == {"empty_supporting_text": 4}
+    assert [(d["id"], d["hop"], d["title"]) for d in stats.dropped] == [
+        ("m-empty", 0, "Beta River"), ("m-blank", 1, "Alpha Town"), ("h-empty", 0, "Alpha Town"), ("h-punct", 0, "Alpha Town")]
+    # the rule itself never matches an empty text (the empty string is a substring of anything)
+    assert paragraph_matches("", RIVER) is None and paragraph_matches("   ", RIVER) is None and sentence_matches("", RIVER) is None
+
+
+def test_align_report_lists_every_drop_and_counts_branches_over_kept_rows(corpus, tmp_path):
+    rows = [
+        musique("m-ok", [("Beta River", RIVER)]),
+        # the first hop matches (substring), the second fails: the row is dropped and its match is not counted
+        musique("m-half", [("Beta River", RIVER), ("Gamma Port", "A poem about the moon and the stars over the quiet hills.")]),
+        hotpot("h-fallback-dropped", [("Méditerranée (1963 film)", 0), ("Nowhere", 0)],
+               {"Méditerranée (1963 film)": ["Méditerranée is a French film directed in 1963 by Jean-Daniel Pollet about the sea."], "Nowhere": ["x y z"]}),
+    ]
+    data = _write(tmp_path / "rows.jsonl", rows)
+    out, report = tmp_path / "aligned.jsonl", tmp_path / "report.json"
+    result = run_cli("align", str(data), str(corpus), "--out", str(out), "--report", str(report), "--json")
+    assert result.returncode == 0, result.stderr
+    rep = json.loads(result.stdout)
+    assert rep["match_branches"] == {"paragraph:substring": 1} and rep["suffix_fallbacks"] == 0
+    written = json.loads(report.read_text())
+    assert written["dropped_rows"] == [
+        {"id": "m-half", "reason": "no_chunk_matched", "hop": 1, "title": "Gamma Port"},
+        {"id": "h-fallback-dropped", "reason": "title_not_in_corpus", "hop": 1, "title": "Nowhere"},
+    ]
+    assert written["kept"] == 1 and written["reasons"] == {"no_chunk_matched": 1, "title_not_in_corpus": 1}
+
+
+def _no_traceback(result, *expect):
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    for e in expect:
+        assert e in result.stderr, (e, result.stderr)
+
+
+def test_flashrag_commands_refuse_bad_input_with_one_clear_line(corpus, tmp_path):
+    rows = _write(tmp_path / "rows.jsonl", [musique("m1", [("Beta River", RIVER)])])
+    missing = str(tmp_path / "no-corpus.jsonl")
+    out = tmp_path / "out.jsonl"
+    _no_traceback(run_cli("align", str(rows), missing, "--out", str(out)), missing, "cannot read")
+    _no_traceback(run_cli("longcontext", str(rows), missing, "--out", str(out)), missing)
+    _no_traceback(run_cli("flashrag-eval", str(rows), "--corpus", missing), missing)
+    assert not out.exists()
+    # a corpus id given twice
+    dup = _write(tmp_path / "dup.jsonl", CHUNKS + [{"id": "3", "title": "Beta River", "text": "another text"}])
+    _no_traceback(run_cli("align", str(rows), str(dup), "--out", str(out)), "record 3", "duplicated chunk id", f"lines 3, {len(CHUNKS) + 1}")
+    # a row id given twice, a row missing its answers
+    _write(rows, [musique("m1", [("Beta River", RIVER)]), musique("m1", [("Beta River", RIVER)]), {"id": "x", "question": "q"}])
+    _no_traceback(run_cli("align", str(rows), str(corpus), "--out", str(out)), "record m1", "duplicated row id", "record x", "golden_answers")
+    # predictions and retrieval run that do not parse
+    _write(rows, [{"id": "a1", "question": "q", "golden_answers": ["x"], "metadata": {"gold_doc_ids": ["3"]}}])
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"id": "a1"}\n')
+    _no_traceback(run_cli("flashrag-eval", str(rows), "--corpus", str(corpus), "--predictions", str(preds)), str(preds), "answer")
+    _no_traceback(run_cli("flashrag-eval", str(rows), "--corpus", str(corpus), "--retrieval", str(tmp_path / "none.trec")), "none.trec")
+
+
+def test_longcontext_writes_all_rows_or_none(corpus, tmp_path):
+    rows = _write(tmp_path / "rows.jsonl", [
+        {"id": "ok", "question": "q", "golden_answers": ["a"], "metadata": {"gold_doc_ids": ["1"]}},
+        {"id": "big", "question": "q", "golden_answers": ["a"], "metadata": {"gold_doc_ids": ["1", "2", "3"]}},
+    ])
+    out = tmp_path / "lc.jsonl"
+    _no_traceback(run_cli("longcontext", str(rows), str(corpus), "--num-docs", "2", "--out", str(out)),
+                  "record big", "metadata.gold_doc_ids", "3 gold chunks do not fit in 2")
+    assert not out.exists() and not list(tmp_path.glob(".lc.jsonl.*"))  # nothing half written, no temp file left
+    out.write_text("an earlier output\n")
+    run_cli("longcontext", str(rows), str(corpus), "--num-docs", "2", "--out", str(out))
+    assert out.read_text() == "an earlier output\n"
+    assert run_cli("longcontext", str(rows), str(corpus), "--num-docs", "3", "--out", str(out)).returncode == 0
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["ok", "big"]

@@ -1,7 +1,8 @@
 """FlashRAG multi-hop QA rows and the wiki-18 chunk corpus (100-word chunks sharing their article's title).
 
-Rows: ``{id, question, golden_answers, metadata{...}}``, every field kept verbatim. Corpus lines in either
-form: ``{"id", "contents": "\\"Title\\"\\ntext"}`` or ``{"id", "title", "text"}``.
+Rows: ``{id, question, golden_answers, metadata{...}}``, every field kept verbatim; ids must be unique (the
+long-context seed and the predictions are keyed by id). Corpus lines in either form:
+``{"id", "contents": "\\"Title\\"\\ntext"}`` or ``{"id", "title", "text"}``; one text per id.
 
 The title index maps each title to the byte offsets of its chunks in the corpus file; chunk text is read on
 demand, so the index of the full 21M-chunk corpus holds titles and offsets, not text.
@@ -10,11 +11,14 @@ demand, so the index of the full 21M-chunk corpus holds titles and offsets, not 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.datasets.base import read_jsonl
+from judge.datasets.base import read_jsonl, read_text
 from judge.problems import DatasetError, Problem
 
 
@@ -25,30 +29,86 @@ class Chunk:
     text: str
 
 
-def parse_chunk(obj: dict) -> Chunk:
-    """A corpus line in either form as (id, title, text)."""
+def parse_chunk(obj) -> Chunk:
+    """A corpus line in either form as (id, title, text); TypeError naming what is wrong."""
+    if not isinstance(obj, dict):
+        raise TypeError("a corpus chunk must be a JSON object")
+    cid = obj.get("id")
+    if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
+        raise TypeError("field id: missing or not a string")
     if "contents" in obj:
+        if not isinstance(obj["contents"], str):
+            raise TypeError("field contents: not a string")
         first, _, rest = obj["contents"].partition("\n")
         title = first[1:-1] if len(first) >= 2 and first[0] == first[-1] == '"' else first
-        return Chunk(str(obj["id"]), title, rest)
-    return Chunk(str(obj["id"]), str(obj.get("title", "")), str(obj.get("text", "")))
+        return Chunk(str(cid), title, rest)
+    if not isinstance(obj.get("text"), str):
+        raise TypeError("field text (or contents): missing or not a string")
+    return Chunk(str(cid), str(obj.get("title") or ""), obj["text"])
 
 
 def load_rows(path: str | Path) -> list[dict]:
+    """Rows, or every problem: a missing or mistyped field, an id given twice."""
     path = Path(path)
     problems: list[Problem] = []
     rows = []
+    first: dict[str, int] = {}
     for lineno, obj in read_jsonl(path, problems):
         if not isinstance(obj, dict):
             problems.append(Problem(file=str(path), record_id=f"line {lineno}", message="a row must be a JSON object"))
             continue
-        for key in ("id", "question", "golden_answers"):
-            if key not in obj:
-                problems.append(Problem(file=str(path), record_id=str(obj.get("id", f"line {lineno}")), field=key, message="missing"))
+        rid = str(obj.get("id", f"line {lineno}"))
+        bad = []
+        if isinstance(obj.get("id"), bool) or not isinstance(obj.get("id"), (str, int)) or obj.get("id") == "":
+            bad.append(("id", "missing or not a string"))
+        if not isinstance(obj.get("question"), str):
+            bad.append(("question", "missing or not a string"))
+        answers = obj.get("golden_answers")
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            bad.append(("golden_answers", "missing or not a list of strings"))
+        if "metadata" in obj and not isinstance(obj["metadata"], dict):
+            bad.append(("metadata", "not an object"))
+        problems.extend(Problem(file=str(path), record_id=rid, field=f, message=m) for f, m in bad)
+        if bad:
+            continue
+        if rid in first:
+            problems.append(Problem(file=str(path), record_id=rid, field="id", message=f"duplicated row id (line {lineno}; first at line {first[rid]})"))
+            continue
+        first[rid] = lineno
         rows.append(obj)
     if problems:
-        raise DatasetError(problems)
+        raise DatasetError(problems[:50])
     return rows
+
+
+def load_predictions(path: str | Path) -> dict[str, str]:
+    """Answers by row id: one JSON object ``{id: answer}``, or JSONL lines ``{"id", "answer"}``."""
+    path = Path(path)
+    problems: list[Problem] = []
+    text = read_text(path, problems)
+    if text is None:
+        raise DatasetError(problems)
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and "id" not in whole:  # {id: answer}; a lone {"id": ..} is a JSONL line
+        out = {str(k): v for k, v in whole.items()}
+        problems = [Problem(file=str(path), record_id=k, message="the answer is not a string") for k, v in out.items() if not isinstance(v, str)]
+    else:
+        out = {}
+        for lineno, obj in read_jsonl(path, problems):
+            if not isinstance(obj, dict) or not isinstance(obj.get("answer"), str) or obj.get("id") in (None, ""):
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}", field="id/answer",
+                                        message='expected {"id": ..., "answer": "..."} (or the whole file one JSON object {id: answer})'))
+                continue
+            if str(obj["id"]) in out:
+                problems.append(Problem(file=str(path), record_id=str(obj["id"]), field="id", message=f"a second answer for this id (line {lineno})"))
+                continue
+            out[str(obj["id"])] = obj["answer"]
+    if problems:
+        raise DatasetError(problems[:50])
+    return out
 
 
 class TitleIndex:
@@ -59,23 +119,67 @@ class TitleIndex:
         self.offsets: dict[str, array] = {}
         self.ids: list[str] = []
         self.id_offsets = array("q")
+        self._positions: dict[str, int] | None = None
         problems: list[Problem] = []
-        with open(self.path, "rb") as f:
+        try:
+            f = open(self.path, "rb")  # noqa: SIM115 (closed by the with below; the open alone is guarded)
+        except OSError as e:
+            raise DatasetError([Problem(file=str(self.path), message=f"cannot read the corpus: {e.strerror or e}")]) from None
+        with f:
             pos = 0
             for lineno, line in enumerate(f, start=1):
                 if line.strip():
                     try:
                         chunk = parse_chunk(json.loads(line))
-                    except (json.JSONDecodeError, KeyError, TypeError) as e:
+                    except (ValueError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
                         problems.append(Problem(file=str(self.path), record_id=f"line {lineno}", message=f"not a corpus chunk: {e}"))
                     else:
                         self.offsets.setdefault(chunk.title, array("q")).append(pos)
                         self.ids.append(chunk.id)
                         self.id_offsets.append(pos)
                 pos += len(line)
+        if not problems:
+            problems = self._duplicate_ids()
         if problems:
             raise DatasetError(problems[:50])
         self._file = open(self.path, "rb")
+
+    def _duplicate_ids(self) -> list[Problem]:
+        """An id given twice would make a gold id point at two texts. Checked over hashes (8 bytes a chunk,
+        sorted with numpy), then exactly among the few ids whose hashes collide."""
+        import numpy as np
+
+        hashes = np.fromiter((hash(i) for i in self.ids), dtype=np.int64, count=len(self.ids))
+        order = np.argsort(hashes, kind="stable")
+        same = np.nonzero(hashes[order][1:] == hashes[order][:-1])[0]
+        if not len(same):
+            return []
+        suspects = sorted({int(order[j]) for j in same} | {int(order[j + 1]) for j in same})
+        counts = Counter(self.ids[i] for i in suspects)
+        dups = {cid for cid, n in counts.items() if n > 1}
+        at = [i for i in suspects if self.ids[i] in dups]
+        lines = self._lines_of(sorted(self.id_offsets[i] for i in at))
+        where: dict[str, list[int]] = {}
+        for i in at:
+            where.setdefault(self.ids[i], []).append(lines[self.id_offsets[i]])
+        return [Problem(file=str(self.path), record_id=cid, field="id",
+                        message=f"duplicated chunk id (lines {', '.join(map(str, sorted(ls)))}): one text per id")
+                for cid, ls in sorted(where.items())]
+
+    def _lines_of(self, offsets: list[int]) -> dict[int, int]:
+        """Line numbers of byte offsets (sorted), in one streaming pass over the file."""
+        out, line, pos, k = {}, 1, 0, 0
+        with open(self.path, "rb") as f:
+            while k < len(offsets):
+                block = f.read(1 << 20)
+                if not block:
+                    break
+                while k < len(offsets) and offsets[k] < pos + len(block):
+                    out[offsets[k]] = line + block.count(b"\n", 0, offsets[k] - pos)
+                    k += 1
+                line += block.count(b"\n")
+                pos += len(block)
+        return out
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -84,18 +188,29 @@ class TitleIndex:
         self._file.seek(offset)
         return parse_chunk(json.loads(self._file.readline()))
 
-    def chunks(self, title: str) -> tuple[list[Chunk], str | None]:
-        """The chunks of ``title``; else of the title without its trailing parenthetical ("Méditerranée (1963
-        film)" -> "Méditerranée"). Returns the chunks and the title actually used (None: not found)."""
+    def resolve(self, title: str) -> str | None:
+        """The title as the corpus has it: the title itself, else without its trailing parenthetical
+        ("Méditerranée (1963 film)" -> "Méditerranée"); None when neither is in the corpus."""
         for candidate in (title, strip_suffix(title)):
             if candidate and candidate in self.offsets:
-                return [self.read(o) for o in self.offsets[candidate]], candidate
-        return [], None
+                return candidate
+        return None
+
+    def chunks(self, title: str) -> tuple[list[Chunk], str | None]:
+        """The chunks of ``title`` (through :meth:`resolve`) and the title actually used (None: not found)."""
+        used = self.resolve(title)
+        return ([self.read(o) for o in self.offsets[used]], used) if used is not None else ([], None)
 
     def titles(self) -> dict[str, str]:
         """Chunk id -> title, from the index alone (no chunk is read)."""
         id_at = dict(zip(self.id_offsets, self.ids))
         return {id_at[o]: title for title, offsets in self.offsets.items() for o in offsets}
+
+    def position(self, chunk_id: str) -> int | None:
+        """Where a chunk id sits in the corpus (the map is built once, on first use)."""
+        if self._positions is None:
+            self._positions = {cid: i for i, cid in enumerate(self.ids)}
+        return self._positions.get(chunk_id)
 
     def chunk_by_position(self, i: int) -> Chunk:
         return self.read(self.id_offsets[i])
@@ -107,3 +222,39 @@ def strip_suffix(title: str) -> str | None:
     if title.endswith(")") and " (" in title:
         return title[: title.rfind(" (")].rstrip()
     return None
+
+
+def write_atomic(path: str | Path, parts, inputs: tuple[str | Path, ...] = ()) -> int:
+    """Write the text ``parts`` all or nothing: to a temporary file beside ``path``, moved into place only when
+    every part was written, so a failure halfway (a DatasetError from the generator) leaves no partial output
+    and no earlier output damaged. Refuses to write over one of ``inputs``. Returns the number of parts."""
+    path = Path(path)
+    refuse_overwrite(path, inputs)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as e:
+        raise DatasetError([Problem(file=str(path), message=f"cannot write: {e.strerror or e}")]) from None
+    n = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for part in parts:
+                f.write(part)
+                n += 1
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return n
+
+
+def refuse_overwrite(path: str | Path, inputs: tuple[str | Path, ...]) -> None:
+    """An output must not be one of the inputs (checked before any work, and again when writing)."""
+    path = Path(path)
+    for i in inputs:
+        if path.exists() and Path(i).exists() and path.resolve() == Path(i).resolve():
+            raise DatasetError([Problem(file=str(path), message=f"refusing to write the output over the input {i}")])
+
+
+def write_rows(path: str | Path, rows, inputs: tuple[str | Path, ...] = ()) -> int:
+    """JSONL rows, all or nothing (:func:`write_atomic`)."""
+    return write_atomic(path, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows), inputs)

@@ -3,7 +3,9 @@ spaces), and retrieval gold recall at chunk level against title level.
 
 Title-level recall counts a retrieved chunk as gold when its *title* is a supporting title, so every chunk
 of a supporting article passes; chunk-level recall asks for the aligned gold chunk ids. The gap between the
-two is how much title matching inflates retrieval scores.
+two is how much title matching inflates retrieval scores. Supporting titles go through the same lookup as the
+alignment (:meth:`TitleIndex.resolve`: the title, else without its "(disambiguation)"-style suffix), so the
+title-level gold of "The Salt Road (1963 film)" is the chunks of "The Salt Road" that the alignment used.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -61,24 +65,36 @@ def gold_at_k(retrieved: list[str], gold_ids: list[str], titles: dict[str, str],
     }
 
 
-def supporting_titles(row: dict) -> set[str]:
+def supporting_titles(row: dict, resolve: Callable[[str], str | None] | None = None) -> set[str]:
+    """The row's supporting titles, each as the corpus has it (``resolve``; a title not found stays as given)."""
     meta = row.get("metadata") or {}
     if meta.get("question_decomposition"):
-        return {(h.get("support_paragraph") or {}).get("title", "") for h in meta["question_decomposition"]}
-    sf = meta.get("supporting_facts") or []
-    return set(sf.get("title", [])) if isinstance(sf, dict) else {x[0] for x in sf}
+        raw = {(h.get("support_paragraph") or {}).get("title", "") for h in meta["question_decomposition"]}
+    else:
+        sf = meta.get("supporting_facts") or []
+        raw = set(sf.get("title", [])) if isinstance(sf, dict) else {x[0] for x in sf}
+    return {(resolve(t) if resolve else None) or t for t in raw}
 
 
-def evaluate_flashrag(rows: list[dict], predictions: dict[str, str] | None, run: dict[str, dict[str, float]] | None, titles: dict[str, str], k: int = 5) -> dict:
+def evaluate_flashrag(
+    rows: list[dict],
+    predictions: dict[str, str] | None,
+    run: dict[str, dict[str, float]] | None,
+    titles: dict[str, str],
+    k: int = 5,
+    resolve_title: Callable[[str], str | None] | None = None,
+) -> dict:
     """EM and token F1 of predictions; chunk- against title-level gold of a retrieval run (mean over rows)."""
     out: dict = {"rows": len(rows)}
     if predictions is not None:
-        scored = [r for r in rows if r["id"] in predictions]
+        scored = [r for r in rows if str(r["id"]) in predictions]
+        ids = {str(r["id"]) for r in rows}
         out["answers"] = {
             "scored": len(scored),
             "missing_predictions": len(rows) - len(scored),
-            "exact_match": sum(exact_match(predictions[r["id"]], r["golden_answers"]) for r in scored) / len(scored) if scored else None,
-            "token_f1": sum(token_f1(predictions[r["id"]], r["golden_answers"]) for r in scored) / len(scored) if scored else None,
+            "predictions_for_unknown_ids": len([p for p in predictions if p not in ids]),
+            "exact_match": sum(exact_match(predictions[str(r["id"])], r["golden_answers"]) for r in scored) / len(scored) if scored else None,
+            "token_f1": sum(token_f1(predictions[str(r["id"])], r["golden_answers"]) for r in scored) / len(scored) if scored else None,
         }
     if run is not None:
         per = []
@@ -87,8 +103,23 @@ def evaluate_flashrag(rows: list[dict], predictions: dict[str, str] | None, run:
             if not gold:
                 continue
             ranked = [d for d, _ in sorted(run.get(str(r["id"]), {}).items(), key=lambda kv: (-kv[1], kv[0]))]
-            per.append(gold_at_k(ranked, gold, titles, supporting_titles(r), k))
+            per.append(gold_at_k(ranked, [str(g) for g in gold], titles, supporting_titles(r, resolve_title), k))
+        out["retrieval"] = {"k": k, "rows": len(per), "rows_without_gold_doc_ids": len(rows) - len(per)}
         if per:
-            out["retrieval"] = {"k": k, "rows": len(per), **{key: sum(p[key] for p in per) / len(per) for key in per[0]}}
+            out["retrieval"].update({key: sum(p[key] for p in per) / len(per) for key in per[0]})
             out["retrieval"]["title_inflation_precision"] = out["retrieval"]["precision_title"] - out["retrieval"]["precision_chunk"]
     return out
+
+
+def flashrag_report(data: str | Path, corpus: str | Path, predictions: str | Path | None = None,
+                    retrieval: str | Path | None = None, k: int = 5) -> dict:
+    """``judge flashrag-eval``: load everything (input problems raise DatasetError), then evaluate."""
+    from judge.datasets.beir import load_run
+    from judge.datasets.flashrag import TitleIndex, load_predictions, load_rows
+
+    rows = load_rows(data)
+    index = TitleIndex(corpus)
+    preds = load_predictions(predictions) if predictions is not None else None
+    run = load_run(retrieval) if retrieval is not None else None
+    titles = index.titles() if run is not None else {}
+    return evaluate_flashrag(rows, preds, run, titles, k, resolve_title=index.resolve)
