@@ -35,10 +35,6 @@ from judge.datasets.base import read_json, read_jsonl, read_text
 from judge.models import Record, Source
 from judge.problems import DatasetError, Problem, problems_from_validation
 
-GAIA_FIELDS = (
-    "query_id", "texto", "regime", "tipo", "registro", "comprimento", "clareza", "persona", "fonte_origem",
-    "materia", "nivel", "chunk_fonte", "dup_group", "modo", "overlap_lexical", "gerado_por", "prompt_version",
-)
 STRATA = ("regime", "tipo", "registro", "fonte_origem", "modo", "persona")
 FINGERPRINT = re.compile(r"[0-9a-fA-F]{16,64}")
 
