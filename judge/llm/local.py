@@ -28,7 +28,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from judge.llm.errors import LLMError, LocalModelCrashed, LocalModelTimeout, LocalModelUnavailable
+from judge.llm.errors import (
+    LLMError,
+    LocalModelCrashed,
+    LocalModelTimeout,
+    LocalModelUnavailable,
+)
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
 CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
@@ -48,7 +53,9 @@ class _Child:
         env = dict(os.environ)
         package_root = str(Path(__file__).resolve().parents[2])  # the judge that spawned it, checkout or wheel
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-        self.stderr = tempfile.TemporaryFile()
+        if self.stderr is not None:
+            self.stderr.close()  # the last child's
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the child; read after a crash)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "judge.llm.local_worker", self.name],
             stdin=subprocess.PIPE,

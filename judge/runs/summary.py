@@ -66,8 +66,9 @@ def notes(config) -> list[str]:
     local = embedded_models(config)
     if not local:
         return []
-    return [
+    demonstration = (
         f"demonstration: the embedded models ({', '.join(local)}) are tiny models that run offline; their answers "
         "and verdicts show the pipeline working and are not to be trusted. For real verdicts use a hosted judge "
         "(configs/hosted.yaml)."
-    ]
+    )
+    return [demonstration]
