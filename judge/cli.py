@@ -145,7 +145,7 @@ def search_eval(
     k: int = typer.Option(5, "--k", min=1, help="Candidates per claim."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Recall@k of gold spans, hit@k of whole gold sets and MRR, against a plain BM25 baseline."""
+    """Recall@k, hit@k and MRR, and hit within token budgets (0.05-0.3x the source), against plain BM25."""
     from judge.datasets import load_checked
     from judge.problems import DatasetError
     from judge.search.evaluate import evaluate
@@ -176,6 +176,21 @@ def search_eval(
     console = _console()
     console.print(t)
     console.print(f"{rep['found_rule']}; search time {rep['seconds']:.2f} s (indexing included)", soft_wrap=True)
+    if "budget" in rep:
+        o = rep["offered"]
+        console.print(
+            f"top-{k} offers {o['ours']['sentences_per_claim']} sentences, {o['ours']['tokens_per_claim']} tokens per claim "
+            f"({o['ours']['share_of_source']:.3f}x the source); hit {_fmt(o['ours']['hit'])} against plain BM25 given the same "
+            f"sentences {_fmt(o['plain_same_sentences']['hit'])}", soft_wrap=True)
+        b = Table(title=f"hit within a token budget (source: {rep['source_tokens_per_claim']} tokens per claim)")
+        for col in ("budget", "x source", "hit", "span recall", "sentences", "BM25 same sentences", "ratio", "BM25 same tokens", "ratio"):
+            b.add_column(col, justify="right")
+        for row in rep["budget"]:
+            ours = row["ours"]
+            b.add_row(str(row["budget_tokens"]), f"{ours['share_of_source']:.3f}", _fmt(ours["hit"]), _fmt(ours["span_recall"]),
+                      str(ours["sentences_per_claim"]), _fmt(row["plain_same_sentences"]["hit"]), _fmt(row["ratio_same_sentences"]),
+                      _fmt(row["plain_same_tokens"]["hit"]), _fmt(row["ratio_same_tokens"]))
+        console.print(b)
 
 
 @app.command()

@@ -2,7 +2,7 @@ import json
 
 
 from judge.datasets import load
-from judge.search import Index, search
+from judge.search import Index, offer, search
 from judge.search.evaluate import evaluate
 from tests.conftest import BUNDLED_SAMPLE, assert_spans_exact, shared
 
@@ -61,6 +61,33 @@ def test_candidates_never_exceed_two_sentences():
         assert len(c.sentence_ids) <= 2
 
 
+def test_offer_stays_within_its_budget_and_covers_what_the_best_sentence_misses():
+    source = "The bridge opened in 1932. It was painted red. Heavy traffic followed. Its designer was Joseph Strauss."
+    claim = "The bridge, designed by Joseph Strauss, opened in 1932."
+    index = Index(source)
+    for budget in (1, 7, 12, 16, 30):
+        cands = index.offer(claim, budget)
+        assert sum(c.end_char - c.start_char for c in cands) <= budget * 4
+        assert_spans_exact(cands, lambda _: source)
+    two = [c.excerpt for c in index.offer(claim, 16)]  # 64 characters: room for two of the four sentences
+    assert two == ["The bridge opened in 1932.", "Its designer was Joseph Strauss."]
+    assert index.offer("", 100) == [] and index.offer(claim, 0) == []
+
+
+def test_offer_gives_a_verbatim_match_first_and_little_after_it():
+    cands = Index(SOURCE).offer("הוספנו 1,450 נסיעות שבועיות", 60)
+    assert cands[0].method == "exact" and cands[0].excerpt == "הוספנו 1,450 נסיעות שבועיות"
+    rest = sum(c.end_char - c.start_char for c in cands[1:])
+    assert rest <= (60 * 4 - len(cands[0].excerpt)) // 2
+
+
+def test_offer_over_several_sources_shares_one_budget():
+    a, b = Index("Apples grow on trees. Pears too.", "a"), Index("The orchard sells apples. Nothing else here.", "b")
+    cands = offer([a, b], "apples grow in the orchard", 12)
+    assert {c.doc_id for c in cands} == {"a", "b"}
+    assert sum(c.end_char - c.start_char for c in cands) <= 48
+
+
 def test_empty_and_unmatched_claims():
     assert search("", SOURCE) == []
     assert search("zzz qqq", SOURCE) == []
@@ -93,6 +120,9 @@ def test_hebrew_fixture_span_recall_at_5():
     report = evaluate(records, "hebrew-qa", k=5)
     assert report["overall"]["spans"] == 64
     assert report["overall"]["span_recall"] >= 0.95
+    assert report["offered"]["ours"]["span_recall"] >= 0.98
+    assert report["headline"]["ours"]["span_recall"] >= 0.95
+    assert report["headline"]["ours"]["share_of_source"] <= 0.2
     for r in records:
         index = Index(r.source_text, r.sources[0].doc_id)
         for c in r.claims:
@@ -105,6 +135,18 @@ def test_wice_gold_set_hit_rates():
     assert report["overall"]["hit@5"] >= 0.70
     assert report["overall"]["hit@10"] >= 0.88
     assert report["overall"]["hit@5"] > report["baseline_overall"]["hit@5"]
+    # budget-honest: at a fifth of the source's tokens, against plain BM25 given the same sentences and tokens
+    head = report["headline"]
+    assert head["ours"]["share_of_source"] <= 0.2
+    assert head["ours"]["hit"] >= 0.88
+    assert head["ratio_same_sentences"] >= 1.05 and head["ratio_same_tokens"] >= 1.05
+    offered = report["offered"]
+    assert offered["ours"]["sentences_per_claim"] == offered["plain_same_sentences"]["sentences_per_claim"] or (
+        offered["plain_same_sentences"]["sentences_per_claim"] < offered["ours"]["sentences_per_claim"]
+    )  # BM25 never gets more sentences than were offered (fewer only where fewer sentences share a word)
+    shares = [row["ours"]["share_of_source"] for row in report["budget"]]
+    hits = [row["ours"]["hit"] for row in report["budget"]]
+    assert shares == sorted(shares) and hits == sorted(hits)
 
 
 def test_heq_top1_covers_the_answer():

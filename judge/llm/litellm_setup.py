@@ -31,4 +31,32 @@ def instructor():
     litellm()
     import instructor as _instructor
 
+    _memoize_async_validator_check()
     return _instructor
+
+
+def _memoize_async_validator_check() -> None:
+    """Instructor walks every attribute of the response model's MRO, several times a call, to refuse async
+    validators (about 2 ms of CPU a call). The answer depends only on the class: remember the classes that
+    passed. A class that fails is still refused every time."""
+    try:
+        from instructor.v2.validation import async_validators as mod
+    except ImportError:  # another instructor layout: nothing to speed up
+        return
+    check = mod.reject_async_validators
+    if getattr(check, "_judge_memo", False):
+        return
+    passed: set = set()
+
+    def reject_async_validators(response_model):
+        try:
+            if response_model in passed:
+                return None
+        except TypeError:  # unhashable typing construct: check it every time
+            return check(response_model)
+        check(response_model)
+        passed.add(response_model)
+        return None
+
+    reject_async_validators._judge_memo = True
+    mod.reject_async_validators = reject_async_validators

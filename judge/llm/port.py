@@ -278,7 +278,7 @@ class LLM:
         params: dict[str, Any] = dict(
             model=cfg.model,
             messages=messages,
-            response_model=response_model,
+            response_model=_response_schema(response_model),
             max_retries=cfg.validation_retries,
             hooks=hooks,
             temperature=cfg.temperature,
@@ -316,6 +316,19 @@ def _client(mode: str):
 
     instr = instructor()
     return instr.from_litellm(litellm().acompletion, mode=getattr(instr.Mode, _MODES[mode]))
+
+
+@lru_cache(maxsize=256)
+def _response_schema(response_model: type[BaseModel]) -> type[BaseModel]:
+    """The model wrapped as instructor's ResponseSchema once, not on every call.
+
+    Instructor wraps an unwrapped model in a fresh class per call (pydantic ``create_model``), which also
+    defeats its own schema cache: about 2 ms of CPU a call. A model that is already a ResponseSchema is used
+    as it is. The result is re-validated into ``response_model`` by :meth:`LLM.structured`.
+    """
+    from judge.llm.litellm_setup import instructor
+
+    return instructor().openai_schema(response_model)
 
 
 def _hooks_class():

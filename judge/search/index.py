@@ -11,6 +11,7 @@ recall cannot be bought with long windows. Every candidate slices the original s
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import combinations
@@ -142,34 +143,57 @@ class Index:
         return out
 
     def _greedy_sentences(self, query: _Query, taken: set[int]):
-        """Sentences in greedy order of marginal coverage + BM25 + nearness to those already chosen."""
+        """Sentences in greedy order of marginal coverage + BM25 + nearness to those already chosen.
+
+        A sentence's coverage gain is kept up to date incrementally: when a claim word is covered once more,
+        only the sentences holding that word lose part of their gain.
+        """
         weights, covers, n = query.weights, query.covers, len(self.sentences)
         singles = {i: query.score(c, query.bm25.get(i, 0.0)) for i, c in covers.items()}
         pool = set(sorted(singles, key=lambda i: (-singles[i], i))[:OFFER_POOL]) - taken
-        seen = [0] * len(weights)
-        near: dict[int, float] = {}
-        chosen = set(taken)
-        for i in taken:
-            for w in covers.get(i, ()):
-                seen[w] += 1
+        holders: dict[int, list[int]] = {}
+        for i, words_in in covers.items():
+            for w in words_in:
+                holders.setdefault(w, []).append(i)
         bm_scale = OFFER_BM25_WEIGHT / query.best_bm25
-        while pool:
-            best, best_value = -1, float("-inf")
-            for i in pool:
-                gain = sum(weights[w] * REPEAT_DECAY ** seen[w] for w in covers.get(i, ()))
-                value = gain / query.total + bm_scale * query.bm25.get(i, 0.0) + NEAR_BONUS * near.get(i, 0.0)
-                if value > best_value or (value == best_value and i < best):
-                    best, best_value = i, value
-            pool.discard(best)
-            chosen.add(best)
-            for w in covers.get(best, ()):
-                seen[w] += 1
+        base = {i: sum(weights[w] for w in c) / query.total + bm_scale * query.bm25.get(i, 0.0) for i, c in covers.items()}
+        near: dict[int, float] = {}
+        chosen: set[int] = set()
+        heap: list[tuple[float, int]] = []
+
+        def value(i: int) -> float:
+            return base.get(i, 0.0) + NEAR_BONUS * near.get(i, 0.0)
+
+        def cover(i: int) -> None:
+            chosen.add(i)
+            for w in covers.get(i, ()):
+                loss = weights[w] * (1 - REPEAT_DECAY) / query.total
+                for j in holders[w]:
+                    base[j] -= loss  # the word now counts REPEAT_DECAY times as much as before
+                weights[w] *= REPEAT_DECAY
             for d in range(1, NEAR_SPAN + 1):
-                for j in (best - d, best + d):
-                    if 0 <= j < n and j not in chosen:
-                        near[j] = max(near.get(j, 0.0), NEAR_DECAY ** (d - 1))
-                        pool.add(j)
-            yield best, best_value
+                for j in (i - d, i + d):
+                    if 0 <= j < n and j not in chosen and NEAR_DECAY ** (d - 1) > near.get(j, 0.0):
+                        near[j] = NEAR_DECAY ** (d - 1)
+                        heapq.heappush(heap, (-value(j), j))
+
+        weights = list(weights)
+        for i in taken:
+            cover(i)
+        for i in pool - chosen:
+            heapq.heappush(heap, (-value(i), i))
+        # Lazy greedy: values only fall between pushes (a rise pushes a fresh entry), so a popped entry whose
+        # value is still current is the best one.
+        while heap:
+            negative, i = heapq.heappop(heap)
+            if i in chosen:
+                continue
+            current = value(i)
+            if current < -negative - 1e-12:
+                heapq.heappush(heap, (-current, i))
+                continue
+            cover(i)
+            yield i, current
 
     def _verbatim(self, claim: str, query: _Query | None) -> list[_Pooled]:
         stripped = claim.strip(_EDGE_PUNCT)
