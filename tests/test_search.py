@@ -81,6 +81,15 @@ def test_offer_gives_a_verbatim_match_first_and_little_after_it():
     assert rest <= (60 * 4 - len(cands[0].excerpt)) // 2
 
 
+def test_a_budget_smaller_than_the_best_sentence_gets_the_part_holding_the_claim():
+    source = ("Intro line. The committee met for several hours on Tuesday afternoon and, after a long debate about "
+              "many unrelated matters, finally approved the new library budget of 3 million. Other news.")
+    cands = Index(source).offer("the library budget was 3 million", 12)  # 48 characters, the sentence has 150
+    assert len(cands) == 1 and len(cands[0].excerpt) <= 48
+    assert "library budget of 3 million" in cands[0].excerpt
+    assert_spans_exact(cands, lambda _: source)
+
+
 def test_offer_over_several_sources_shares_one_budget():
     a, b = Index("Apples grow on trees. Pears too.", "a"), Index("The orchard sells apples. Nothing else here.", "b")
     cands = offer([a, b], "apples grow in the orchard", 12)

@@ -34,7 +34,11 @@ class ModelLimiter:
 
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._cond:
-            await self._cond.wait_for(lambda: self.in_flight < self.limit)
+            try:
+                await self._cond.wait_for(lambda: self.in_flight < self.limit)
+            except asyncio.CancelledError:
+                self._cond.notify(1)  # a wake-up this waiter may have taken goes to the next one
+                raise
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
         try:
@@ -64,7 +68,7 @@ class ModelLimiter:
     async def release(self) -> None:
         async with self._cond:
             self.in_flight -= 1
-            self._cond.notify_all()
+            self._cond.notify(1)  # one slot freed, one waiter woken (notify_all woke every queued call)
 
     async def rate_limited(self) -> None:
         async with self._cond:
@@ -77,4 +81,4 @@ class ModelLimiter:
             if self.limit < self.max_concurrency and self._successes >= GROW_AFTER:
                 self.limit += 1
                 self._successes = 0
-                self._cond.notify_all()
+                self._cond.notify(1)

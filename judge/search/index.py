@@ -22,6 +22,7 @@ from rapidfuzz import fuzz
 from judge.models import Candidate, Span
 from judge.search.bm25 import BM25
 from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text.tokens import word_spans
 
 _EDGE_PUNCT = " .,;:!?\"'()[]-\u2026"
 COVERAGE_WEIGHT = 0.75  # the rest of a lexical score is BM25 relative to the best sentence
@@ -131,6 +132,10 @@ class Index:
         misfits = 0
         for i, value in self._greedy_sentences(query, taken):
             start, end = self._sentence_span(i)
+            if end - start > budget and not out:
+                window = self._window(i, claim, budget)  # the budget is smaller than the best sentence
+                if window is not None:
+                    start, end = window
             if end - start > budget:
                 misfits += 1
                 if misfits >= OFFER_MISFITS:
@@ -141,6 +146,25 @@ class Index:
             single = query.score(query.covers.get(i, set()), query.bm25.get(i, 0.0))
             out.append((self._candidate(_Pooled(single, "ngram", [(start, end)], (i,))), value))
         return out
+
+    def _window(self, i: int, claim: str, budget: int) -> tuple[int, int] | None:
+        """The part of sentence ``i``, at most ``budget`` characters, holding the most of the claim's words."""
+        wanted = {f for w in content_words(_normalized(claim)) for f in word_forms(w)}
+        a, b = self._norm_ranges[i]
+        spans = word_spans(self.norm.text[a:b])
+        hits = [any(f in wanted for f in word_forms(w)) for _, _, w in spans]
+        best, best_count, count, left = None, 0, 0, 0
+        for right, (_, end, _) in enumerate(spans):
+            count += hits[right]
+            while left < right and end - spans[left][0] > budget:
+                count -= hits[left]
+                left += 1
+            if count > best_count and end - spans[left][0] <= budget:
+                best, best_count = (spans[left][0], end), count
+        if best is None:
+            return None
+        start, end = self.norm.to_original(a + best[0], a + best[1])
+        return (start, end) if end - start <= budget else None
 
     def _greedy_sentences(self, query: _Query, taken: set[int]):
         """Sentences in greedy order of marginal coverage + BM25 + nearness to those already chosen.

@@ -74,6 +74,11 @@ def words(normalized_text: str) -> list[str]:
     return _WORD.findall(normalized_text)
 
 
+def word_spans(normalized_text: str) -> list[tuple[int, int, str]]:
+    """Words of a normalised text with their offsets in it."""
+    return [(m.start(), m.end(), m.group()) for m in _WORD.finditer(normalized_text)]
+
+
 def content_words(normalized_text: str) -> list[str]:
     """Words that carry content: stopwords and one-letter tokens dropped."""
     return [w for w in _WORD.findall(normalized_text) if len(w) > 1 and w not in STOPWORDS]
