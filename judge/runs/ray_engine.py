@@ -1,0 +1,162 @@
+"""The Ray engine: records go to Ray tasks in batches; each worker runs the same per-record pipeline with its
+own LLM port; results stream back to the driver, the only writer of results.jsonl and calls.jsonl, so resume,
+merge, scoring and reports are the local engine's.
+
+What the cluster shares: one limiter actor per model endpoint (judge.llm.ray_limits), so the rpm/tpm budget and
+the adaptive concurrency hold across every worker; and the call cache, either the diskcache directory on shared
+storage (the default: ``cache_dir`` must be reachable from every node) or, with ``ray.cache: actor``, one actor
+serving the driver node's diskcache to all workers. A worker killed mid-batch: Ray retries the task elsewhere;
+the driver writes a batch only once it has returned, so every record appears once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from judge.llm import BudgetExceeded, CallCache
+from judge.models import Answer, Record
+from judge.results import RecordResult
+from judge.runs.config import RunConfig
+
+TASK_RETRIES = 3  # a task whose worker died is re-run this many times before the run gives up on its records
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached: refused before any record."""
+
+
+def connect(address: str | None) -> None:
+    """``ray.init`` on ``address`` (None: a local Ray on this machine), or a clear RayUnavailable."""
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("engine ray needs the ray extra: pip install 'judge[ray]' (or pip install -e '.[ray]')") from None
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
+                 logging_level="ERROR")
+    except Exception as e:  # ConnectionError, TimeoutError, ValueError from a bad address
+        where = address or "a local Ray instance"
+        raise RayUnavailable(f"cannot reach the Ray cluster at {where}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+
+
+def run_models(config: RunConfig):
+    """Every model config a run may call (models under test, the decomposer, the LLM judges)."""
+    names = set(config.generate.models)
+    if config.decompose.method == "llm" and config.decompose.model:
+        names.add(config.decompose.model)
+    names |= {j for j in config.adjudicate.judges if j in config.models}
+    return [config.models[n] for n in sorted(names)]
+
+
+def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str, list[Answer]] | None, actors: dict,
+                   cache_actor, use_cache: bool, refresh: bool) -> tuple[list[str], list, int, int]:
+    """One batch on a worker: the pipeline with a port whose limits are the cluster's. Returns the results'
+    JSON lines, the calls made, and the cache's hits and misses."""
+    from judge.llm.ray_limits import limiter_factory
+    from judge.pipeline import build_pipeline, process_record
+
+    if cache_actor is not None:
+        from judge.llm.ray_cache import ActorStore
+
+        cache = CallCache.over(ActorStore(cache_actor), refresh=refresh) if use_cache else CallCache(None, enabled=False)
+    else:
+        cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
+    pipeline = build_pipeline(config, recorded, cache)
+    calls: list = []
+    pipeline.llm.limiter_factory = limiter_factory(actors)
+    pipeline.llm.on_call = calls.append
+
+    async def go():
+        slots = asyncio.Semaphore(config.record_concurrency)
+
+        async def one(record):
+            async with slots:
+                return await process_record(pipeline, record)
+
+        return await asyncio.gather(*(one(r) for r in records))
+
+    try:
+        results = asyncio.run(go())
+    finally:
+        cache.close()
+    return [r.model_dump_json() for r in results], calls, cache.hits, cache.misses
+
+
+def run_items_ray(
+    config: RunConfig,
+    records: list[Record],
+    recorded: dict[str, list[Answer]] | None,
+    store,
+    cache: CallCache,
+    *,
+    address: str | None = None,
+    batch_size: int = 8,
+    on_result: Callable[[RecordResult], None] | None = None,
+    use_cache: bool = True,
+    refresh: bool = False,
+) -> str | None:
+    """The Ray counterpart of the local engine's queue: returns why it stopped early, if it did."""
+    import ray
+
+    from judge.llm.ray_limits import create_limit_actors
+
+    connect(address)
+    actors = create_limit_actors(run_models(config))
+    cache_actor = None
+    if config.ray.cache == "actor" and use_cache:
+        from judge.llm.ray_cache import create_cache_actor
+
+        cache_actor = create_cache_actor(config.cache_dir)
+    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(_process_batch)
+    batches = [records[i:i + batch_size] for i in range(0, len(records), batch_size)]
+    workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    config_ref = ray.put(config)
+    pending: dict = {}
+    stopped: str | None = None
+    spent = 0.0
+    started = time.perf_counter()
+
+    def submit(batch):
+        answers = {r.id: recorded[r.id] for r in batch if r.id in recorded} if recorded is not None else None
+        ref = task.remote(config_ref, batch, answers, actors, cache_actor, use_cache, refresh)
+        pending[ref] = batch
+
+    queue = list(batches)
+    while queue and len(pending) < 2 * workers:
+        submit(queue.pop(0))
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        ref = done[0]
+        batch = pending.pop(ref)
+        try:
+            lines, calls, hits, misses = ray.get(ref)
+        except Exception as e:  # the task failed after its retries: its records stay unfinished (resume redoes them)
+            cause = getattr(e, "cause", None) or e
+            if isinstance(cause, BudgetExceeded):
+                stopped = stopped or str(cause)
+            else:
+                store.log(f"ray batch of {len(batch)} records failed: {type(cause).__name__}: {str(cause)[:300]}")
+                stopped = stopped or f"a Ray batch failed after {TASK_RETRIES} retries: {type(cause).__name__}"
+            continue
+        for call in calls:
+            store.append_call(call)
+            spent += call.cost_usd or 0.0
+        cache.hits += hits
+        cache.misses += misses
+        for line in lines:
+            result = RecordResult.model_validate_json(line)
+            store.append(result)
+            if on_result:
+                on_result(result)
+        if config.max_cost_usd is not None and spent >= config.max_cost_usd and queue:
+            stopped = stopped or f"max_cost_usd {config.max_cost_usd} reached across the cluster; no new batch is started"
+            store.log(stopped)
+            queue.clear()
+        if queue:
+            submit(queue.pop(0))
+    store.log(f"ray: {len(records)} records in {len(batches)} batches on {workers} CPUs in {time.perf_counter() - started:.1f} s")
+    return stopped
