@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from judge.models import LABELS
+from judge.verdicts import LABELS
 from judge.testing.scripts import pipeline_model
 from judge.testing.server import ScriptedServer
 from judge.testing.soak import PRICE, comparable, faulty_judge, kill_resume, make_dataset, restart_when, run_cli, write_config

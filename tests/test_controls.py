@@ -18,7 +18,7 @@ from judge.controls.make import (
     swap_synonyms,
 )
 from judge.datasets import load
-from judge.stages.adjudicate import VERBATIM_METHODS
+from judge.judges.triage import VERBATIM_METHODS
 from judge.text import normalize
 from tests.conftest import BUNDLED_SAMPLE, shared
 

@@ -36,7 +36,7 @@ from judge.controls.lexicon import (
 )
 from judge.models import Record, Span
 from judge.search import Index
-from judge.stages.adjudicate import VERBATIM_METHODS
+from judge.judges.triage import VERBATIM_METHODS
 from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
 from judge.stages.checks import number_kind
 from judge.text import content_words, detect_language, normalize, split_sentences

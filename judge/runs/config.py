@@ -1,7 +1,8 @@
 """Run configs (YAML): what to evaluate, with which models, and how.
 
 Relative paths are relative to the config file. Models are named: inline under ``models:``, or taken from
-``models_file:`` (e.g. configs/models.yaml); ``deterministic`` is the judge that needs no model.
+``models_file:`` (e.g. configs/models.yaml). A judge is named too: a registered judge (``deterministic``,
+judge.judges.registry) or a model.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from judge.llm.config import ModelConfig, load_models
 from judge.problems import problems_from_validation
-from judge.stages.adjudicate import DETERMINISTIC, DeterministicThresholds
+from judge.judges.deterministic import DeterministicThresholds
+from judge.judges.registry import model_judges
+from judge.verdicts import DETERMINISTIC
 
 
 RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a run's name is part of its directory's name
@@ -117,7 +120,7 @@ class RunConfig(_Section):
         return self.models[name]
 
     def check_model_names(self) -> None:
-        names = list(self.generate.models) + [j for j in self.adjudicate.judges if j != DETERMINISTIC]
+        names = list(self.generate.models) + model_judges(self.adjudicate.judges)
         if self.decompose.method == "llm" and self.decompose.model:
             names.append(self.decompose.model)
         unknown = [n for n in names if n not in self.models]

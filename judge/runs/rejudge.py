@@ -3,16 +3,14 @@ run. No generation, no decomposition, no search: the cheap way to compare judge 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from judge.runs.inputs import dataset_records
 from judge.llm import CallCache, ModelConfig
-from judge.results import AnswerResult, ClaimResult, RecordResult, Usage
+from judge.pipeline import build_pipeline, rejudge_record
 from judge.runs.config import RunConfig
-from judge.runs.runner import Pipeline, build_pipeline, config_hash, finish, judge_claims, run_items
+from judge.runs.inputs import dataset_records
+from judge.runs.runner import config_hash, drive
 from judge.runs.store import RunStore
-from judge.stages.adjudicate import ClaimToJudge, panel_verdict
 
 
 def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig]) -> RunConfig:
@@ -20,23 +18,6 @@ def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str,
     new = config.model_copy(update={"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})})
     new.check_model_names()
     return new
-
-
-async def rejudge_record(p: Pipeline, old: RecordResult, record) -> RecordResult:
-    usage = Usage()
-    sources = {s.doc_id: s.text for s in record.sources}
-    if len(record.sources) == 1:
-        sources[None] = record.sources[0].text
-    answers = []
-    for a in old.answers:
-        claims = [ClaimToJudge(str(i + 1), c.text, c.candidates, c.checks) for i, c in enumerate(a.claims)]
-        verdicts = await judge_claims(p, record, old.language, claims, sources, usage) if claims else {}
-        new_claims = []
-        for c, tj in zip(a.claims, claims):
-            label, evidence = panel_verdict(verdicts[tj.cid])
-            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
-        answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
-    return RecordResult(**{**old.model_dump(), "answers": answers, "usage": usage})
 
 
 def rejudge(
@@ -71,9 +52,5 @@ def rejudge(
     }
     store = RunStore.create(runs_root, meta["name"], config, meta)
     pipeline.llm.on_call = store.append_call
-    try:
-        work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
-        stopped = asyncio.run(run_items(previous, work, store, config.record_concurrency, on_result))
-    finally:
-        cache.close()
-    return store, finish(store, [r.record_id for r in previous], config, cache, stopped)
+    work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
+    return store, drive(store, previous, work, [r.record_id for r in previous], config, cache, on_result)

@@ -1,1 +1,1 @@
-"""Pipeline stages: generate, decompose, checks, adjudicate (each: typed input, typed output)."""
+"""Pipeline stages: generate, decompose, checks (each: typed input, typed output). Judging is judge.judges."""

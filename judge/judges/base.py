@@ -1,0 +1,60 @@
+"""The Judge protocol: ``await judge.judge(claims, context) -> {claim_id: JudgeVerdict}``.
+
+A judge is anything that rules on claims given their offered candidate passages: a model (ModelJudge), the
+search scores and checks (DeterministicJudge), or a user's function or an NLI model registered by name
+(judge.judges.registry). The panel runs the judges of a config and combines their verdicts; the pipeline
+never needs to know which kind a judge is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol, runtime_checkable
+
+from judge.llm import CallRecord
+from judge.models import Candidate, Source, Span
+from judge.results import ClaimChecks, JudgeVerdict, OfferedCandidate
+
+
+@dataclass
+class ClaimToJudge:
+    cid: str  # the id the judges see ("1", "2", ...)
+    text: str
+    candidates: list[OfferedCandidate]
+    checks: ClaimChecks = field(default_factory=ClaimChecks)
+
+
+@dataclass
+class JudgeContext:
+    """What a judge may read besides the claims: the question and the record's sources. A judge that calls
+    a model appends its call records to ``calls`` (the panel gives each judge its own list)."""
+
+    question: str
+    language: str
+    sources: list[Source]
+    calls: list[CallRecord] = field(default_factory=list)
+
+    @cached_property
+    def texts(self) -> dict[str | None, str]:
+        """Source text by doc_id (and by None when there is one source)."""
+        out: dict[str | None, str] = {s.doc_id: s.text for s in self.sources}
+        if len(self.sources) == 1:
+            out[None] = self.sources[0].text
+        return out
+
+
+@runtime_checkable
+class Judge(Protocol):
+    name: str  # the name configs use; it labels the judge's verdicts
+
+    async def judge(self, claims: list[ClaimToJudge], context: JudgeContext) -> dict[str, JudgeVerdict]: ...
+
+
+def offer(candidates: list[Candidate], cid: str) -> list[OfferedCandidate]:
+    """Candidates as the judges see them, with ids they cite them by ("<claim id>.<rank>")."""
+    return [OfferedCandidate(**c.model_dump(), id=f"{cid}.{j}") for j, c in enumerate(candidates, start=1)]
+
+
+def spans_of(candidate: Candidate) -> list[Span]:
+    return [p.model_copy() for p in candidate.parts]

@@ -1,0 +1,176 @@
+"""One record, end to end: answers (recorded or generated) -> claims -> candidates and checks -> the judges'
+verdicts -> a RecordResult. The runner (resume, queue, shards, finish), rejudge and the Python API all use
+this; nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
+from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
+from judge.llm.families import require_known_family
+from judge.models import Answer, Record
+from judge.prompts import Prompt, load_prompt
+from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult, Usage
+from judge.runs.config import RunConfig
+from judge.search import Index
+from judge.stages.checks import check_claim
+from judge.stages.decompose import decompose
+from judge.stages.generate import generate
+from judge.text import detect_language
+
+PROMPTS = ("answer", "decompose", "judge")
+
+
+@dataclass
+class Pipeline:
+    """Everything a record needs, built once per run."""
+
+    config: RunConfig
+    llm: LLM
+    prompts: dict[str, Prompt]
+    panel: Panel
+    recorded_answers: dict[str, list[Answer]] | None = None
+    family_clashes: list[str] = field(default_factory=list)
+
+    def decomposer(self) -> ModelConfig | None:
+        c = self.config.decompose
+        return self.config.model(c.model) if c.method == "llm" else None
+
+
+def check_families(config: RunConfig, answer_families: list[str]) -> list[str]:
+    """The cross-family rule, checked before any call: each model judge against every model whose output it
+    judges (the models under test, recorded answers' families, the decomposer). Returns the clashes that
+    allow_same_family lets through, for the summary to flag."""
+    judges = model_judges(config.adjudicate.judges)
+    for name in set(config.generate.models) | set(judges) | ({config.decompose.model} if config.decompose.method == "llm" else set()):
+        require_known_family(config.model(name))
+    others: list[ModelConfig | str] = [config.model(m) for m in config.generate.models]
+    others += [ModelConfig(model=f"answers/{f}", name=f"recorded answers ({f})", family=f) for f in answer_families]
+    if config.decompose.method == "llm":
+        others.append(config.model(config.decompose.model))
+    clashes = []
+    for name in judges:
+        clashes += check_cross_family(config.model(name), others, config.adjudicate.allow_same_family)
+    return clashes
+
+
+def build_panel(config: RunConfig, llm: LLM, prompt: Prompt) -> Panel:
+    a = config.adjudicate
+    setup = JudgeSetup(
+        models=config.models, llm=llm, prompt=prompt, batch=a.batch_claims, context_chars=config.search.context_chars,
+        full_context=a.judge_context == "full", thresholds=a.deterministic,
+    )
+    return Panel([build_judge(name, setup) for name in a.judges], triage=a.triage)
+
+
+def build_pipeline(
+    config: RunConfig, recorded: dict[str, list[Answer]] | None, cache: CallCache, answer_families: list[str] | None = None
+) -> Pipeline:
+    """Prompts, the LLM port, the panel and the answers; the cross-family rule is checked here, before any call."""
+    if answer_families is None:
+        answer_families = sorted({a.family or family_of(a.model) for answers in (recorded or {}).values() for a in answers})
+    clashes = check_families(config, answer_families)
+    prompts = {name: load_prompt(name) for name in PROMPTS}
+    llm = LLM(cache, config.max_cost_usd)
+    return Pipeline(config, llm, prompts, build_panel(config, llm, prompts["judge"]), recorded, clashes)
+
+
+async def process_record(p: Pipeline, record: Record) -> RecordResult:
+    """One record, end to end. Raises BudgetExceeded (nothing written) when the budget runs out midway."""
+    cfg = p.config
+    usage = Usage()
+    language = detect_language(record.question + " " + record.sources[0].text[:2000])
+    indexes = [Index(s.text, s.doc_id) for s in record.sources]
+
+    answers: list[tuple[str, str, str, str | None, bool]] = []  # (model label, family, text, error, truncated)
+    recorded = p.recorded_answers.get(record.id) if p.recorded_answers is not None else None
+    if recorded:  # else the models under test answer it (a plain file may mix both)
+        for a in recorded:
+            answers.append((a.model, a.family or family_of(a.model), a.answer, None, False))
+    else:
+        for name in cfg.generate.models:
+            mcfg = cfg.model(name)
+            if cfg.generate.max_tokens:
+                mcfg = mcfg.model_copy(update={"max_tokens": cfg.generate.max_tokens})
+            text, error, calls = await generate(p.llm, mcfg, p.prompts["answer"], record, language)
+            for c in calls:
+                usage.add_call(c)
+            answers.append((mcfg.label, family_of(mcfg), text, error, any(c.truncated for c in calls)))
+
+    results = []
+    for model, family, text, error, truncated in answers:
+        result = await _process_answer(p, record, language, indexes, model, family, text, error, usage)
+        results.append(result.model_copy(update={"truncated": truncated}))
+    return RecordResult(
+        record_id=record.id,
+        genre=record.genre,
+        difficulty=record.difficulty,
+        question=record.question,
+        language=language,
+        answers=results,
+        usage=usage,
+    )
+
+
+def _candidates(indexes: list[Index], text: str, k: int):
+    found = [c for ix in indexes for c in ix.search(text, k)]
+    return sorted(found, key=lambda c: -c.score)[:k]
+
+
+async def _process_answer(p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage) -> AnswerResult:
+    cfg = p.config
+    if not text.strip():
+        how = Decomposition(method="sentences", fallback_reason="empty answer" if error is None else error)
+        return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how)
+    claims, how, calls = await decompose(
+        p.llm, p.decomposer(), p.prompts["decompose"], record.question, text, language, cfg.decompose.method
+    )
+    for c in calls:
+        usage.add_call(c)
+    to_judge = []
+    for i, (claim_text, spans) in enumerate(claims, start=1):
+        offered = offer(_candidates(indexes, claim_text, cfg.search.k), str(i))
+        to_judge.append(ClaimToJudge(str(i), claim_text, offered, check_claim(claim_text, offered)))
+    verdicts = await judge_claims(p, record, language, to_judge, usage)
+    out = []
+    for i, (c, (claim_text, spans)) in enumerate(zip(to_judge, claims)):
+        label, evidence = panel_verdict(verdicts[c.cid])
+        out.append(
+            ClaimResult(
+                claim_id=i,
+                text=claim_text,
+                answer_spans=spans,
+                candidates=c.candidates,
+                checks=c.checks,
+                verdicts=verdicts[c.cid],
+                label=label,
+                evidence=evidence,
+            )
+        )
+    return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how, claims=out)
+
+
+async def judge_claims(p: Pipeline, record: Record, language: str, claims: list[ClaimToJudge], usage: Usage) -> dict[str, list[JudgeVerdict]]:
+    """The panel's verdicts on the claims; the judges' model calls are added to ``usage``."""
+    context = JudgeContext(record.question, language, record.sources)
+    verdicts = await p.panel.verdicts(claims, context)
+    for c in context.calls:
+        usage.add_call(c)
+    return verdicts
+
+
+async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> RecordResult:
+    """A finished record's stored claims and candidates, judged again by this pipeline's panel."""
+    usage = Usage()
+    answers = []
+    for a in old.answers:
+        claims = [ClaimToJudge(str(i + 1), c.text, c.candidates, c.checks) for i, c in enumerate(a.claims)]
+        verdicts = await judge_claims(p, record, old.language, claims, usage) if claims else {}
+        new_claims = []
+        for c, tj in zip(a.claims, claims):
+            label, evidence = panel_verdict(verdicts[tj.cid])
+            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
+        answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
+    return RecordResult(**{**old.model_dump(), "answers": answers, "usage": usage})
