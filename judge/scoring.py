@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from pathlib import Path
 
 from judge.metrics.classification import classification
 from judge.metrics.human import judge_vs_humans
@@ -23,7 +22,7 @@ from judge.metrics.matching import match_claims
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
 from judge.models import Answer, Record
 from judge.results import AnswerResult, RecordResult
-from judge.runs.inputs import answers_index, dataset_records
+from judge.runs.inputs import answers_index
 from judge.runs.store import RunStore
 from judge.text import split_sentences
 from judge.verdicts import PANEL, REFERENCE_MODEL, TRIAGE, rates, scale_scores
@@ -74,7 +73,7 @@ def _sentence_spans(record: Record, spans: list[tuple[str | None, int, int]]) ->
     return out
 
 
-def score_results(results: Iterable[RecordResult], records: dict[str, Record], recorded: dict, judges: list[str]) -> dict:
+def score_results(results: Iterable[RecordResult], records: dict[str, Record], recorded: dict) -> dict:
     """One pass over the results (a generator is fine: memory does not grow with the run)."""
     per_answer = []
     count = 0
@@ -163,9 +162,12 @@ def human_agreement_scores(human_items: dict, records: dict[str, Record]) -> dic
     return out
 
 
-def score_run(run_dir: Path) -> dict:
-    store = RunStore.open(run_dir)
-    return score_store(store, {r.id: r for r in dataset_records(store.config())})
+GOLD_SECTIONS = ("gold_labels", "evidence", "human", "claim_matching", "chunk_attribution")
+
+
+def gold_scores(scores: dict) -> dict:
+    """The scores against gold (labels, spans, humans, qrels) a run's summary quotes."""
+    return {k: scores.get(k) for k in GOLD_SECTIONS}
 
 
 def score_store(store: RunStore, records: dict[str, Record]) -> dict:
@@ -174,7 +176,7 @@ def score_store(store: RunStore, records: dict[str, Record]) -> dict:
     config = store.config()
     results = store.iter_finished()
     recorded = answers_index(config)
-    scores = score_results(results, records, recorded, config.adjudicate.judges)
+    scores = score_results(results, records, recorded)
     human = human_agreement_scores(scores.pop("human_items"), records)
     summary_path = run_dir / "summary.json"
     summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else {}

@@ -162,3 +162,15 @@ def write_repaired(loaded: Loaded, repairs: list[Repair], out_path: Path) -> int
 def validate(path: str, format: str | None = None, records_path: str | None = None) -> tuple[Loaded, dict]:
     loaded = load_checked(path, format, records_path)
     return loaded, report(loaded)
+
+
+def validate_and_repair(path: str, format: str | None, records_path: str | None, repair: bool, write: Path | None) -> tuple[Loaded, dict]:
+    """``judge validate``: the report, with proposed repairs (``repair`` or ``write``) and, given ``write``,
+    a repaired copy written there (never over the input: ValueError)."""
+    loaded, rep = validate(path, format, records_path)
+    repairs = propose_repairs(loaded) if (repair or write) else []
+    if repairs or repair:
+        rep["repairs"] = [r.as_dict() for r in repairs]
+    if write is not None:
+        rep["repairs_written"] = {"path": str(write), "applied": write_repaired(loaded, repairs, write)}
+    return loaded, rep

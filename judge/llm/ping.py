@@ -20,3 +20,18 @@ PING_MESSAGES = [
         "<claim>The Golden Gate Bridge opened in 1937.</claim>\nIs the claim supported by the source?",
     },
 ]
+
+
+def ping(model, cache_dir, *, use_cache: bool = True, refresh: bool = False) -> dict:
+    """One small structured call through the port (raises LLMError when it fails): answer, call, cache."""
+    import asyncio
+
+    from judge.llm.cache import CallCache
+    from judge.llm.port import LLM
+
+    cache = CallCache(cache_dir, enabled=use_cache, refresh=refresh)
+    try:
+        answer, record = asyncio.run(LLM(cache).structured(model, PING_MESSAGES, PingAnswer, prompt_hash="ping-v1"))
+    finally:
+        cache.close()
+    return {"answer": answer.model_dump(), "call": record.model_dump(), "cache": {"hits": cache.hits, "misses": cache.misses}}

@@ -25,3 +25,12 @@ def write_reports(run_dir: Path) -> dict:
     store.write_text("report.md", markdown.render(scores))
     store.write_parts("report.html", html.render(scores, store.iter_finished(), records))
     return scores
+
+
+def write_agreement(agreement: dict, folder: Path) -> list[Path]:
+    """agreement.json and agreement.html (``judge agreement``) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path, html_path = folder / "agreement.json", folder / "agreement.html"
+    json_path.write_text(json.dumps(agreement, ensure_ascii=False, indent=1, default=str) + "\n", encoding="utf-8")
+    html_path.write_text(html.agreement_page(agreement), encoding="utf-8")
+    return [json_path, html_path]

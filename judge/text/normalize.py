@@ -95,12 +95,6 @@ class NormalizedText:
             raise ValueError(f"span [{start}, {end}) outside normalised text of length {len(self.text)}")
         return int(self.starts[start]), int(self.ends[end - 1])
 
-    def from_original(self, start: int, end: int) -> tuple[int, int]:
-        """The normalised span covering the original characters [start, end)."""
-        nstart = int(np.searchsorted(self.starts, start, side="left"))
-        nend = int(np.searchsorted(self.starts, end, side="left"))
-        return nstart, nend
-
 
 def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     """NFKC, niqqud/cantillation/harakat removed, quotes, gershayim, geresh, maqaf and dashes unified,

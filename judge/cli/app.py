@@ -1,0 +1,85 @@
+"""The typer app and the one error boundary: every command is registered through :func:`command`, which
+turns a failure into one plain line (or one line per problem) on stderr and the exit code of the contract:
+0 ok; 1 a gate failed; 2 the input, config or environment is wrong; 130 interrupted."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Grounding evaluator for LLM answers.")
+
+EXIT_GATE = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def _version(value: bool) -> None:
+    if value:
+        from judge import __version__
+
+        sys.stdout.write(f"judge {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
+    """Grounding evaluator for LLM answers."""
+
+
+class GateFailed(Exception):
+    """A regression gate failed (exit 1); the command has already printed why."""
+
+
+class BadInput(ValueError):
+    """A command-line argument that cannot be used (exit 2)."""
+
+
+def _bad_input_errors() -> tuple[type[Exception], ...]:
+    from judge.llm import LLMError, SameFamilyError
+    from judge.llm.families import UnknownFamilyError
+    from judge.runs.config import ConfigError
+    from judge.runs.store import RunDirError
+
+    return (BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError)
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT):
+    """Stop the command with one line on stderr."""
+    sys.stderr.write(f"{message}\n")
+    raise typer.Exit(code)
+
+
+def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
+    """Register a command behind the error boundary. ``also``: more exception types that mean bad input for
+    this command (anything else is a bug, and shows its traceback)."""
+
+    def register(fn):
+        @functools.wraps(fn)
+        def bounded(*args, **kwargs):
+            from judge.problems import DatasetError
+
+            try:
+                return fn(*args, **kwargs)
+            except typer.Exit:
+                raise
+            except GateFailed:
+                raise typer.Exit(EXIT_GATE)
+            except KeyboardInterrupt:
+                fail("interrupted: every finished record is saved; finish with --resume RUN_DIR", EXIT_INTERRUPTED)
+            except DatasetError as e:
+                for p in e.problems:
+                    sys.stderr.write(f"{p}\n")
+                raise typer.Exit(EXIT_BAD_INPUT)
+            except _bad_input_errors() + also as e:
+                fail(str(e))
+
+        return app.command(name)(bounded)
+
+    return register
+
+
+def main() -> None:
+    app()

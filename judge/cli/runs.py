@@ -1,0 +1,190 @@
+"""Commands on runs: run, rejudge, merge, score, compare, agreement."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from judge.cli.app import BadInput, GateFailed, command
+from judge.cli.models import load_models
+from judge.report import terminal
+
+
+def _shard(spec: Optional[str]) -> Optional[tuple[int, int]]:
+    if spec is None:
+        return None
+    try:
+        i, n = (int(x) for x in spec.split("/"))
+        if not 0 <= i < n:
+            raise ValueError
+    except ValueError:
+        raise BadInput(f"--shard {spec!r}: expected i/n with 0 <= i < n, e.g. 0/2 and 1/2") from None
+    return i, n
+
+
+def _gates(specs: list[str]) -> list:
+    from judge.compare import Gate
+
+    try:
+        return [Gate.parse(g) for g in specs]
+    except ValueError as e:
+        raise BadInput(str(e)) from None
+
+
+def _reports(run_dir: Path) -> dict | None:
+    """Score the run and write its reports; a scoring failure is reported, the run stays as it is."""
+    from judge.report import write_reports
+    from judge.scoring import gold_scores
+
+    try:
+        return gold_scores(write_reports(run_dir))
+    except Exception as e:  # the run itself is finished and saved: say what failed, keep the exit code
+        sys.stderr.write(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})\n")
+        return None
+
+
+def _finished(store, summary: dict) -> dict:
+    summary["run_dir"] = str(store.path)
+    summary["scores"] = _reports(store.path)
+    return summary
+
+
+def _compare(baseline: Path, run_dir: Path, gates: list) -> dict:
+    from judge.compare import compare
+
+    return compare(baseline, run_dir, gates)
+
+
+@command()
+def run(
+    config: Path = typer.Argument(..., help="Run config (YAML), e.g. configs/default.yaml."),
+    name: Optional[str] = typer.Option(None, "--name", help="Run name (default: the config's name)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N records."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Finish an interrupted run directory."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="i/n: every n-th record from the i-th (0-based)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the model-call cache."),
+    refresh: bool = typer.Option(False, "--refresh", help="Call models again and overwrite cached answers."),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="After the run, compare it with this run directory."),
+    gate: list[str] = typer.Option([], "--gate", help="With --baseline: METRIC:MAX_DROP (repeatable); exit 1 on a real drop."),
+) -> None:
+    """The main job: answer (or load answers), decompose, search, adjudicate; write runs/<time>-<name>/."""
+    from judge.runs.config import load_run_config
+    from judge.runs.runner import execute
+
+    shard_spec, gates = _shard(shard), _gates(gate)
+    if gates and baseline is None:
+        raise BadInput("--gate needs --baseline RUN_DIR")
+    cfg = load_run_config(config)
+    if limit:
+        cfg = cfg.model_copy(update={"limit": limit})
+    bar = terminal.Progress(progress and not as_json)
+    try:
+        store, summary = execute(
+            cfg, runs_root=runs_dir, name=name or (cfg.name if resume is None else None), resume=resume, shard=shard_spec,
+            use_cache=not no_cache, refresh=refresh, on_start=bar.start, on_result=bar.advance,
+        )
+    finally:
+        bar.stop()
+    summary = _finished(store, summary)
+    result = _compare(baseline, store.path, gates) if baseline is not None else None
+    if as_json:
+        terminal.print_json(summary if result is None else {"summary": summary, "compare": result})
+    else:
+        terminal.summary(summary)
+        if result is not None:
+            terminal.compare(result)
+    if result is not None and result["failed"]:
+        raise GateFailed()
+
+
+@command(also=(ValueError, KeyError))
+def rejudge(
+    run_dir: Path = typer.Argument(..., help="A finished run directory."),
+    judge: list[str] = typer.Option(..., "--judge", help="Judge name (repeatable): a model of the run's config or of --models, or 'deterministic'."),
+    models: Optional[Path] = typer.Option(None, "--models", help="A YAML file with more models (e.g. configs/models.yaml)."),
+    name: Optional[str] = typer.Option(None, "--name"),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir"),
+    no_cache: bool = typer.Option(False, "--no-cache"),
+    refresh: bool = typer.Option(False, "--refresh"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Judge a run's stored claims and candidates again with other judges, into a new run."""
+    from judge.runs.rejudge import rejudge as do_rejudge
+
+    extra = load_models(models) if models else {}
+    store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh)
+    summary = _finished(store, summary)
+    terminal.print_json(summary) if as_json else terminal.summary(summary)
+
+
+@command()
+def merge(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories of one config (e.g. its shards)."),
+    name: str = typer.Option("merged", "--name"),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Merge shards into one run: every record once, in dataset order."""
+    from judge.runs.merge import merge as do_merge
+
+    store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
+    summary = _finished(store, summary)
+    terminal.print_json(summary) if as_json else terminal.summary(summary)
+
+
+@command()
+def score(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Score a run against the gold its data carries; write scores.json, report.md and report.html."""
+    from judge.report import write_reports
+
+    scores = write_reports(run_dir)
+    terminal.print_json(scores) if as_json else terminal.score(run_dir, (run_dir / "report.md").read_text(encoding="utf-8"))
+
+
+@command()
+def compare(
+    run_a: Path = typer.Argument(..., help="The baseline run."),
+    run_b: Path = typer.Argument(..., help="The run to check against it."),
+    gate: list[str] = typer.Option([], "--gate", help="METRIC:MAX_DROP (repeatable): faithfulness, hallucination_rate, judge_error_rate, accuracy."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Metric deltas (B - A) with paired bootstrap 95% intervals, flipped verdicts; exit 1 when a gate fails."""
+    result = _compare(run_a, run_b, _gates(gate))
+    terminal.print_json(result) if as_json else terminal.compare(result)
+    if result["failed"]:
+        raise GateFailed()
+
+
+@command()
+def agreement(
+    run_dirs: list[Path] = typer.Argument(..., help="One panel run, or several runs over the same claims (judge rejudge)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for agreement.json and agreement.html (default: the first run)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Judges against each other (Cohen's kappa, nominal alpha), against gold and humans; self-preference; cost."""
+    from judge.metrics.judges import judge_agreement
+    from judge.report import write_agreement
+
+    rep = judge_agreement(run_dirs)
+    written = write_agreement(rep, out or run_dirs[0])
+    terminal.print_json(rep) if as_json else terminal.agreement(rep, written)
+
+
+@command(also=(FileExistsError, OSError))
+def init(directory: Path = typer.Argument(Path("."), help="Folder of the new project (created if needed).")) -> None:
+    """Write a starter project: a config with the deterministic judge, a three-record example in the plain
+    JSONL format and the models file. Then: judge run DIR/judge.yaml"""
+    from judge.starter import CONFIG_NAME, write_starter
+
+    for path in write_starter(directory):
+        terminal.say(f"wrote {path}")
+    terminal.say(f"next: judge run {Path(directory) / CONFIG_NAME}")

@@ -1,0 +1,16 @@
+"""How a number is written in every report (terminal, report.md, report.html): one rule, places given."""
+
+from __future__ import annotations
+
+
+def fmt(v, places: int = 3) -> str:
+    """None as "n/a", a float to ``places`` decimals, anything else as its text (unescaped)."""
+    if v is None:
+        return "n/a"
+    return f"{v:.{places}f}" if isinstance(v, float) else str(v)
+
+
+def fmt_ci(ci, places: int = 3, signed: bool = False) -> str:
+    """A 95% interval as [lo, hi], or n/a."""
+    sign = "+" if signed else ""
+    return f"[{ci[0]:{sign}.{places}f}, {ci[1]:{sign}.{places}f}]" if ci else "n/a"
