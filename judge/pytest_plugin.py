@@ -10,7 +10,6 @@ The same functions are importable: ``from judge.pytest_plugin import assert_grou
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -43,9 +42,10 @@ def _run_dir(run_or_config: str | Path, runs_dir: str | Path) -> Path:
 def assert_grounded(run_or_config: str | Path, min_faithfulness: float | None = None, max_hallucination: float | None = None,
                     max_judge_errors: int | None = None, runs_dir: str | Path = "runs") -> dict:
     """Fail unless the run's overall faithfulness, hallucination rate and judge errors are within bounds."""
+    from judge.runs.run import Run
+
     run_dir = _run_dir(run_or_config, runs_dir)
-    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    overall = summary["overall"]
+    overall = Run.open(run_dir).summary["overall"]
     problems = []
     if min_faithfulness is not None and (overall["faithfulness"] is None or overall["faithfulness"] < min_faithfulness):
         problems.append(f"faithfulness {overall['faithfulness']} < {min_faithfulness}")
@@ -60,7 +60,7 @@ def assert_grounded(run_or_config: str | Path, min_faithfulness: float | None = 
 
 def assert_no_regression(run_or_config: str | Path, baseline: str | Path, gates: list[str], runs_dir: str | Path = "runs") -> dict:
     """Fail when a gated metric dropped against the baseline run beyond its threshold (and beyond noise)."""
-    from judge.compare import Gate, compare
+    from judge.scoring.compare import Gate, compare
 
     run_dir = _run_dir(run_or_config, runs_dir)
     result = compare(Path(baseline), run_dir, [Gate.parse(g) for g in gates])

@@ -68,7 +68,7 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
             except GateFailed:
                 raise typer.Exit(EXIT_GATE)
             except KeyboardInterrupt:
-                fail("interrupted: every finished record is saved; finish with --resume RUN_DIR", EXIT_INTERRUPTED)
+                fail("interrupted: a run keeps every finished record; finish it with --resume RUN_DIR", EXIT_INTERRUPTED)
             except DatasetError as e:
                 for p in e.problems:
                     sys.stderr.write(f"{p}\n")

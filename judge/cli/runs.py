@@ -26,7 +26,7 @@ def _shard(spec: Optional[str]) -> Optional[tuple[int, int]]:
 
 
 def _gates(specs: list[str]) -> list:
-    from judge.compare import Gate
+    from judge.scoring.compare import Gate
 
     try:
         return [Gate.parse(g) for g in specs]
@@ -53,7 +53,7 @@ def _finished(store, summary: dict) -> dict:
 
 
 def _compare(baseline: Path, run_dir: Path, gates: list) -> dict:
-    from judge.compare import compare
+    from judge.scoring.compare import compare
 
     return compare(baseline, run_dir, gates)
 
@@ -147,7 +147,7 @@ def score(
     from judge.report import write_reports
 
     scores = write_reports(run_dir)
-    terminal.print_json(scores) if as_json else terminal.score(run_dir, (run_dir / "report.md").read_text(encoding="utf-8"))
+    terminal.print_json(scores) if as_json else terminal.scores(scores, run_dir)
 
 
 @command()
@@ -171,10 +171,11 @@ def agreement(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Judges against each other (Cohen's kappa, nominal alpha), against gold and humans; self-preference; cost."""
-    from judge.metrics.judges import judge_agreement
     from judge.report import write_agreement
+    from judge.runs.run import Run
+    from judge.scoring.agreement import judge_agreement
 
-    rep = judge_agreement(run_dirs)
+    rep = judge_agreement([Run.open(d) for d in run_dirs])
     written = write_agreement(rep, out or run_dirs[0])
     terminal.print_json(rep) if as_json else terminal.agreement(rep, written)
 

@@ -5,25 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge.runs.inputs import dataset_records
 from judge.report import html, markdown
-from judge.runs.store import RunStore
-from judge.scoring import score_store
+from judge.runs.run import Run
+from judge.scoring import score
 
 
-def write_reports(run_dir: Path) -> dict:
+def write_reports(run: Run | Path) -> dict:
     """Score the run and write scores.json, report.md and report.html next to its results."""
-    store = RunStore.open(run_dir)
-    config = store.config()
-    records = {r.id: r for r in dataset_records(config)}  # loaded once, for the scores and the page
-    scores = score_store(store, records)
-    if len(config.adjudicate.judges) > 1:
-        from judge.metrics.judges import judge_agreement
-
-        scores["judge_agreement"] = judge_agreement([run_dir])
-    store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
-    store.write_text("report.md", markdown.render(scores))
-    store.write_parts("report.html", html.render(scores, store.iter_finished(), records))
+    run = run if isinstance(run, Run) else Run.open(run)
+    scores = score(run)
+    run.store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
+    run.store.write_text("report.md", markdown.render(scores))
+    run.store.write_parts("report.html", html.render(scores, run.results(), run.records))
     return scores
 
 

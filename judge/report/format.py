@@ -4,9 +4,12 @@ from __future__ import annotations
 
 
 def fmt(v, places: int = 3) -> str:
-    """None as "n/a", a float to ``places`` decimals, anything else as its text (unescaped)."""
+    """None as "n/a", a float to ``places`` decimals, an interval (a pair of floats) as [lo, hi], anything
+    else as its text (unescaped)."""
     if v is None:
         return "n/a"
+    if isinstance(v, tuple) and len(v) == 2:
+        return fmt_ci(v, places)
     return f"{v:.{places}f}" if isinstance(v, float) else str(v)
 
 

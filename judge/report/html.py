@@ -11,8 +11,10 @@ from collections.abc import Iterable, Iterator
 from html import escape
 
 from judge.models import Record
+from judge.report.format import fmt
 from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
 from judge.results import RecordResult
+from judge.scoring import Block, Table, blocks
 from judge.verdicts import SEVERITY
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
@@ -39,9 +41,7 @@ def _label(label: str) -> str:
 
 
 def _fmt(v) -> str:
-    if v is None:
-        return "n/a"
-    return f"{v:.3f}" if isinstance(v, float) else escape(str(v))
+    return escape(fmt(v))
 
 
 def highlighted(text: str, doc_id, cited: list[tuple[int, int, str]], candidates: list[tuple[int, int]]) -> str:
@@ -120,10 +120,30 @@ def _lang(language: str) -> str:
     return {"Hebrew": "he", "Arabic": "ar", "Portuguese": "pt", "Spanish": "es"}.get(language, "en")
 
 
-def _table(headers: list[str], rows: list[list]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f'<td class="{"num" if not isinstance(v, str) else ""}">{_fmt(v)}</td>' for v in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+def _table(t: Table) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in t.headers)
+    body = "".join("<tr>" + "".join(f'<td class="{"num" if not isinstance(v, str) else ""}">{_fmt(v)}</td>' for v in row) + "</tr>" for row in t.rows)
+    return ((f"<p>{escape(t.title)}</p>" if t.title else "") + f"<table><tr>{head}</tr>{body}</table>"
+            + (f'<p class="muted">{escape(t.note)}</p>' if t.note else ""))
+
+
+# Charts drawn above a section's tables (inline SVG)
+CHARTS = {
+    "by_model": lambda v: stacked_labels(v, "labels per model under test"),
+    "by_genre": lambda v: value_bars({k: r["faithfulness"] for k, r in v.items()}, "faithfulness by genre"),
+    "by_difficulty": lambda v: value_bars({k: r["faithfulness"] for k, r in v.items()}, "faithfulness by difficulty"),
+    "judge_agreement": lambda v: heatmap(v["judges"], {(p["a"], p["b"]): p["cohen_kappa"] for p in v["pairwise"]}, "Cohen's kappa between judges"),
+}
+
+
+def _block(key: str, block: Block, value) -> str:
+    parts = [f"<h2>{escape(block.title)}</h2>"]
+    if key in CHARTS and value:
+        parts.append(CHARTS[key](value))
+    if block.text:
+        parts.append(f"<p>{escape(block.text)}</p>")
+    parts += [_table(t) for t in block.tables]
+    return "".join(parts)
 
 
 def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record]) -> Iterator[str]:
@@ -136,42 +156,7 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
              f"<p class=\"muted\">{escape(scores.get('run_dir', ''))} · judges: {escape(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
     if scores.get("same_family_clashes"):
         parts.append(f'<p class="warn">Same-family judging allowed by the config: {escape("; ".join(scores["same_family_clashes"]))}</p>')
-    by_model = scores.get("by_model") or {}
-    if by_model:
-        parts.append(stacked_labels(by_model, "labels per model under test"))
-    if scores.get("by_genre"):
-        parts.append(value_bars({k: v["faithfulness"] for k, v in scores["by_genre"].items()}, "faithfulness by genre"))
-    if scores.get("by_difficulty"):
-        parts.append(value_bars({k: v["faithfulness"] for k, v in scores["by_difficulty"].items()}, "faithfulness by difficulty"))
-    parts.append("<h2>Summary</h2>")
-    parts.append(_table(["model", "claims", "faithfulness", "hallucination rate"],
-                        [[m, r["claims"], r["faithfulness"], r["hallucination_rate"]] for m, r in by_model.items()]))
-    gold = scores.get("gold_labels")
-    if gold:
-        parts.append("<h2>Against gold labels</h2>")
-        parts.append(_table(["judge", "claims", "accuracy", "macro-F1"], [[j, g["n"], g["accuracy"], g["macro_f1"]] for j, g in gold.items()]))
-        m = scores["claim_matching"]
-        parts.append(f"<p class=\"muted\">claims matched {m['matched']}, unmatched predicted {m['predicted']}, unmatched gold {m['gold']}</p>")
-    if scores.get("evidence"):
-        e = scores["evidence"]
-        parts.append("<h2>Evidence against reference spans</h2>")
-        parts.append(_table(["claims", "precision", "recall", "F1", "IoU", "sentence hit rate"],
-                            [[e["claims"], e["precision"], e["recall"], e["f1"], e["iou"], e["sentence_hit_rate"]]]))
-    if scores.get("chunk_attribution"):
-        c = scores["chunk_attribution"]
-        parts.append("<h2>Cited chunks against the qrels</h2>")
-        parts.append(_table(["answers", "cited chunks", "precision", "recall (relevant retrieved)", "recall (all relevant)"],
-                            [[c["answers"], c["cited"], c["precision"], c["recall_of_retrieved_relevant"], c["recall_of_all_relevant"]]]))
-    human = scores.get("human") or {}
-    if "reason" not in human and human:
-        parts.append("<h2>The judge against human raters</h2>")
-        parts.append(_table(["dimension", "items", "alpha judge", "95% CI", "alpha human ceiling", "95% CI", "Spearman rho"],
-                            [[d, h["items"], h["alpha_judge"], _ci(h.get("alpha_judge_ci95")), h["alpha_human_ceiling"], _ci(h.get("alpha_human_ceiling_ci95")), h.get("spearman_rho")]
-                             for d, h in human.items()]))
-    agreement = scores.get("judge_agreement")
-    if agreement and len(agreement["judges"]) > 1:
-        parts.append("<h2>Agreement between judges</h2>")
-        parts.append(judge_agreement_html(agreement))
+    parts += [_block(key, block, scores.get(key)) for key, block in blocks(scores)]
     usage = scores.get("usage") or {}
     if usage:
         parts.append(f"<p class=\"muted\">model calls {usage.get('calls', 0)}, cache hits {usage.get('cache_hits', 0)}, tokens "
@@ -184,29 +169,12 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     yield "\n</body></html>"
 
 
-def judge_agreement_html(agreement: dict) -> str:
-    kappas = {(p["a"], p["b"]): p["cohen_kappa"] for p in agreement["pairwise"]}
-    parts = [heatmap(agreement["judges"], kappas, "Cohen's kappa between judges")]
-    parts.append(_table(["judge a", "judge b", "claims", "Cohen's kappa", "alpha (nominal)", "raw agreement"],
-                        [[p["a"], p["b"], p["claims"], p["cohen_kappa"], p["alpha_nominal"], p["raw_agreement"]] for p in agreement["pairwise"]]))
-    rows = []
-    for j, v in agreement["per_judge"].items():
-        gold = v["vs_gold"] or {}
-        rows.append([j, v["family"] or "", v["claims"], v["errors"], gold.get("accuracy"), gold.get("macro_f1"), v["calls"], v["cost_usd"], v["mean_latency_s"]])
-    parts.append(_table(["judge", "family", "claims", "errors", "accuracy vs gold", "macro-F1", "calls", "cost $", "mean latency s"], rows))
-    prefs = [p for p in agreement["self_preference"] if p["own_family_answers"]]
-    if prefs:
-        parts.append(_table(["judge", "family", "own-family answers", "its faithfulness", "other families' faithfulness", "self-preference"],
-                            [[p["judge"], p["family"], p["own_family_answers"], p["faithfulness_by_judge"], p["faithfulness_by_other_families"], p["self_preference"]] for p in prefs]))
-    return "".join(parts)
-
-
 def agreement_page(agreement: dict) -> str:
+    from judge.scoring.agreement import JudgeAgreement
+
+    block = JudgeAgreement.block(agreement, {})
+    body = _block(JudgeAgreement.key, block, agreement) if block else "<p>Fewer than two judges: nothing to compare.</p>"
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>judge agreement</title><style>{CSS}</style></head><body><h1>Agreement between judges</h1>"
-            f"<p class=\"muted\">{escape(', '.join(agreement['runs']))}</p>{judge_agreement_html(agreement)}</body></html>")
-
-
-def _ci(ci) -> str:
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "n/a"
+            f"<p class=\"muted\">{escape(', '.join(agreement['runs']))}</p>{body}</body></html>")

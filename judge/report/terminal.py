@@ -277,7 +277,20 @@ def rater_agreement(rep: dict) -> None:
         c.print(f"note: {note}", markup=False, soft_wrap=True)
 
 
-def score(run_dir: Path, markdown: str) -> None:
+def scores(scores: dict, run_dir: Path) -> None:
+    """The score sections as tables (the same blocks as report.md and report.html)."""
+    from judge.scoring import blocks
+
     c = console()
-    c.print(markdown, markup=False, soft_wrap=True)
+    c.print(f"{scores.get('name') or 'run'}: judges {', '.join(scores.get('judges', []))}; {scores.get('records')} records", markup=False, soft_wrap=True)
+    for _, block in blocks(scores):
+        if block.text:
+            c.print(f"{block.title}: {block.text}", markup=False, soft_wrap=True)
+        for i, t in enumerate(block.tables):
+            table = Table(title=block.title if i == 0 else t.title, caption=t.note)
+            for h in t.headers:
+                table.add_column(h, overflow="fold")
+            for row in t.rows:
+                table.add_row(*(fmt(v) for v in row))
+            c.print(table)
     c.print(f"written: {run_dir / 'scores.json'}, {run_dir / 'report.md'}, {run_dir / 'report.html'}", markup=False, soft_wrap=True)

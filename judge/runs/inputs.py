@@ -38,20 +38,11 @@ def recorded_answers(config: RunConfig, records: list[Record]) -> list[Answer] |
     return load(config.answers.path, "answers", records_path=config.dataset.path if config.dataset.format != "beir" else None)
 
 
-def run_inputs(store) -> tuple[dict[str, Record], dict[tuple[str, str, str], Answer]]:
-    """A finished run's records by id and recorded answers by key, for scoring and comparing it; a dataset
-    that has moved since gives none (and the gold-based figures are then absent, not wrong)."""
-    config = store.config()
-    try:
-        return {r.id: r for r in dataset_records(config)}, answers_index(config)
-    except (DatasetError, OSError):
-        return {}, {}
-
-
-def answers_index(config: RunConfig) -> dict[tuple[str, str, str], Answer]:
-    """Recorded answers by (record id, model, answer text), for scoring against their gold claims."""
+def answers_index(config: RunConfig, records: list[Record] | None = None) -> dict[tuple[str, str, str], Answer]:
+    """Recorded answers by (record id, model, answer text), for scoring against their gold claims; a plain
+    file's answers are its records' own (``records``, when the caller has them loaded already)."""
     if config.answers is None:
-        return {(a.record_id, a.model, a.answer): a for r in dataset_records(config) for a in r.answers}
+        return {(a.record_id, a.model, a.answer): a for r in (records if records is not None else dataset_records(config)) for a in r.answers}
     if not config.answers.path:
         return {}
     return {(a.record_id, a.model, a.answer): a for a in load(config.answers.path, "answers")}

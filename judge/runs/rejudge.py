@@ -8,7 +8,7 @@ from pathlib import Path
 from judge.llm import CallCache, ModelConfig
 from judge.pipeline import build_pipeline, rejudge_record
 from judge.runs.config import RunConfig
-from judge.runs.inputs import dataset_records
+from judge.runs.run import Run
 from judge.runs.runner import config_hash, drive
 from judge.runs.store import RunStore
 
@@ -31,11 +31,10 @@ def rejudge(
     refresh: bool = False,
     on_result=None,
 ) -> tuple[RunStore, dict]:
-    old_store = RunStore.open(run_dir)
-    old_config = old_store.config()
-    config = rejudge_config(old_config, judges, extra_models)
-    previous = old_store.finished()
-    records = {r.id: r for r in dataset_records(config)}
+    old = Run.open(run_dir)
+    config = rejudge_config(old.config, judges, extra_models)
+    previous = list(old.results())
+    records = old.records  # the new config reads the same dataset
     missing = [r.record_id for r in previous if r.record_id not in records]
     if missing:
         raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing[:5])}")
@@ -43,7 +42,7 @@ def rejudge(
     answer_families = sorted({a.family for r in previous for a in r.answers})
     pipeline = build_pipeline(config, None, cache, answer_families)
     meta = {
-        "name": name or f"{old_store.manifest().get('name', 'run')}-rejudge",
+        "name": name or f"{old.manifest.get('name', 'run')}-rejudge",
         "config_hash": config_hash(config),
         "rejudged_from": str(run_dir),
         "prompts": {k: v.hash for k, v in pipeline.prompts.items()},

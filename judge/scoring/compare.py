@@ -10,44 +10,32 @@ where the data has them. A gate ``METRIC:MAX_DROP`` fails when the metric gets w
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from judge.results import RecordResult
-from judge.runs.inputs import run_inputs
-from judge.runs.store import RunStore
-from judge.scoring import matched_gold
-from judge.verdicts import CREDIT, HALLUCINATED, is_judged
+from judge.runs.run import Run
+from judge.scoring.gold import matched_gold
+from judge.scoring.sections import SECTIONS, AnswerItem
 
-# metric -> (numerator key, denominator key, higher is better)
-METRICS = {
-    "faithfulness": ("credit", "judged", True),
-    "hallucination_rate": ("hallucinated", "judged", False),
-    "judge_error_rate": ("errors", "claims", False),
-    "accuracy": ("gold_correct", "gold_n", True),
-}
+# metric -> (numerator key, denominator key, higher is better), from the sections that have paired rates
+METRICS = {name: spec for cls in SECTIONS for name, spec in cls.paired.items()}
+COUNTERS = [cls for cls in SECTIONS if cls.paired]
 BOOTSTRAP = 1000
 
 
 def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, float]:
     """Numerators and denominators of every metric for one record."""
-    c = dict.fromkeys(("credit", "judged", "hallucinated", "errors", "claims", "gold_correct", "gold_n"), 0.0)
+    counts: Counter = Counter()
     for a in result.answers:
-        for claim in a.claims:
-            c["claims"] += 1
-            if not is_judged(claim.label):
-                c["errors"] += 1
-                continue
-            c["judged"] += 1
-            c["credit"] += CREDIT[claim.label]
-            c["hallucinated"] += claim.label in HALLUCINATED
-        for claim, gold in (matched_gold(record, a, recorded) or ([], 0, 0))[0]:
-            if gold[1] is not None:
-                c["gold_n"] += 1
-                c["gold_correct"] += claim.label == gold[1]
-    return c
+        item = AnswerItem(result, a, record, matched_gold(record, a, recorded))
+        for cls in COUNTERS:
+            cls.count(item, counts)
+    keys = dict.fromkeys(k for num, den, _ in METRICS.values() for k in (num, den))
+    return {k: float(counts[k]) for k in keys}
 
 
 @dataclass
@@ -69,16 +57,16 @@ class Gate:
         return cls(metric, drop)
 
 
-def compare(run_a: Path, run_b: Path, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:
+def compare(run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:
     """Deltas (B - A) of each metric with a paired bootstrap 95% interval, the flips, and the gates' verdicts."""
-    a_store, b_store = RunStore.open(run_a), RunStore.open(run_b)
-    a_results = {r.record_id: r for r in a_store.finished()}
-    b_results = {r.record_id: r for r in b_store.finished()}
+    a, b = (r if isinstance(r, Run) else Run.open(r) for r in (run_a, run_b))
+    a_results = {r.record_id: r for r in a.results()}
+    b_results = {r.record_id: r for r in b.results()}
     common = [rid for rid in a_results if rid in b_results]
     only_a = sorted(set(a_results) - set(b_results))
     only_b = sorted(set(b_results) - set(a_results))
-    a_records, a_recorded = run_inputs(a_store)
-    b_records, b_recorded = run_inputs(b_store)
+    a_records, a_recorded = a.gold_inputs
+    b_records, b_recorded = b.gold_inputs
     ca = [record_counts(a_results[i], a_records.get(i), a_recorded) for i in common]
     cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
     rng = random.Random(seed)
@@ -113,8 +101,8 @@ def compare(run_a: Path, run_b: Path, gates: list[Gate] | None = None, seed: int
         )
         gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": failed, "worsening": worsening, "why": why})
     return {
-        "run_a": str(run_a),
-        "run_b": str(run_b),
+        "run_a": str(a.path),
+        "run_b": str(b.path),
         "records_compared": len(common),
         "records_only_in_a": only_a,
         "records_only_in_b": only_b,

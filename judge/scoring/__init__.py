@@ -1,0 +1,71 @@
+"""``judge score``: a run's results against whatever gold its data carries, section by section
+(judge.scoring.sections): verdict rates overall, per model, judge, answer, genre and difficulty; gold claim
+labels (panel and each judge; predicted claims matched to gold ones); cited evidence against reference
+spans; cited chunks against qrels; the judge against human raters; agreement between the judges of a
+panel; usage and wall time.
+
+One pass over the results (streamed: memory does not grow with the run); the records are loaded once.
+"""
+
+from __future__ import annotations
+
+from judge.runs.run import Run
+from judge.scoring.gold import matched_gold
+from judge.scoring.sections import SECTIONS, AnswerItem, Block, Section, Table
+
+__all__ = ["SECTIONS", "AnswerItem", "Block", "Section", "Table", "blocks", "gold_scores", "score", "sections_of"]
+
+
+def sections_of(run: Run) -> list[Section]:
+    """Every section, each fed every answer of the run once; agreement joins when the run has a panel."""
+    from judge.scoring.agreement import JudgeAgreement
+
+    sections = [cls() for cls in SECTIONS]
+    if len(run.config.adjudicate.judges) > 1:
+        sections.append(JudgeAgreement(run.config.adjudicate.judges))
+    return sections
+
+
+def score(run: Run) -> dict:
+    """The scores of a run (what scores.json holds), in the sections' order."""
+    records, recorded = run.records, run.recorded
+    sections = sections_of(run)
+    count = 0
+    for r in run.results():
+        count += 1
+        record = records.get(r.record_id)
+        for a in r.answers:
+            item = AnswerItem(r, a, record, matched_gold(record, a, recorded))
+            for s in sections:
+                s.add(item)
+    context = {"summary": run.summary, "manifest": run.manifest, "records": records, "run": run}
+    values = {s.key: _dump(s.result(context)) for s in sections}
+    manifest = run.manifest
+    head = {"run_dir": str(run.path), "name": manifest.get("name"), "judges": run.config.adjudicate.judges, "records": count}
+    tail = {"usage": run.summary.get("usage"), "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", [])}
+    agreement = values.pop("judge_agreement", None)
+    out = {**head, **values, **tail}
+    if agreement is not None:
+        out["judge_agreement"] = agreement
+    return out
+
+
+def blocks(scores: dict) -> list[tuple[str, Block]]:
+    """What every report shows of a scores.json, section by section: (section key, block)."""
+    from judge.scoring.agreement import JudgeAgreement
+
+    out = []
+    for cls in (*SECTIONS, JudgeAgreement):
+        block = cls.block(scores.get(cls.key), scores)
+        if block is not None:
+            out.append((cls.key, block))
+    return out
+
+
+def _dump(value):
+    return value.model_dump(exclude_unset=True) if value is not None else None
+
+
+def gold_scores(scores: dict) -> dict:
+    """The sections that need gold (labels, spans, human ratings, qrels), as a run's summary quotes them."""
+    return {cls.key: scores.get(cls.key) for cls in SECTIONS if cls.needs}
