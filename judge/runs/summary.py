@@ -53,9 +53,9 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
 
 def embedded_models(config) -> list[str]:
     """The run's models that are embedded (``local/...``): generation, decomposition and judging."""
-    from judge.verdicts import DETERMINISTIC
+    from judge.judges.registry import model_judges
 
-    names = list(config.generate.models) + [j for j in config.adjudicate.judges if j != DETERMINISTIC]
+    names = list(config.generate.models) + model_judges(config.adjudicate.judges)
     if config.decompose.method == "llm" and config.decompose.model:
         names.append(config.decompose.model)
     return sorted({n for n in names if config.model(n).model.startswith("local/")})
