@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from pathlib import Path
 
 import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
 
 from judge.llm.config import ModelConfig  # noqa: E402
+import yaml  # noqa: E402
+
 from judge.llm.ray_limits import create_limit_actors, limiter_factory  # noqa: E402
+from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +53,63 @@ def test_concurrency_and_rate_hold_across_workers(local_ray):
     assert stamps[-1] - stamps[0] >= 23 * 0.1 - 0.05
     stats = ray.get(next(iter(actors.values())).stats.remote())
     assert stats["peak"] == 2 and stats["started"] == 24
+
+
+PINNED = Path(__file__).parent / "fixtures" / "pinned"
+
+
+def _results(run_cli_result) -> str:
+    assert run_cli_result.returncode == 0, run_cli_result.stderr
+    return (Path(json.loads(run_cli_result.stdout)["run_dir"]) / "results.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_ray_engine_gives_the_local_engines_results_deterministic(tmp_path):
+    """The bundled deterministic config on a local Ray: byte for byte the pinned local results."""
+    out = run_cli("run", str(ROOT / "configs" / "deterministic.yaml"), "--engine", "ray", "--runs-dir", str(tmp_path), "--json", "--no-progress")
+    assert _results(out) == (PINNED / "deterministic" / "results.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_ray_engine_gives_the_local_engines_results_scripted_panel(scripted_server, tmp_path):
+    """Two model judges through the scripted server, batched on Ray workers whose ports share the limiter
+    actor: the same results.jsonl as the local engine, and every call in the driver's calls.jsonl."""
+    from judge.testing.scripts import claim_text, pipeline_model
+
+    server = scripted_server(pipeline_model(lambda cid, req: "contradicted" if "5" in claim_text(req, cid) else "supported"))
+    model = lambda name, fam: {"model": f"openai/{name}", "api_base": server.base_url, "family": fam, "timeout": 5, "rpm": 6000}  # noqa: E731
+    config = {
+        "name": "raypanel", "dataset": {"path": str(BUNDLED_SAMPLE)},
+        "answers": {"path": str(ROOT / "judge" / "data" / "he_sample_answers.jsonl")},
+        "models": {"judge-b": model("judge-b", "fam-b"), "judge-c": model("judge-c", "fam-c")},
+        "decompose": {"method": "sentences"},
+        "adjudicate": {"judges": ["judge-b", "judge-c", "deterministic"], "batch_claims": True, "triage": True},
+        "ray": {"batch_size": 2},
+    }
+    outs = {}
+    for engine in ("local", "ray"):
+        path = tmp_path / f"{engine}.yaml"
+        path.write_text(yaml.safe_dump({**config, "cache_dir": str(tmp_path / f"cache-{engine}")}), encoding="utf-8")
+        result = run_cli("run", str(path), "--engine", engine, "--runs-dir", str(tmp_path / engine), "--json", "--no-progress")
+        outs[engine] = _results(result)
+        run_dir = Path(json.loads(result.stdout)["run_dir"])
+        calls = [json.loads(line) for line in (run_dir / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert calls and all(c["model"] for c in calls)
+    assert outs["ray"] == outs["local"]
+
+
+def test_ray_engine_refused_before_any_record_when_the_cluster_is_unreachable(tmp_path):
+    out = run_cli("run", str(ROOT / "configs" / "deterministic.yaml"), "--engine", "ray", "--ray-address", "127.0.0.1:9",
+                  "--runs-dir", str(tmp_path), "--no-progress")
+    assert out.returncode == 2 and "Ray cluster at 127.0.0.1:9" in out.stderr and "Traceback" not in out.stderr
+    assert not any(tmp_path.iterdir())  # no run directory was made
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_batch_is_retried_and_every_record_appears_once(tmp_path):
+    marker = tmp_path / "killed"
+    env = {"JUDGE_RAY_KILL_ONCE": str(marker)}
+    out = run_cli("run", str(ROOT / "configs" / "deterministic.yaml"), "--engine", "ray", "--runs-dir", str(tmp_path / "runs"),
+                  "--json", "--no-progress", env=env)
+    assert marker.exists()  # a worker did die
+    assert _results(out) == (PINNED / "deterministic" / "results.jsonl").read_text(encoding="utf-8")

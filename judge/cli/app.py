@@ -41,9 +41,10 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
     from judge.llm import LLMError, SameFamilyError
     from judge.llm.families import UnknownFamilyError
     from judge.runs.config import ConfigError
+    from judge.runs.ray_engine import RayUnavailable
     from judge.runs.store import RunDirError
 
-    return (BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError)
+    return (BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError, RayUnavailable)
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT):

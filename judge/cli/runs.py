@@ -58,6 +58,17 @@ def _compare(baseline: Path, run_dir: Path, gates: list) -> dict:
     return compare(baseline, run_dir, gates)
 
 
+def _with_engine(cfg, engine: str | None, ray_address: str | None):
+    if engine not in (None, "local", "ray"):
+        raise BadInput(f"--engine {engine}: expected local or ray")
+    if ray_address and (engine or cfg.engine) != "ray":
+        raise BadInput("--ray-address needs --engine ray")
+    update = {"engine": engine} if engine else {}
+    if ray_address:
+        update["ray"] = cfg.ray.model_copy(update={"address": ray_address})
+    return cfg.model_copy(update=update) if update else cfg
+
+
 @command()
 def run(
     config: Path = typer.Argument(..., help="Run config (YAML), e.g. configs/default.yaml."),
@@ -72,6 +83,8 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     baseline: Optional[Path] = typer.Option(None, "--baseline", help="After the run, compare it with this run directory."),
     gate: list[str] = typer.Option([], "--gate", help="With --baseline: METRIC:MAX_DROP (repeatable); exit 1 on a real drop."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="local or ray (default: the config's engine, local)."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --engine ray: the cluster (default: a local Ray)."),
 ) -> None:
     """The main job: answer (or load answers), decompose, search, adjudicate; write runs/<time>-<name>/."""
     from judge.runs.config import load_run_config
@@ -83,6 +96,7 @@ def run(
     cfg = load_run_config(config)
     if limit:
         cfg = cfg.model_copy(update={"limit": limit})
+    cfg = _with_engine(cfg, engine, ray_address)
     bar = terminal.Progress(progress and not as_json)
     try:
         store, summary = execute(

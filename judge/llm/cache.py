@@ -40,6 +40,13 @@ class CallCache:
             except Exception as e:  # read-only, corrupt, or not a directory
                 self._disable(f"cannot open the cache at {self.directory}: {e}")
 
+    @classmethod
+    def over(cls, store, refresh: bool = False) -> "CallCache":
+        """The same rules over another store with diskcache's get/set/delete (the Ray engine's cache actor)."""
+        cache = cls(None, enabled=False, refresh=refresh)
+        cache.enabled, cache._cache = True, store
+        return cache
+
     def _disable(self, reason: str) -> None:
         self.enabled = False
         self._cache = None

@@ -53,7 +53,7 @@ def _embedded_problem(cfg: ModelConfig) -> str | None:
     return None
 
 
-def _server_problem(api_base: str, timeout: float) -> str | None:
+def server_problem(api_base: str, timeout: float) -> str | None:
     """A TCP connect to the server: cheap, and catches the usual 'server not started'."""
     url = urlparse(api_base if "://" in api_base else f"http://{api_base}")
     host = url.hostname
@@ -94,7 +94,7 @@ def check_model(cfg: ModelConfig, *, timeout: float = 2.0) -> ModelStatus:
     else:
         problem = _key_problem(cfg)
         if problem is None and cfg.api_base:
-            problem = _server_problem(cfg.api_base, timeout)
+            problem = server_problem(cfg.api_base, timeout)
     return ModelStatus(name=cfg.label, model=cfg.model, problem=problem)
 
 

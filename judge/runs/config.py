@@ -92,6 +92,15 @@ class AdjudicateSection(_Section):
     deterministic: DeterministicThresholds = DeterministicThresholds()
 
 
+class RaySection(_Section):
+    """engine: ray. address None: a local Ray on this machine; cache shared_dir: cache_dir on storage every
+    node reaches (diskcache is safe across processes); cache actor: one actor serves the driver's cache."""
+
+    address: str | None = None
+    batch_size: int = Field(8, ge=1, le=10_000)
+    cache: Literal["shared_dir", "actor"] = "shared_dir"
+
+
 class RunConfig(_Section):
     name: str = Field("run", pattern=RUN_NAME)
     dataset: DatasetRef
@@ -106,6 +115,8 @@ class RunConfig(_Section):
     max_cost_usd: float | None = Field(None, gt=0)
     record_concurrency: int = Field(4, ge=1, le=64)
     limit: int | None = Field(None, ge=1)
+    engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way
+    ray: RaySection = RaySection()
 
     @model_validator(mode="after")
     def _answers_from_somewhere(self):

@@ -20,6 +20,7 @@ from judge.models import Answer, Record
 from judge.results import RecordResult
 from judge.runs.config import RunConfig
 
+KILL_ONCE_TEST_ENV = "JUDGE_RAY_KILL_ONCE"  # tests: a path; the first worker to start a batch creates it and SIGKILLs itself
 TASK_RETRIES = 3  # a task whose worker died is re-run this many times before the run gives up on its records
 
 
@@ -35,9 +36,23 @@ def connect(address: str | None) -> None:
         raise RayUnavailable("engine ray needs the ray extra: pip install 'judge[ray]' (or pip install -e '.[ray]')") from None
     if ray.is_initialized():
         return
+    if address and address != "auto":
+        from judge.llm.preflight import server_problem
+
+        url = address if "://" in address else f"tcp://{address}"
+        problem = server_problem(url, timeout=3.0)
+        if problem:  # ray.init would retry for minutes
+            raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {problem}")
+    runtime_env = None
+    if address is None:  # a local Ray: its workers import this very judge package, not another install
+        import os
+        from pathlib import Path
+
+        here = str(Path(__file__).resolve().parents[2])
+        runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}}
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
-                 logging_level="ERROR")
+                 logging_level="ERROR", runtime_env=runtime_env)
     except Exception as e:  # ConnectionError, TimeoutError, ValueError from a bad address
         where = address or "a local Ray instance"
         raise RayUnavailable(f"cannot reach the Ray cluster at {where}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
@@ -52,12 +67,28 @@ def run_models(config: RunConfig):
     return [config.models[n] for n in sorted(names)]
 
 
+def _kill_once_for_tests() -> None:
+    import os
+    import signal
+
+    marker = os.environ.get(KILL_ONCE_TEST_ENV)
+    if marker:
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str, list[Answer]] | None, actors: dict,
                    cache_actor, use_cache: bool, refresh: bool) -> tuple[list[str], list, int, int]:
     """One batch on a worker: the pipeline with a port whose limits are the cluster's. Returns the results'
     JSON lines, the calls made, and the cache's hits and misses."""
     from judge.llm.ray_limits import limiter_factory
     from judge.pipeline import build_pipeline, process_record
+
+    _kill_once_for_tests()
 
     if cache_actor is not None:
         from judge.llm.ray_cache import ActorStore
@@ -86,25 +117,33 @@ def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str,
     return [r.model_dump_json() for r in results], calls, cache.hits, cache.misses
 
 
-def run_items_ray(
+def run_items_ray(*args, **kwargs) -> str | None:
+    """The Ray counterpart of the local engine's queue: returns why it stopped early, if it did. Ray's own
+    notices (a worker died, a task is retried) go to stderr, so ``--json`` output stays parseable."""
+    import contextlib
+    import sys
+
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run_batches(*args, **kwargs)
+
+
+def _run_batches(
     config: RunConfig,
     records: list[Record],
     recorded: dict[str, list[Answer]] | None,
     store,
     cache: CallCache,
     *,
-    address: str | None = None,
-    batch_size: int = 8,
     on_result: Callable[[RecordResult], None] | None = None,
     use_cache: bool = True,
     refresh: bool = False,
 ) -> str | None:
-    """The Ray counterpart of the local engine's queue: returns why it stopped early, if it did."""
     import ray
 
     from judge.llm.ray_limits import create_limit_actors
 
-    connect(address)
+    connect(config.ray.address)
+    batch_size = config.ray.batch_size
     actors = create_limit_actors(run_models(config))
     cache_actor = None
     if config.ray.cache == "actor" and use_cache:

@@ -42,8 +42,11 @@ def select(records: list[Record], limit: int | None, shard: tuple[int, int] | No
     return picked
 
 
+ENGINE_FIELDS = {"engine", "ray"}  # how records are run, not what they give: a run may resume on another engine
+
+
 def config_hash(config: RunConfig) -> str:
-    return hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+    return hashlib.sha256(config.model_dump_json(exclude=ENGINE_FIELDS).encode()).hexdigest()[:16]
 
 
 async def run_items(
@@ -85,11 +88,16 @@ def drive(
     cache: CallCache,
     on_result: Callable[[RecordResult], None] | None = None,
     started: float | None = None,
+    remote: Callable[[], str | None] | None = None,
 ) -> dict:
     """Work through ``items`` into the store, close the cache, put the results in ``order``, write the summary
-    (with the wall time added to the manifest when ``started``, a perf_counter reading, is given)."""
+    (with the wall time added to the manifest when ``started``, a perf_counter reading, is given). ``remote``,
+    when given, does the work elsewhere (the Ray engine) and returns why it stopped early, if it did."""
     try:
-        stopped = asyncio.run(run_items(items, work, store, config.record_concurrency, on_result))
+        if remote is not None:
+            stopped = remote()
+        else:
+            stopped = asyncio.run(run_items(items, work, store, config.record_concurrency, on_result))
     finally:
         cache.close()
     if started is not None:
@@ -125,6 +133,10 @@ def execute(
     on_result: Callable[[RecordResult], None] | None = None,
 ) -> tuple[RunStore, dict]:
     """Run (or resume) a config; returns the run directory and its summary."""
+    if config.engine == "ray":
+        from judge.runs.ray_engine import connect
+
+        connect(config.ray.address)  # Ray missing or the cluster unreachable: refused before any record
     records, recorded = load_inputs(config)
     selected = select(records, config.limit, shard)
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
@@ -158,7 +170,14 @@ def execute(
         on_start(len(selected), len(done))
     started = time.perf_counter()
     work = lambda record: process_record(pipeline, record)  # noqa: E731
-    summary = drive(store, todo, work, [r.id for r in selected], config, cache, on_result, started=started)
+    remote = None
+    if config.engine == "ray":
+        from judge.runs.ray_engine import run_items_ray
+
+        def remote():
+            return run_items_ray(config, todo, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh)
+
+    summary = drive(store, todo, work, [r.id for r in selected], config, cache, on_result, started=started, remote=remote)
     elapsed = time.perf_counter() - started
     store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selected)} records")
     return store, summary
