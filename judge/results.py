@@ -98,6 +98,34 @@ class AnswerResult(BaseModel):
     claims: list[ClaimResult] = []
 
 
+ControlKind = Literal["copy", "reworded", "number", "date", "entity", "negation", "unrelated"]
+
+
+class ControlClaim(BaseModel):
+    """A claim whose label is known by construction (judge.controls), with the span it was made from."""
+
+    id: str
+    record_id: str
+    text: str
+    label: Literal["supported", "contradicted", "unsupported"]
+    kind: ControlKind
+    origin_record_id: str  # the record whose source ``origin`` slices (another record's, for "unrelated")
+    origin: Span
+    change: str = ""  # what the rule changed, for a person reading the results
+
+
+class ControlResult(BaseModel):
+    """A control as the judges saw it, mixed into one answer's claims; never counted in the answers' scores."""
+
+    control: ControlClaim
+    answer: int  # the index of the answer whose judge calls it was mixed into
+    position: int  # its place among the claims the judges saw (0-based)
+    candidates: list[OfferedCandidate] = []
+    checks: ClaimChecks = ClaimChecks()
+    verdicts: list[JudgeVerdict] = []
+    label: VerdictLabel = "judge_error"  # the panel's verdict
+
+
 class RecordResult(BaseModel):
     schema_version: int = RESULTS_SCHEMA_VERSION
     record_id: str
@@ -106,4 +134,5 @@ class RecordResult(BaseModel):
     question: str
     language: str
     answers: list[AnswerResult] = []
+    controls: list[ControlResult] = []  # judge.controls: measured apart, never part of the answers
     usage: Usage = Field(default_factory=Usage)

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from judge.controls.make import CONTROL_LABELS
+from judge.results import RecordResult
 
 BOOTSTRAP = 1000
 MIN_CONTROLS = 3  # fewer and no verdict is given
@@ -73,6 +74,21 @@ class HealthReport(BaseModel):
             f"judge {j.judge} failed its controls: accuracy {j.accuracy:.2f} < {self.min_accuracy:.2f} on {j.controls}; {j.verdict}"
             for j in self.failed
         ]
+
+
+def observations(result: RecordResult) -> list[ControlObservation]:
+    """Every judge's verdict on each control of a record (triage's settlements under the name "triage")."""
+    return [
+        ControlObservation(
+            judge="triage" if v.how == "triage" else v.judge,
+            control_id=c.control.id,
+            label=c.control.label,
+            kind=c.control.kind,
+            answered=v.label,
+        )
+        for c in result.controls
+        for v in c.verdicts
+    ]
 
 
 def bootstrap_ci(hits: list[int], seed: int = 0, resamples: int = BOOTSTRAP) -> list[float] | None:

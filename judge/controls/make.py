@@ -35,14 +35,13 @@ from judge.controls.lexicon import (
     month_pattern,
 )
 from judge.models import Record, Span
+from judge.results import ControlClaim, ControlKind
 from judge.search import Index
 from judge.judges.triage import VERBATIM_METHODS
 from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
 from judge.stages.checks import number_kind
 from judge.text import content_words, detect_language, normalize, split_sentences
 
-ControlLabel = Literal["supported", "contradicted", "unsupported"]
-ControlKind = Literal["copy", "reworded", "number", "date", "entity", "negation", "unrelated"]
 CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 CONTRADICTION_KINDS: tuple[str, ...] = ("number", "date", "entity", "negation")
 UNRELATED_MAX_SCORE = 0.5  # an unsupported control's best candidate in its record scores below this
@@ -50,19 +49,6 @@ MIN_WORDS, MIN_CHARS, MAX_CHARS = 5, 25, 320
 _SPEAKER = re.compile(r"[^\n:.?!]{1,60}:\s+")
 _WORD = re.compile(r"\w+")
 _STATEMENT_END = re.compile(r"[.!\u06d4][\"'\u05f3\u05f4\u201d\u2019\u00bb)\]]*$")
-
-
-class ControlClaim(BaseModel):
-    """A claim whose label is known by construction, with the span it was made from."""
-
-    id: str
-    record_id: str
-    text: str
-    label: ControlLabel
-    kind: ControlKind
-    origin_record_id: str  # the record whose source ``origin`` slices (another record's, for "unrelated")
-    origin: Span
-    change: str = ""  # what the rule changed, for a person reading the results
 
 
 class ControlsConfig(BaseModel):

@@ -1,0 +1,246 @@
+"""Do control claims tell a good judge from a bad one? Control accuracy against gold accuracy, per judge.
+
+For each labelled set (the Hebrew answers sample, WiCE, FaithBench) the real `judge run` command runs once
+per judge, with controls on; the run's summary gives each judge's accuracy on its controls, and its scores
+give the same judge's accuracy against the gold claim labels. Judges: the deterministic judge; scripted
+judges on the scripted OpenAI-compatible server (real litellm and instructor) that are lenient (everything
+supported), strict (everything unsupported), random (seeded), or an oracle that answers from the truth with
+probability p and at random otherwise (gold labels for real claims, the known label for controls); and,
+with ``--embedded``, the embedded local models. Prints a table and the Pearson and Spearman correlations.
+
+    python bench/controls_bench.py [--sets he,wice,faithbench] [--wice-limit 120] [--faithbench-limit 80] [--embedded]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+sys.path.insert(0, str(ROOT))
+
+from judge.testing.scripts import claim_text, pipeline_model  # noqa: E402
+from judge.testing.server import ScriptedServer  # noqa: E402
+from judge.text import split_sentences  # noqa: E402
+
+LABELS = ("supported", "partially_supported", "unsupported", "contradicted")
+
+
+# -- the labelled sets, as a dataset file and an answers file with gold claim labels ----------------------
+
+
+def he_set(tmp: Path, limit: int | None) -> dict:
+    return {
+        "name": "he_answers_sample",
+        "dataset": str(SHARED / "he_qa_sample.json"),
+        "answers": str(SHARED / "he_model_answers_sample.jsonl"),
+        "decompose": "sentences",
+    }
+
+
+def wice_set(tmp: Path, limit: int | None) -> dict:
+    """WiCE claims as one-claim answers (model "wice-claim") with their gold label."""
+    from judge.datasets import load
+
+    path = SHARED / "external" / "wice" / "claim_test.jsonl"
+    records = load(path, "wice")[: limit or None]
+    answers = tmp / "wice_answers.jsonl"
+    with answers.open("w", encoding="utf-8") as f:
+        for r in records:
+            c = r.claims[0]
+            f.write(json.dumps({"record_id": r.id, "model": "wice-claim", "answer": c.text, "gold_claims": [{"text": c.text, "label": c.label}]}) + "\n")
+    subset = tmp / "wice.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()[: limit or None]
+    subset.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"name": "wice", "dataset": str(subset), "format": "wice", "answers": str(answers), "decompose": "whole"}
+
+
+def faithbench_set(tmp: Path, limit: int | None) -> dict:
+    """FaithBench summaries, one claim per sentence: a sentence an annotator marked Unwanted.Intrinsic is
+    contradicted, Unwanted (extrinsic) unsupported, a sentence with no annotation supported; a sentence
+    with only Benign or Questionable marks has no gold label and is left out."""
+    records, answers = [], []
+    for batch in sorted((SHARED / "external" / "faithbench").glob("batch_*.json")):
+        for s in json.loads(batch.read_text(encoding="utf-8"))["samples"]:
+            rid = f"fb-{batch.stem}-{s['sample_id']}"
+            summary = s["summary"]
+            gold = []
+            for sent in split_sentences(summary):
+                marks = [a for a in s["annotations"] if a["summary_start"] is not None and a["summary_start"] < sent.end and sent.start < a["summary_end"]]
+                kinds = {x for a in marks for x in a["label"]}
+                if "Unwanted.Intrinsic" in kinds:
+                    label = "contradicted"
+                elif "Unwanted" in kinds or "Unwanted.Extrinsic" in kinds:
+                    label = "unsupported"
+                elif marks:
+                    continue
+                else:
+                    label = "supported"
+                gold.append({"text": sent.text, "label": label})
+            records.append({"id": rid, "question": "Summarize the document.", "source_text": s["source"]})
+            answers.append({"record_id": rid, "model": s["metadata"].get("summarizer", "summarizer"), "answer": summary, "gold_claims": gold})
+    rng = random.Random(0)
+    picked = sorted(rng.sample(range(len(records)), min(limit or len(records), len(records))))
+    dataset, answers_path = tmp / "faithbench.json", tmp / "faithbench_answers.jsonl"
+    dataset.write_text(json.dumps([records[i] for i in picked], ensure_ascii=False), encoding="utf-8")
+    answers_path.write_text("".join(json.dumps(answers[i], ensure_ascii=False) + "\n" for i in picked), encoding="utf-8")
+    return {"name": "faithbench", "dataset": str(dataset), "format": "hebrew-qa", "answers": str(answers_path), "decompose": "sentences"}
+
+
+SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set}
+
+
+# -- the scripted judges ------------------------------------------------------------------------------------
+
+
+def truth_table(labelled: dict) -> dict[str, str]:
+    """Claim text -> its true label: gold claims of the answers, and the run's controls (built by the same
+    library function the run uses)."""
+    truth = {}
+    for line in Path(labelled["answers"]).read_text(encoding="utf-8").splitlines():
+        for g in json.loads(line)["gold_claims"]:
+            truth[g["text"].strip()] = g["label"]
+    from judge.controls.make import ControlsConfig
+    from judge.controls.mix import ControlPlan
+    from judge.datasets import load
+
+    records = load(labelled["dataset"], labelled.get("format"))
+    plan = ControlPlan.for_run(ControlsConfig(), records, records)
+    for r in records:
+        for c in plan.controls_pool(r.id):
+            truth[c.text.strip()] = c.label
+    return truth
+
+
+def scripted(kind: str, truth: dict[str, str], p: float = 1.0):
+    def label_for(cid: str, request: dict) -> str:
+        text = claim_text(request, cid).strip()
+        rng = random.Random(f"{kind}:{text}")
+        if kind == "lenient":
+            return "supported"
+        if kind == "strict":
+            return "unsupported"
+        if kind == "random":
+            return rng.choice(LABELS)
+        true = truth.get(text)
+        return true if true is not None and rng.random() < p else rng.choice(LABELS)
+
+    return pipeline_model(label_for)
+
+
+# -- one run per judge ----------------------------------------------------------------------------------------
+
+
+def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
+    config = {
+        "name": f"{labelled['name']}-{judge}",
+        "dataset": {"path": labelled["dataset"], **({"format": labelled["format"]} if labelled.get("format") else {})},
+        "answers": {"path": labelled["answers"]},
+        "models": models,
+        "decompose": {"method": labelled["decompose"]},
+        "adjudicate": {"judges": [judge], "batch_claims": True, "triage": False},
+        "cache_dir": str(tmp / "cache"),
+        "record_concurrency": 4,
+        "min_control_accuracy": None,
+    }
+    path = tmp / f"{config['name']}.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "run", str(path), "--runs-dir", str(tmp / "runs"), "--json", "--no-progress"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    if out.returncode not in (0, 3):
+        raise SystemExit(f"{config['name']}: exit {out.returncode}\n{out.stderr[-2000:]}")
+    summary = json.loads(out.stdout)
+    run_dir = Path(summary["run_dir"])
+    scores = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
+    health = next(h for h in summary["judge_health"]["judges"] if h["judge"] == judge)
+    gold = scores["gold_labels"][judge]
+    return {
+        "set": labelled["name"],
+        "judge": judge,
+        "control_accuracy": health["accuracy"],
+        "control_ci95": health["accuracy_ci95"],
+        "controls": health["controls"],
+        "gold_accuracy": gold["accuracy"],
+        "gold_claims": gold["n"] if "n" in gold else gold.get("support"),
+        "verdict": health["verdict"],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def correlations(rows: list[dict]) -> dict:
+    from scipy.stats import pearsonr, spearmanr
+
+    x = [r["control_accuracy"] for r in rows]
+    y = [r["gold_accuracy"] for r in rows]
+    return {"n": len(rows), "pearson": float(pearsonr(x, y).statistic), "spearman": float(spearmanr(x, y).statistic)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", default="he,wice,faithbench")
+    ap.add_argument("--wice-limit", type=int, default=120)
+    ap.add_argument("--faithbench-limit", type=int, default=80)
+    ap.add_argument("--embedded", action="store_true", help="also the embedded local models (slow on CPU)")
+    ap.add_argument("--json", type=Path, help="write the rows here")
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for name in args.sets.split(","):
+            limit = {"wice": args.wice_limit, "faithbench": args.faithbench_limit}.get(name)
+            labelled = SETS[name](tmp, limit)
+            truth = truth_table(labelled)
+            judges = {
+                "lenient": scripted("lenient", truth),
+                "strict": scripted("strict", truth),
+                "random": scripted("random", truth),
+                "oracle-90": scripted("oracle", truth, 0.9),
+                "oracle-60": scripted("oracle", truth, 0.6),
+            }
+            servers = {k: ScriptedServer(s, keep_bodies=False).start() for k, s in judges.items()}
+            try:
+                models = {
+                    k: {"model": f"openai/{k}", "api_base": srv.base_url, "family": "scripted", "timeout": 30, "max_attempts": 2}
+                    for k, srv in servers.items()
+                }
+                names = ["deterministic", *judges]
+                if args.embedded:
+                    models.update({"local-qwen": {"model": "local/qwen2.5-0.5b", "max_tokens": 1024, "max_concurrency": 1}})
+                    names.append("local-qwen")
+                for judge in names:
+                    row = run_one(labelled, judge, models, tmp)
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+            finally:
+                for srv in servers.values():
+                    srv.stop()
+    print()
+    print("| set | judge | controls | control accuracy (95% CI) | gold claims | gold accuracy |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        ci = r["control_ci95"]
+        print(f"| {r['set']} | {r['judge']} | {r['controls']} | {r['control_accuracy']:.2f} ({ci[0]:.2f}-{ci[1]:.2f}) | {r['gold_claims']} | {r['gold_accuracy']:.2f} |")
+    print()
+    overall = correlations(rows)
+    print(f"all rows: n={overall['n']}, Pearson r={overall['pearson']:.2f}, Spearman rho={overall['spearman']:.2f}")
+    for name in dict.fromkeys(r["set"] for r in rows):
+        c = correlations([r for r in rows if r["set"] == name])
+        print(f"{name}: n={c['n']}, Pearson r={c['pearson']:.2f}, Spearman rho={c['spearman']:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "correlation": overall}, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
