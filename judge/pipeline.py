@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judge.controls.mix import ControlPlan, interleave
 from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
 from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
 from judge.llm.families import require_known_family
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_prompt
-from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult, Usage
+from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
 from judge.runs.config import RunConfig
 from judge.search import Index
 from judge.stages.checks import check_claim
@@ -33,6 +34,7 @@ class Pipeline:
     panel: Panel
     recorded_answers: dict[str, list[Answer]] | None = None
     family_clashes: list[str] = field(default_factory=list)
+    controls: ControlPlan | None = None  # set by the runner, which knows the run's records
 
     def decomposer(self) -> ModelConfig | None:
         c = self.config.decompose
@@ -99,10 +101,12 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
                 usage.add_call(c)
             answers.append((mcfg.label, family_of(mcfg), text, error, any(c.truncated for c in calls)))
 
-    results = []
-    for model, family, text, error, truncated in answers:
-        result = await _process_answer(p, record, language, indexes, model, family, text, error, usage)
+    results: list[AnswerResult] = []
+    controls: list[ControlResult] = []
+    for index, (model, family, text, error, truncated) in enumerate(answers):
+        result, mixed = await _process_answer(p, record, language, indexes, model, family, text, error, usage, index, len(controls))
         results.append(result.model_copy(update={"truncated": truncated}))
+        controls.extend(mixed)
     return RecordResult(
         record_id=record.id,
         genre=record.genre,
@@ -110,6 +114,7 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
         question=record.question,
         language=language,
         answers=results,
+        controls=controls,
         usage=usage,
     )
 
@@ -119,23 +124,28 @@ def _candidates(indexes: list[Index], text: str, k: int):
     return sorted(found, key=lambda c: -c.score)[:k]
 
 
-async def _process_answer(p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage) -> AnswerResult:
+async def _process_answer(
+    p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage, index: int = 0, given: int = 0
+) -> tuple[AnswerResult, list[ControlResult]]:
+    """One answer's claims, judged together with the controls mixed into its calls (returned apart)."""
     cfg = p.config
     if not text.strip():
         how = Decomposition(method="sentences", fallback_reason="empty answer" if error is None else error)
-        return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how)
+        return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how), []
     claims, how, calls = await decompose(
         p.llm, p.decomposer(), p.prompts["decompose"], record.question, text, language, cfg.decompose.method
     )
     for c in calls:
         usage.add_call(c)
-    to_judge = []
-    for i, (claim_text, spans) in enumerate(claims, start=1):
-        offered = offer(_candidates(indexes, claim_text, cfg.search.k), str(i))
-        to_judge.append(ClaimToJudge(str(i), claim_text, offered, check_claim(claim_text, offered)))
-    verdicts = await judge_claims(p, record, language, to_judge, usage)
+    controls = p.controls.for_answer(record.id, index, len(claims), given) if p.controls else []
+    order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
+    texts = {("claim", i): t for i, (t, _) in enumerate(claims)} | {("control", j): c.text for j, c in enumerate(controls)}
+    shown = [_to_judge(indexes, texts[item], str(at + 1), cfg.search.k) for at, item in enumerate(order)]
+    verdicts = await judge_claims(p, record, language, shown, usage)
+    by_item = dict(zip(order, shown))
     out = []
-    for i, (c, (claim_text, spans)) in enumerate(zip(to_judge, claims)):
+    for i, (claim_text, spans) in enumerate(claims):
+        c = by_item[("claim", i)]
         label, evidence = panel_verdict(verdicts[c.cid])
         out.append(
             ClaimResult(
@@ -149,7 +159,20 @@ async def _process_answer(p: Pipeline, record: Record, language: str, indexes, m
                 evidence=evidence,
             )
         )
-    return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how, claims=out)
+    answer = AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how, claims=out)
+    return answer, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
+
+
+def _to_judge(indexes: list[Index], text: str, cid: str, k: int) -> ClaimToJudge:
+    offered = offer(_candidates(indexes, text, k), cid)
+    return ClaimToJudge(cid, text, offered, check_claim(text, offered))
+
+
+def _control_result(control: ControlClaim, answer: int, position: int, shown: ClaimToJudge, verdicts: dict[str, list[JudgeVerdict]]) -> ControlResult:
+    label, _ = panel_verdict(verdicts[shown.cid])
+    return ControlResult(
+        control=control, answer=answer, position=position, candidates=shown.candidates, checks=shown.checks, verdicts=verdicts[shown.cid], label=label
+    )
 
 
 async def judge_claims(p: Pipeline, record: Record, language: str, claims: list[ClaimToJudge], usage: Usage) -> dict[str, list[JudgeVerdict]]:
@@ -162,15 +185,27 @@ async def judge_claims(p: Pipeline, record: Record, language: str, claims: list[
 
 
 async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> RecordResult:
-    """A finished record's stored claims and candidates, judged again by this pipeline's panel."""
+    """A finished record's stored claims, controls and candidates, judged again by this pipeline's panel, in
+    the order (and so with the ids) the original calls showed them."""
     usage = Usage()
-    answers = []
-    for a in old.answers:
-        claims = [ClaimToJudge(str(i + 1), c.text, c.candidates, c.checks) for i, c in enumerate(a.claims)]
-        verdicts = await judge_claims(p, record, old.language, claims, usage) if claims else {}
+    answers, controls = [], []
+    for index, a in enumerate(old.answers):
+        mine = [c for c in old.controls if c.answer == index]
+        at = {c.position: c for c in mine}
+        real = iter(enumerate(a.claims))
+        order = [("control", at[n]) if n in at else ("claim", next(real)) for n in range(len(a.claims) + len(mine))]
+        shown = [
+            ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
+            for n, (kind, item) in enumerate(order)
+        ]
+        verdicts = await judge_claims(p, record, old.language, shown, usage) if shown else {}
         new_claims = []
-        for c, tj in zip(a.claims, claims):
+        for (kind, item), tj in zip(order, shown):
             label, evidence = panel_verdict(verdicts[tj.cid])
-            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
+            if kind == "control":
+                controls.append(ControlResult(**{**item.model_dump(), "verdicts": verdicts[tj.cid], "label": label}))
+            else:
+                c = item[1]
+                new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
         answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
-    return RecordResult(**{**old.model_dump(), "answers": answers, "usage": usage})
+    return RecordResult(**{**old.model_dump(), "answers": answers, "controls": controls, "usage": usage})

@@ -1,6 +1,7 @@
 """The typer app and the one error boundary: every command is registered through :func:`command`, which
 turns a failure into one plain line (or one line per problem) on stderr and the exit code of the contract:
-0 ok; 1 a gate failed; 2 the input, config or environment is wrong; 130 interrupted."""
+0 ok; 1 a gate failed; 2 the input, config or environment is wrong; 3 the run finished but its judges
+cannot be trusted (a judge below min_control_accuracy on its control claims); 130 interrupted."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Grounding ev
 
 EXIT_GATE = 1
 EXIT_BAD_INPUT = 2
+EXIT_JUDGES_FAILED = 3
 EXIT_INTERRUPTED = 130
 
 
@@ -31,6 +33,10 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 
 class GateFailed(Exception):
     """A regression gate failed (exit 1); the command has already printed why."""
+
+
+class JudgesFailed(Exception):
+    """The run finished, but a judge failed its control claims (exit 3); the message says which and how."""
 
 
 class BadInput(ValueError):
@@ -68,6 +74,8 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                 raise
             except GateFailed:
                 raise typer.Exit(EXIT_GATE)
+            except JudgesFailed as e:
+                fail(str(e), EXIT_JUDGES_FAILED)
             except KeyboardInterrupt:
                 fail("interrupted: a run keeps every finished record; finish it with --resume RUN_DIR", EXIT_INTERRUPTED)
             except DatasetError as e:

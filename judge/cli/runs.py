@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from judge.cli.app import BadInput, GateFailed, command
+from judge.cli.app import BadInput, GateFailed, JudgesFailed, command
 from judge.cli.models import load_models
 from judge.report import terminal
 
@@ -50,6 +50,16 @@ def _finished(store, summary: dict) -> dict:
     summary["run_dir"] = str(store.path)
     summary["scores"] = _reports(store.path)
     return summary
+
+
+def _check_judges(summary: dict) -> None:
+    """Exit 3 when a judge failed its control claims (min_control_accuracy), naming the judge and the kind."""
+    from judge.controls.health import HealthReport
+
+    if summary.get("judge_health"):
+        failed = HealthReport.model_validate(summary["judge_health"]).failure_lines()
+        if failed:
+            raise JudgesFailed("\n".join(failed))
 
 
 def _compare(baseline: Path, run_dir: Path, gates: list) -> dict:
@@ -113,6 +123,7 @@ def run(
         terminal.summary(summary)
         if result is not None:
             terminal.compare(result)
+    _check_judges(summary)
     if result is not None and result["failed"]:
         raise GateFailed()
 
@@ -135,6 +146,7 @@ def rejudge(
     store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh)
     summary = _finished(store, summary)
     terminal.print_json(summary) if as_json else terminal.summary(summary)
+    _check_judges(summary)
 
 
 @command()
@@ -150,6 +162,7 @@ def merge(
     store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
     summary = _finished(store, summary)
     terminal.print_json(summary) if as_json else terminal.summary(summary)
+    _check_judges(summary)
 
 
 @command()

@@ -68,6 +68,18 @@ class HealthReport(BaseModel):
     def failed(self) -> list[JudgeHealth]:
         return [j for j in self.judges if j.passed is False]
 
+    def lines(self) -> list[str]:
+        """One plain line per judge (terminal, report.md): accuracy with its interval, the verdict, pass/fail."""
+        out = []
+        for j in self.judges:
+            if j.accuracy is None:
+                out.append(f"{j.judge}: no controls")
+                continue
+            ci = f" [{j.accuracy_ci95[0]:.2f}, {j.accuracy_ci95[1]:.2f}]" if j.accuracy_ci95 else ""
+            mark = {True: "passed", False: "FAILED", None: "not gated"}[j.passed]
+            out.append(f"{j.judge}: accuracy {j.accuracy:.2f}{ci} on {j.controls} controls, {mark}; {j.verdict}")
+        return out
+
     def failure_lines(self) -> list[str]:
         """One line per failed judge, naming what it failed: what the summary and the exit-3 message say."""
         return [

@@ -186,8 +186,19 @@ def summary(s: dict) -> None:
     for model, r in rows:
         counts = "/".join(str(r["labels"][k]) for k in VERDICT_LABELS)
         t.add_row(model, str(r["claims"]), counts, fmt(r["faithfulness"]), fmt(r["hallucination_rate"]))
+    from judge.controls.health import HealthReport
+
     c = console()
+    health = HealthReport.model_validate(s["judge_health"]) if s.get("judge_health") else None
+    if health is not None and health.failed:  # a judge that fails its controls comes before its numbers
+        for line in health.failure_lines():
+            c.print(f"WARNING: {line}", soft_wrap=True, markup=False)
     c.print(t)
+    if health is not None and health.judges:
+        gate = f" (min_control_accuracy {health.min_accuracy})" if health.min_accuracy is not None else ""
+        c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
+        for line in health.lines():
+            c.print(f"  {line}", soft_wrap=True, markup=False)
     u = s["usage"]
     run = s.get("run", {})
     cost = f"${u['cost_usd']:.4f}" + (f" (+{u['unknown_cost_calls']} calls of unknown price)" if u["unknown_cost_calls"] else "")

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from judge.controls.make import ControlsConfig
 from judge.llm.config import ModelConfig, load_models
 from judge.problems import problems_from_validation
 from judge.judges.deterministic import DeterministicThresholds
@@ -113,6 +114,8 @@ class RunConfig(_Section):
     adjudicate: AdjudicateSection = AdjudicateSection()
     cache_dir: str = ".cache/judge"
     max_cost_usd: float | None = Field(None, gt=0)
+    controls: ControlsConfig = ControlsConfig()  # claims of known label mixed into the judges' calls
+    min_control_accuracy: float | None = Field(0.6, ge=0, le=1)  # a judge below it on its controls: exit 3
     record_concurrency: int = Field(4, ge=1, le=64)
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way

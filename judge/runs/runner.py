@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from judge.controls.mix import ControlPlan
 from judge.llm import BudgetExceeded, CallCache
 from judge.models import Answer, Record
 from judge.pipeline import build_pipeline, process_record
@@ -163,6 +164,7 @@ def execute(
         }
         store = RunStore.create(runs_root, name or config.name, config, meta)
         pipeline.llm.on_call = store.append_call
+    pipeline.controls = ControlPlan.for_run(config.controls, records, selected)
     done = store.finished_ids()
     todo = [r for r in selected if r.id not in done]
     store.log(f"start: {len(selected)} records selected, {len(done)} already finished, {len(todo)} to do")

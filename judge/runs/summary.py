@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from judge.controls.health import judge_health, observations
 from judge.results import RecordResult, Usage
 from judge.verdicts import TRIAGE, rates
 
@@ -16,8 +17,10 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
     overall: Counter = Counter()
     usage = Usage()
     answers = triaged = fallbacks = generation_errors = truncated = records = 0
+    seen = []  # the judges' verdicts on the controls
     for r in results:
         records += 1
+        seen.extend(observations(r))
         usage.add(r.usage)
         for a in r.answers:
             answers += 1
@@ -46,6 +49,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
         "decomposition_fallbacks": fallbacks,
         "generation_errors": generation_errors,
         "answers_truncated": truncated,
+        "judge_health": judge_health(seen, by_judge, getattr(config, "min_control_accuracy", None)).model_dump(),
         "usage": usage.model_dump(),
         "notes": notes(config),
     }
