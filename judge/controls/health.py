@@ -80,6 +80,17 @@ class HealthReport(BaseModel):
             out.append(f"{j.judge}: accuracy {j.accuracy:.2f}{ci} on {j.controls} controls, {mark}; {j.verdict}")
         return out
 
+    def table(self) -> tuple[list[str], list[list]]:
+        """Headers and rows of the judge-health table that report.md and report.html both render."""
+        headers = ["judge", "controls", "accuracy", "95% CI", *(f"{lbl} recall" for lbl in CONTROL_LABELS), "gate", "verdict"]
+        rows = []
+        for j in self.judges:
+            recall = {r.label: r.recall for r in j.by_label}
+            ci = f"[{j.accuracy_ci95[0]:.2f}, {j.accuracy_ci95[1]:.2f}]" if j.accuracy_ci95 else "n/a"
+            gate = {True: "passed", False: "FAILED", None: "not gated"}[j.passed]
+            rows.append([j.judge, j.controls, j.accuracy, ci, *(recall.get(lbl) for lbl in CONTROL_LABELS), gate, j.verdict])
+        return headers, rows
+
     def failure_lines(self) -> list[str]:
         """One line per failed judge, naming what it failed: what the summary and the exit-3 message say."""
         return [

@@ -59,6 +59,10 @@ def blocks(scores: dict) -> list[tuple[str, Block]]:
         block = cls.block(scores.get(cls.key), scores)
         if block is not None:
             out.append((cls.key, block))
+    from judge.scoring.sections import JudgeHealth
+
+    if JudgeHealth.failing(scores.get(JudgeHealth.key)):  # a judge that fails its controls leads the report
+        out.sort(key=lambda kb: kb[0] != JudgeHealth.key)
     return out
 
 

@@ -471,6 +471,33 @@ class Human(Section):
              for d, h in value.items()])])
 
 
+class JudgeHealth(Section):
+    """Each judge on its control claims (judge.controls.health, from the run's summary). Reports lead with
+    it when a judge fails min_control_accuracy."""
+
+    key, title = "judge_health", "Judge health on control claims"
+
+    def result(self, context):
+        from judge.controls.health import HealthReport
+
+        value = context["summary"].get(self.key)
+        return HealthReport.model_validate(value) if value else None
+
+    @classmethod
+    def block(cls, value, scores):
+        from judge.controls.health import HealthReport
+
+        if not value or not value.get("judges"):
+            return None
+        report = HealthReport.model_validate(value)
+        headers, rows = report.table()
+        return Block(cls.title, [Table(headers, rows)], text="\n".join(f"WARNING: {line}" for line in report.failure_lines()) or None)
+
+    @staticmethod
+    def failing(value) -> bool:
+        return bool(value) and any(j.get("passed") is False for j in value.get("judges", []))
+
+
 SECTIONS: tuple[type[Section], ...] = (
-    Overall, ByModel, ByJudge, PerAnswer, GoldLabels, ClaimMatching, Evidence, ChunkAttribution, ByGenre, ByDifficulty, Human,
+    Overall, JudgeHealth, ByModel, ByJudge, PerAnswer, GoldLabels, ClaimMatching, Evidence, ChunkAttribution, ByGenre, ByDifficulty, Human,
 )
