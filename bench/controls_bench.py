@@ -150,7 +150,7 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
         "adjudicate": {"judges": [judge], "batch_claims": True, "triage": False},
         "cache_dir": str(tmp / "cache"),
         "record_concurrency": 4,
-        "min_control_accuracy": None,
+        "min_control_accuracy": 0,
     }
     path = tmp / f"{config['name']}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")

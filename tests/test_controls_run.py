@@ -94,7 +94,7 @@ def test_a_judge_answering_from_the_truth_passes_and_controls_stay_out_of_the_an
 def test_controls_are_byte_identical_from_the_cache_and_rejudged_per_judge(scripted_server, tmp_path):
     truth = _truth()
     server = scripted_server(pipeline_model(lambda cid, request: truth.get(claim_text(request, cid).strip(), "supported")))
-    config = write_config(tmp_path, server, min_control_accuracy=None)
+    config = write_config(tmp_path, server, min_control_accuracy=0)
     first, s1 = _run(config, tmp_path)
     calls = server.stats.requests
     second, s2 = _run(config, tmp_path)
@@ -112,3 +112,8 @@ def test_controls_are_byte_identical_from_the_cache_and_rejudged_per_judge(scrip
     (det,) = [j for j in r["judge_health"]["judges"] if j["judge"] == "deterministic"]
     assert det["controls"] == _health(s1, "deterministic")["controls"]
     assert det["accuracy"] == _health(s1, "deterministic")["accuracy"]  # same claims, same deterministic verdicts
+    agreement = run_cli("agreement", s1["run_dir"], r["run_dir"], "--out", str(tmp_path / "agreement"), "--json")
+    assert agreement.returncode == 0, agreement.stderr
+    per_judge = json.loads(agreement.stdout)["per_judge"]
+    assert per_judge["judge-b"]["controls"]["accuracy"] == 1.0  # it answered from the truth
+    assert per_judge["deterministic"]["controls"]["n"] == det["controls"]

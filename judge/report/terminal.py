@@ -247,10 +247,12 @@ def agreement(rep: dict, written: list[Path]) -> None:
         t.add_row(p["a"], p["b"], str(p["claims"]), fmt(p["cohen_kappa"]), fmt(p["alpha_nominal"]))
     c.print(t)
     j = Table(title="per judge")
-    for col in ("judge", "family", "claims", "accuracy vs gold", "calls", "cost $", "latency s"):
+    for col in ("judge", "family", "claims", "accuracy vs gold", "accuracy on controls", "calls", "cost $", "latency s"):
         j.add_column(col)
     for name, v in rep["per_judge"].items():
-        j.add_row(name, str(v["family"]), str(v["claims"]), fmt((v["vs_gold"] or {}).get("accuracy")), str(v["calls"]), fmt(v["cost_usd"]), fmt(v["mean_latency_s"]))
+        ctl = v.get("controls") or {}
+        on_controls = f"{fmt(ctl['accuracy'])} of {ctl['n']}" if ctl.get("n") else "n/a"
+        j.add_row(name, str(v["family"]), str(v["claims"]), fmt((v["vs_gold"] or {}).get("accuracy")), on_controls, str(v["calls"]), fmt(v["cost_usd"]), fmt(v["mean_latency_s"]))
     c.print(j)
     for p in rep["self_preference"]:
         if p["own_family_answers"]:

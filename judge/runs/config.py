@@ -115,7 +115,9 @@ class RunConfig(_Section):
     cache_dir: str = ".cache/judge"
     max_cost_usd: float | None = Field(None, gt=0)
     controls: ControlsConfig = ControlsConfig()  # claims of known label mixed into the judges' calls
-    min_control_accuracy: float | None = Field(0.6, ge=0, le=1)  # a judge below it on its controls: exit 3
+    # a judge below it on its control claims: exit 3. 0.5: a judge answering one label to everything scores
+    # about 1/3, a random one 1/4; 0 reports without gating
+    min_control_accuracy: float = Field(0.5, ge=0, le=1)
     record_concurrency: int = Field(4, ge=1, le=64)
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import RootModel
 
+from judge.controls.health import judge_health, observations
 from judge.metrics.judges import pairwise, per_judge, self_preference
 from judge.runs.run import Run
 from judge.scoring.gold import matched_gold
@@ -28,9 +29,11 @@ class Collected:
         self.records: dict = {}
         self.calls: dict[str, list[dict]] = defaultdict(list)
         self.runs: list[str] = []
+        self.controls: dict[tuple[str, str], object] = {}  # (judge, control id) -> its verdict on that control
 
     def add(self, item: AnswerItem, panel: list[str]) -> None:
         r, a = item.result, item.answer
+        self.controls.update({(o.judge, o.control_id): o for o in observations(r)})  # once per record: keyed
         answer_key = (r.record_id, a.model, a.answer)
         self.answer_family[answer_key] = a.family
         for claim, g in item.matched.pairs if item.matched else []:
@@ -63,11 +66,16 @@ class Collected:
         for j, ref in self.reference_claims.items():
             items = {rid: scale_scores([lbl for lbl, _ in v], [c for _, c in v]) for rid, v in ref.items()}
             vs_humans[j] = human_agreement_scores(items, self.records) if ref else None
+        judges = per_judge(self.labels, self.families, self.gold, self.calls, vs_humans)
+        health = {h.judge: h for h in judge_health(list(self.controls.values())).judges}
+        for j, v in judges.items():  # accuracy on control claims: comparing judges needs no gold labels
+            h = health.get(j)
+            v["controls"] = {"n": h.controls, "accuracy": h.accuracy, "accuracy_ci95": h.accuracy_ci95, "verdict": h.verdict} if h else None
         return {
             "runs": self.runs,
             "judges": sorted(self.labels),
             "pairwise": pairwise(self.labels),
-            "per_judge": per_judge(self.labels, self.families, self.gold, self.calls, vs_humans),
+            "per_judge": judges,
             "self_preference": self_preference(self.labels, self.families, self.answer_family),
         }
 
@@ -115,8 +123,11 @@ class JudgeAgreement(Section):
         rows = []
         for j, v in value["per_judge"].items():
             gold = v["vs_gold"] or {}
-            rows.append([j, v["family"] or "", v["claims"], v["errors"], gold.get("accuracy"), gold.get("macro_f1"), v["calls"], v["cost_usd"], v["mean_latency_s"]])
-        tables.append(Table(["judge", "family", "claims", "errors", "accuracy vs gold", "macro-F1", "calls", "cost $", "mean latency s"], rows))
+            ctl = v.get("controls") or {}
+            rows.append([j, v["family"] or "", v["claims"], v["errors"], gold.get("accuracy"), gold.get("macro_f1"), ctl.get("accuracy"), ctl.get("n", 0),
+                         v["calls"], v["cost_usd"], v["mean_latency_s"]])
+        tables.append(Table(["judge", "family", "claims", "errors", "accuracy vs gold", "macro-F1", "accuracy on controls", "controls", "calls", "cost $",
+                             "mean latency s"], rows))
         prefs = [p for p in value["self_preference"] if p["own_family_answers"]]
         if prefs:
             tables.append(Table(["judge", "family", "own-family answers", "its faithfulness", "other families' faithfulness", "self-preference"],

@@ -82,6 +82,7 @@ def write_config(out_dir: Path, data: Path, answers: Path, server: ScriptedServe
         "adjudicate": {"judges": ["judge"], "triage": False},
         "cache_dir": str(cache),
         "record_concurrency": 8,
+        "min_control_accuracy": 0,  # the soak's judge calls every claim supported: it tests faults, not judges
     }
     path = out_dir / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
