@@ -82,7 +82,7 @@ def _kill_once_for_tests() -> None:
 
 
 def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str, list[Answer]] | None, actors: dict,
-                   cache_actor, use_cache: bool, refresh: bool) -> tuple[list[str], list, int, int]:
+                   cache_actor, use_cache: bool, refresh: bool, controls=None) -> tuple[list[str], list, int, int]:
     """One batch on a worker: the pipeline with a port whose limits are the cluster's. Returns the results'
     JSON lines, the calls made, and the cache's hits and misses."""
     from judge.llm.ray_limits import limiter_factory
@@ -97,6 +97,7 @@ def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str,
     else:
         cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)
+    pipeline.controls = controls  # the run's control plan, made once by the driver from all its records
     calls: list = []
     pipeline.llm.limiter_factory = limiter_factory(actors)
     pipeline.llm.on_call = calls.append
@@ -137,6 +138,7 @@ def _run_batches(
     on_result: Callable[[RecordResult], None] | None = None,
     use_cache: bool = True,
     refresh: bool = False,
+    controls=None,
 ) -> str | None:
     import ray
 
@@ -154,6 +156,7 @@ def _run_batches(
     batches = [records[i:i + batch_size] for i in range(0, len(records), batch_size)]
     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
     config_ref = ray.put(config)
+    controls_ref = ray.put(controls)
     pending: dict = {}
     stopped: str | None = None
     spent = 0.0
@@ -161,7 +164,7 @@ def _run_batches(
 
     def submit(batch):
         answers = {r.id: recorded[r.id] for r in batch if r.id in recorded} if recorded is not None else None
-        ref = task.remote(config_ref, batch, answers, actors, cache_actor, use_cache, refresh)
+        ref = task.remote(config_ref, batch, answers, actors, cache_actor, use_cache, refresh, controls_ref)
         pending[ref] = batch
 
     queue = list(batches)

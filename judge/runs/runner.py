@@ -177,7 +177,8 @@ def execute(
         from judge.runs.ray_engine import run_items_ray
 
         def remote():
-            return run_items_ray(config, todo, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh)
+            return run_items_ray(config, todo, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
+                                 controls=pipeline.controls)
 
     summary = drive(store, todo, work, [r.id for r in selected], config, cache, on_result, started=started, remote=remote)
     elapsed = time.perf_counter() - started
