@@ -140,7 +140,8 @@ async def _process_answer(
     controls = p.controls.for_answer(record.id, index, len(claims), given) if p.controls else []
     order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
     texts = {("claim", i): t for i, (t, _) in enumerate(claims)} | {("control", j): c.text for j, c in enumerate(controls)}
-    shown = [_to_judge(indexes, texts[item], str(at + 1), cfg.search.k) for at, item in enumerate(order)]
+    sources = {s.doc_id: s.text for s in record.sources}
+    shown = [_to_judge(indexes, texts[item], str(at + 1), cfg.search.k, sources) for at, item in enumerate(order)]
     verdicts = await judge_claims(p, record, language, shown, usage)
     by_item = dict(zip(order, shown))
     out = []
@@ -163,9 +164,10 @@ async def _process_answer(
     return answer, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
 
 
-def _to_judge(indexes: list[Index], text: str, cid: str, k: int) -> ClaimToJudge:
+def _to_judge(indexes: list[Index], text: str, cid: str, k: int, sources: dict[str | None, str]) -> ClaimToJudge:
+    """A claim with its offered candidates and checks (corrections are looked for in the whole source)."""
     offered = offer(_candidates(indexes, text, k), cid)
-    return ClaimToJudge(cid, text, offered, check_claim(text, offered))
+    return ClaimToJudge(cid, text, offered, check_claim(text, offered, sources))
 
 
 def _control_result(control: ControlClaim, answer: int, position: int, shown: ClaimToJudge, verdicts: dict[str, list[JudgeVerdict]]) -> ControlResult:

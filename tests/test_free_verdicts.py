@@ -8,14 +8,7 @@ from judge.results import ClaimChecks
 from judge.search import search
 from judge.stages.checks import aligned_mismatches, check_claim, mentions, numbers_in
 from judge.stages.conflicts import correction_cue, find_conflicts
-from judge.stages.support import (
-    RuleParams,
-    SupportFeatures,
-    decide,
-    free_supported,
-    load_params,
-    support_features,
-)
+from judge.stages.support import RuleParams, SupportFeatures, decide, free_supported, load_params, support_features
 from tests.conftest import shared
 
 # -- numbers aligned with their context --------------------------------------------------------------------
@@ -259,3 +252,78 @@ def test_evidence_ceiling_beside_the_judges_accuracy():
     out = ceiling.result()
     assert out["claims"] == 3 and out["ceiling"] == 2 / 3
     assert out["judges_accuracy"] == 2 / 3 and out["judges_accuracy_when_offered"] == 0.5
+
+
+# -- through the real pipeline: `judge run` with no model ------------------------------------------------------
+
+
+def test_a_run_sends_a_corrected_verbatim_claim_past_triage_and_scores_free_verdicts(tmp_path):
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    from judge.results import RecordResult
+    from tests.conftest import run_cli
+
+    plain = "The new line runs every 10 minutes at peak hours."
+    source = f"{CLAIM} {plain} The buses are new and quiet. Correction: the figure was mistyped and should read 1,540 trips."
+    record = {
+        "id": "r1", "source_task_id": "t", "genre": "journalistic", "difficulty": 0, "document_id": "d", "question": "What changed?",
+        "source_text": source, "reference_answer": CLAIM, "human_ratings": [],
+        "claims": [{"claim_id": 0, "text": CLAIM, "attribution": [
+            {"sentence_id": 0, "source_excerpt": CLAIM, "start_char": 0, "end_char": len(CLAIM), "verified": True, "verification_method": "auto"}]}],
+    }
+    at = source.index(plain)
+    gold = [
+        {"text": CLAIM, "label": "contradicted", "support": [{"start_char": source.index("Correction"), "end_char": len(source)}], "kind": "corrected"},
+        {"text": plain, "label": "supported", "support": [{"start_char": at, "end_char": at + len(plain)}], "kind": "verbatim"},
+    ]
+    (tmp_path / "data.json").write_text(json.dumps([record]), encoding="utf-8")
+    answer = {"record_id": "r1", "model": "m", "answer": f"{CLAIM} {plain}", "gold_claims": gold}
+    (tmp_path / "answers.jsonl").write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    config = {"name": "free", "dataset": {"path": "data.json"}, "answers": {"path": "answers.jsonl"}, "decompose": {"method": "sentences"},
+              "adjudicate": {"judges": ["deterministic"]}, "cache_dir": str(tmp_path / "cache")}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = run_cli("run", str(tmp_path / "config.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    run_dir = Path(json.loads(result.stdout)["run_dir"])
+    (line,) = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    claims = {c.text: c for c in RecordResult.model_validate_json(line).answers[0].claims}
+    corrected, kept = claims[CLAIM], claims[plain]
+    assert [v.how for v in corrected.verdicts] == ["deterministic"] and corrected.label == "contradicted"
+    (conflict,) = corrected.checks.conflicts
+    assert source[conflict.start_char : conflict.end_char] == conflict.excerpt and conflict.kind == "correction"
+    assert [v.how for v in kept.verdicts] == ["triage"] and kept.label == "supported"
+    scores = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
+    free = scores["free_verdicts"]
+    assert free["claims"] == 2 and free["triage"]["settled"] == 1 and free["triage"]["precision"] == 1.0
+    assert free["no_model_call"]["coverage"] == 1.0 and free["deterministic"]["per_label"]["contradicted"]["precision"] == 1.0
+    ceiling = scores["evidence_ceiling"]
+    assert ceiling["claims"] == 1 and ceiling["ceiling"] == 1.0 and ceiling["judges_accuracy"] == 1.0
+    assert all("Free verdicts" in (run_dir / name).read_text(encoding="utf-8") for name in ("report.md", "report.html"))
+    assert all("Evidence ceiling" in (run_dir / name).read_text(encoding="utf-8") for name in ("report.md", "report.html"))
+
+
+def test_a_correction_about_another_figure_leaves_the_claim_alone():
+    source = CLAIM + " The line runs every 10 minutes. Correction: the figure was mistyped and should read 1,540 trips."
+    assert find_conflicts("The line runs every 10 minutes.", {"d": source}, [("d", 69, 100)]) == []
+    vague = CLAIM + " Correction: an earlier version of this article gave a wrong figure."
+    assert [c.kind for c in find_conflicts(CLAIM, {"d": vague}, [("d", 0, len(CLAIM))])] == ["correction"]
+
+
+def test_a_config_overrides_a_profile_and_a_bad_override_is_a_clear_error(tmp_path):
+    import yaml
+
+    from judge.runs.config import ConfigError, load_run_config
+    from tests.conftest import BUNDLED_SAMPLE
+
+    base = {"dataset": {"path": str(BUNDLED_SAMPLE)}, "generate": {"models": ["m"]}, "models": {"m": {"model": "openai/m", "family": "openai"}}}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({**base, "adjudicate": {"deterministic": {"profiles": {"he": {"unsupported_below": 0.1}}}}}))
+    config = load_run_config(path)
+    assert config.adjudicate.deterministic.for_language("he").unsupported_below == 0.1
+    assert config.adjudicate.deterministic.for_language("he").supported_max_run == load_params().for_language("he").supported_max_run
+    path.write_text(yaml.safe_dump({**base, "adjudicate": {"deterministic": {"profiles": {"he": {"unsupported_below": 3}}}}}))
+    with pytest.raises(ConfigError, match=r"profiles\.he"):
+        load_run_config(path)

@@ -47,26 +47,33 @@ def test_triage_settles_only_verbatim_claims_and_cites_the_match():
 
 # -- the deterministic judge ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("score", "checks", "expected"),
+    ("text", "cand", "checks", "expected"),
     [
-        (0.49, ClaimChecks(), "unsupported"),  # below partial_min_score
-        (0.5, ClaimChecks(), "partially_supported"),  # at partial_min_score, below supported
-        (0.8, ClaimChecks(), "supported"),  # at supported_min_score, checks passed
-        (0.8, ClaimChecks(names_missing=["Golden Gate"]), "partially_supported"),  # a check failed
-        (0.95, ClaimChecks(numbers_mismatched=[NumberMismatch(claim="1938", candidate="1937")]), "contradicted"),
-        (0.4, ClaimChecks(numbers_mismatched=[NumberMismatch(claim="1938", candidate="1937")]), "unsupported"),  # too weak to contradict
+        ("The bridge opened in 1937.", candidate(0, 26, 1.0, "exact"), None, "supported"),  # verbatim
+        ("The bridge opened in 1938.", candidate(0, 26, 0.95), None, "contradicted"),  # the year stated otherwise beside "opened"
+        ("Whales sing in the deep ocean at night.", candidate(53, 83, 0.3), None, "unsupported"),  # little of it is there
+        ("The bridge opened in 1937, mainly because of heavy traffic.", candidate(0, 26, 0.7), None, "partially_supported"),
+        ("x", candidate(0, 26, 0.95), ClaimChecks(numbers_mismatched=[NumberMismatch(claim="1938", candidate="1937")]), "contradicted"),
     ],
 )
-def test_deterministic_thresholds(score, checks, expected):
-    v = deterministic_verdict(claim("x", candidate(0, 26, score), checks=checks), DeterministicThresholds())
-    assert v.label == expected
+def test_deterministic_rule(text, cand, checks, expected):
+    params = DeterministicThresholds().for_language("en")
+    v = deterministic_verdict(claim(text, cand, checks=checks), params.model_copy(update={"contradict_mismatch": True}))
+    assert v.label == expected, v.rationale
     assert bool(v.evidence) == (expected != "unsupported")
 
 
-def test_deterministic_thresholds_are_configurable_and_no_candidate_is_unsupported():
-    strict = DeterministicThresholds(supported_min_score=0.99, partial_min_score=0.9)
-    assert deterministic_verdict(claim("x", candidate(0, 26, 0.95), checks=ClaimChecks()), strict).label == "partially_supported"
-    assert deterministic_verdict(claim("x"), DeterministicThresholds()).label == "unsupported"
+def test_deterministic_thresholds_are_configurable_by_language_and_no_candidate_is_unsupported():
+    loose = DeterministicThresholds(profiles={"en": {"supported_min_coverage": 0.0, "supported_max_run": 99, "supported_max_tail_run": 99,
+                                                     "partial_on_added_connective": False, "unsupported_below": 0.0}})
+    c = claim("The bridge opened in 1937 to great applause.", candidate(0, 26, 0.7))
+    assert deterministic_verdict(c, loose.for_language("en")).label == "supported"
+    strict = DeterministicThresholds(profiles={"en": {"supported_min_coverage": 0.95}})
+    assert deterministic_verdict(c, strict.for_language("en")).label == "partially_supported"
+    assert loose.for_language("he") == DeterministicThresholds().for_language("he")  # other languages keep the calibration
+    assert deterministic_verdict(claim("x"), DeterministicThresholds().for_language("en")).label == "unsupported"
+    with pytest.raises(ValueError, match="profiles.en"):
+        DeterministicThresholds(profiles={"en": {"unsupported_below": 2}})
 
 
 # -- the panel ---------------------------------------------------------------------------------------------------------

@@ -1,37 +1,52 @@
-"""The deterministic judge: a label from the best candidate's score and the checks, with no model. It sits
-in a panel like any model judge (config: ``judges: [deterministic]``)."""
+"""The deterministic judge: a label from the claim's evidence features and the checks, with no model. It sits
+in a panel like any model judge (config: ``judges: [deterministic]``).
+
+The rule and its features are in :mod:`judge.stages.support`; its thresholds are calibrated per language
+(``judge/data/deterministic.yaml``, written by ``bench/calibrate_deterministic.py``). A config may override
+them: ``adjudicate.deterministic.profiles: {he: {...}, default: {...}}``.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict
 
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
 from judge.results import JudgeVerdict
+from judge.stages.support import RuleParams, decide, load_params, support_features
 from judge.verdicts import DETERMINISTIC
 
 
 class DeterministicThresholds(BaseModel):
-    supported_min_score: float = Field(0.8, ge=0, le=1)
-    partial_min_score: float = Field(0.5, ge=0, le=1)
+    """``adjudicate.deterministic``: profiles (by language, ``default`` for the rest) that replace the
+    calibrated ones; a profile names only the thresholds it changes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    profiles: dict[str, dict] = {}
+
+    def for_language(self, language: str | None) -> RuleParams:
+        shipped = load_params().for_language(language)
+        override = self.profiles.get(language or "", self.profiles.get("default"))
+        return RuleParams.model_validate({**shipped.model_dump(), **override}) if override else shipped
+
+    def model_post_init(self, _context) -> None:
+        for lang, values in self.profiles.items():  # refuse a bad override when the config is read, not mid-run
+            try:
+                RuleParams.model_validate({**RuleParams().model_dump(), **values})
+            except ValueError as e:
+                raise ValueError(f"adjudicate.deterministic.profiles.{lang}: {e}") from None
 
 
-def deterministic_verdict(claim: ClaimToJudge, thresholds: DeterministicThresholds, name: str = DETERMINISTIC) -> JudgeVerdict:
-    """Unsupported below the partial threshold; contradicted when a number differs from the best
-    candidate's; supported at or above the supported threshold with every check passed; else partial."""
+def deterministic_verdict(claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC) -> JudgeVerdict:
+    """The calibrated rule on one claim; its evidence is the best candidate unless the label is unsupported."""
+    features = support_features(claim.text, claim.candidates, claim.checks)
+    label, why = decide(features, params)
+    if label == "contradicted" and claim.checks.conflicts:
+        why += f": {claim.checks.conflicts[0].detail}"
+    elif label == "contradicted" and claim.checks.numbers_mismatched:
+        m = claim.checks.numbers_mismatched[0]
+        why += f": the claim says {m.claim} where the evidence says {m.candidate}"
     best = claim.candidates[0] if claim.candidates else None
-    score = best.score if best else 0.0
-    checks = claim.checks
-    if best is None or score < thresholds.partial_min_score:
-        label, why = "unsupported", f"best candidate score {score:.2f} < {thresholds.partial_min_score}"
-    elif checks.numbers_mismatched:
-        m = checks.numbers_mismatched[0]
-        label, why = "contradicted", f"the claim says {m.claim} where the best candidate says {m.candidate}"
-    elif score >= thresholds.supported_min_score and checks.passed:
-        label, why = "supported", f"best candidate score {score:.2f} >= {thresholds.supported_min_score}, checks passed"
-    else:
-        missing = checks.numbers_missing + checks.names_missing
-        why = f"best candidate score {score:.2f}" + (f"; not in the evidence: {', '.join(missing)}" if missing else "")
-        label = "partially_supported"
     evidence = [best] if best is not None and label != "unsupported" else []
     return JudgeVerdict(
         judge=name,
@@ -51,4 +66,5 @@ class DeterministicJudge:
         self.thresholds = thresholds
 
     async def judge(self, claims: list[ClaimToJudge], context: JudgeContext) -> dict[str, JudgeVerdict]:
-        return {c.cid: deterministic_verdict(c, self.thresholds, self.name) for c in claims}
+        params = self.thresholds.for_language(context.language)
+        return {c.cid: deterministic_verdict(c, params, self.name) for c in claims}

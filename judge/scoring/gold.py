@@ -7,7 +7,7 @@ matched to gold claims by answer offsets when both have them, else by text (judg
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judge.metrics.matching import match_claims
 from judge.models import Answer, Record
@@ -24,6 +24,10 @@ class GoldClaim:
     label: str | None
     spans: list[SpanKey]  # gold support in the sources
     answer_spans: list[tuple[int, int]]  # where the claim sits in the answer, when it is found there
+    alternatives: list[list[SpanKey]] = field(default_factory=list)  # other gold sets that count as well (WiCE)
+
+    def gold_sets(self) -> list[list[SpanKey]]:
+        return [g for g in [self.spans, *self.alternatives] if g]
 
 
 @dataclass
@@ -49,7 +53,13 @@ def gold_for_answer(record: Record, answer: AnswerResult, recorded: dict[tuple[s
     gold_claims = [c for c in record.claims if c.label is not None or c.attribution]
     if gold_claims and (answer.model == REFERENCE_MODEL or any(c.text == answer.answer.strip() for c in gold_claims)):
         return [
-            GoldClaim(c.text, c.label, [(a.doc_id, a.start_char, a.end_char) for a in c.attribution], _at(answer.answer, c.text))
+            GoldClaim(
+                c.text,
+                c.label,
+                [(a.doc_id, a.start_char, a.end_char) for a in c.attribution],
+                _at(answer.answer, c.text),
+                [[(a.doc_id, a.start_char, a.end_char) for a in alt] for alt in c.alternative_attributions],
+            )
             for c in gold_claims
         ]
     return None

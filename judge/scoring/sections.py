@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, RootModel
 
 from judge.metrics.classification import classification
+from judge.metrics.free import EvidenceCeiling, FreeVerdicts
 from judge.metrics.human import judge_vs_humans
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
 from judge.models import Record
@@ -498,6 +499,95 @@ class JudgeHealth(Section):
         return bool(value) and any(j.get("passed") is False for j in value.get("judges", []))
 
 
+# -- free verdicts and the evidence ceiling ------------------------------------------------------------------------
+class FreeLabel(BaseModel):
+    given: int
+    precision: float
+
+
+class FreeSource(BaseModel):
+    settled: int
+    coverage: float | None  # share of the gold-labelled claims it settled
+    precision: float | None
+    per_label: dict[str, FreeLabel]
+
+
+class FreeVerdictScores(BaseModel):
+    claims: int  # claims with a gold label
+    triage: FreeSource
+    deterministic: FreeSource  # the deterministic judge's own labels (where it sat in the panel)
+    no_model_call: FreeSource  # claims no model was asked about: the panel's label
+
+
+class FreeVerdictsSection(Section):
+    """Verdicts that cost no model call, against gold labels: they are only worth having where their
+    precision is about 1 (DESIGN: free verdicts must be right)."""
+
+    key, title = "free_verdicts", "Free verdicts (no model call) against gold labels"
+    needs = frozenset({"gold_labels"})
+
+    def __init__(self):
+        self.acc = FreeVerdicts()
+
+    def add(self, item):
+        for claim, gold in item.matched.pairs if item.matched else []:
+            if gold.label is not None:
+                self.acc.add(gold.label, claim.label, claim.verdicts)
+
+    def result(self, context):
+        value = self.acc.result()
+        return FreeVerdictScores.model_validate(value) if value else None
+
+    @classmethod
+    def block(cls, value, scores):
+        if not value:
+            return None
+        rows = []
+        for name in ("triage", "deterministic", "no_model_call"):
+            v = value[name]
+            per = ", ".join(f"{lbl} {p['precision']:.3f} ({p['given']})" for lbl, p in v["per_label"].items()) or "-"
+            rows.append([name.replace("_", " "), v["settled"], v["coverage"], v["precision"], per])
+        return Block(cls.title, [Table(["verdicts", "settled", "coverage", "precision", "precision per label (given)"], rows,
+                                       note=f"Over {value['claims']} claims with a gold label.")])
+
+
+class CeilingScores(BaseModel):
+    claims: int  # gold-supported claims with gold support spans
+    ceiling: float  # share whose whole gold support was offered to the judges
+    judges_accuracy: float  # share the panel called supported
+    judges_accuracy_when_offered: float | None
+
+
+class EvidenceCeilingSection(Section):
+    """What a perfect judge could reach in candidate mode: a supported claim whose support was not offered
+    cannot be judged right. Shown beside the panel's accuracy on the same claims."""
+
+    key, title = "evidence_ceiling", "Evidence ceiling: was the gold support offered to the judges?"
+    needs = frozenset({"gold_spans"})
+
+    def __init__(self):
+        self.acc = EvidenceCeiling()
+
+    def add(self, item):
+        for claim, gold in item.matched.pairs if item.matched else []:
+            if gold.label in (None, "supported") and gold.spans:
+                offered = [(p.doc_id, p.start_char, p.end_char) for c in claim.candidates for p in c.parts]
+                self.acc.add(gold.gold_sets(), offered, claim.label)
+
+    def result(self, context):
+        value = self.acc.result()
+        return CeilingScores.model_validate(value) if value else None
+
+    @classmethod
+    def block(cls, value, scores):
+        if not value:
+            return None
+        return Block(cls.title, [Table(["gold-supported claims", "ceiling (support offered)", "panel says supported", "... when offered"],
+                                       [[value["claims"], value["ceiling"], value["judges_accuracy"], value["judges_accuracy_when_offered"]]])])
+
+
+
 SECTIONS: tuple[type[Section], ...] = (
-    Overall, JudgeHealth, ByModel, ByJudge, PerAnswer, GoldLabels, ClaimMatching, Evidence, ChunkAttribution, ByGenre, ByDifficulty, Human,
+    Overall, JudgeHealth, ByModel, ByJudge, PerAnswer, GoldLabels, FreeVerdictsSection, ClaimMatching, Evidence, EvidenceCeilingSection,
+    ChunkAttribution, ByGenre, ByDifficulty, Human,
 )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.results import Conflict
-from judge.stages.checks import aligned_mismatches, names_in, number_kind, numbers_in
+from judge.stages.checks import aligned_mismatches, names_in, numbers_in
 from judge.text import content_words, normalize, split_sentences, word_forms
 
 # Cues matched on normalised (lower-cased, quote- and dash-unified) sentences.
@@ -73,9 +73,10 @@ class _SourceView:
     cues: dict[int, str]  # sentence index -> cue
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _view(text: str) -> _SourceView:
-    """Cached by text: every claim of a record asks for the same sources (a str caches its own hash)."""
+    """Cached by text: every claim of a record asks for the same sources (a str caches its own hash); a
+    few entries, since records run a handful at a time and a view grows with its source."""
     bounds = tuple((s.start, s.end) for s in split_sentences(text))
     forms = tuple(frozenset(_forms(text[a:b])) for a, b in bounds)
     postings: dict[str, list[int]] = {}
@@ -147,8 +148,13 @@ def _refers(claim: str, claim_numbers: set[str], claim_names: set[str], shares: 
     mismatches = aligned_mismatches(claim, [sentence])
     if mismatches:
         return f"it gives {mismatches[0].candidate} where the claim says {mismatches[0].claim}"
-    if claim_numbers and (_FIGURE.search(normalize(sentence).text) or {number_kind(n) for n in numbers} & {number_kind(n) for n in claim_numbers}):
-        return "it corrects a figure, and the claim states one"
+    typos = [(c, n) for c in sorted(claim_numbers) for n in sorted(numbers) if _typo_of(c, n)]
+    if typos:
+        return f"it gives {typos[0][1]}, a retyping of the claim's {typos[0][0]}"
+    if claim_numbers and numbers:
+        return ""  # it corrects a figure, and not one of the claim's
+    if claim_numbers and _FIGURE.search(normalize(sentence).text):
+        return "it corrects a figure without giving it, and the claim states one"
     norm = normalize(sentence).text
     shared_names = [n for n in claim_names if n in norm]
     if shared_names:
@@ -158,6 +164,14 @@ def _refers(claim: str, claim_numbers: set[str], claim_names: set[str], shares: 
     if shares.get(i - 1, 0.0) >= ADJACENT_MIN_SHARE:
         return "it follows a sentence that says what the claim says"
     return ""
+
+
+def _typo_of(a: str, b: str) -> bool:
+    """``b`` looks like ``a`` mistyped: the same digits in another order, or one digit changed."""
+    da, db = re.sub(r"\D", "", a), re.sub(r"\D", "", b)
+    if da == db or len(da) != len(db) or len(da) < 2:
+        return False
+    return sorted(da) == sorted(db) or sum(x != y for x, y in zip(da, db)) == 1
 
 
 def _differs(claim: str, claim_names: list[str], sentence: str) -> str:
