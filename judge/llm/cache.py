@@ -1,9 +1,10 @@
 """The model-call cache (diskcache): a finished call is never paid for twice.
 
 Key: sha256 over the model id, api_base, messages, response schema, instructor mode, temperature, seed,
-max_tokens and the prompt template's hash. Value: the validated result with its usage and cost. Errors are
-never stored. A cache directory that cannot be opened or written (read-only, corrupt) turns the cache off
-with one warning; the run goes on without it.
+max_tokens and the prompt template's hash. Value: the validated result with its usage and cost, and a digest
+over key and value; an entry that is undecodable, fails its digest or no longer validates is a miss, and is
+re-asked. Errors are never stored. A cache directory that cannot be opened or written (read-only, corrupt)
+turns the cache off with one warning; the run goes on without it.
 """
 
 from __future__ import annotations
@@ -11,10 +12,20 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sqlite3
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 log = logging.getLogger("judge.llm")
+T = TypeVar("T")
+
+
+def _digest(key: str, value: dict) -> str:
+    """sha256 over the key and the value (less its digest): an entry edited, corrupted or moved to another
+    key no longer matches, and is re-asked rather than trusted."""
+    content = {k: v for k, v in value.items() if k != "digest"}
+    return cache_key(key=key, value=content)
 
 
 def cache_key(**parts: Any) -> str:
@@ -53,25 +64,45 @@ class CallCache:
         self.disabled_reason = reason
         log.warning("%s; running without the cache", reason)
 
-    def get(self, key: str) -> dict | None:
-        """The stored value, or None (a miss: cache off, --refresh, or never stored)."""
+    def get(self, key: str, check: Callable[[dict], T] = lambda value: value) -> T | None:
+        """``check(value)`` of the stored value, or None: a miss when the cache is off, under --refresh, the key
+        was never stored, or the entry cannot be trusted (undecodable, its digest does not match, ``check``
+        refuses it). An untrusted entry is dropped, so its call is re-asked and stored anew."""
         value = None
         if self.enabled and not self.refresh:
             try:
                 value = self._cache.get(key)
-            except Exception as e:
+            except sqlite3.Error as e:  # the database itself: no entry can be read
                 self._disable(f"cannot read the cache at {self.directory}: {e}")
-        if value is None:
+            except Exception as e:  # this entry only (unpickling failed): re-ask it
+                value = self._drop(key, f"undecodable ({type(e).__name__})")
+        result = None
+        if value is not None:
+            try:
+                if not isinstance(value, dict) or value.get("digest") != _digest(key, value):
+                    raise ValueError("its digest does not match its content")
+                result = check(value)
+            except Exception as e:
+                self._drop(key, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        if result is None:
             self.misses += 1
         else:
             self.hits += 1
-        return value
+        return result
+
+    def _drop(self, key: str, why: str) -> None:
+        log.warning("cache entry %s… ignored and re-asked: %s", key[:12], why)
+        try:
+            self._cache.delete(key)
+        except Exception:
+            pass
+        return None
 
     def put(self, key: str, value: dict) -> None:
         if not self.enabled:
             return
         try:
-            self._cache.set(key, value)
+            self._cache.set(key, {**value, "digest": _digest(key, value)})
         except Exception as e:
             self._disable(f"cannot write the cache at {self.directory}: {e}")
 

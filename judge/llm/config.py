@@ -67,7 +67,10 @@ class ModelConfig(BaseModel):
         return "json_schema" if self.model.startswith(LOCAL_PREFIXES) else "tools"
 
     def api_key(self) -> str | None:
-        """The key, read from the environment at call time (never stored)."""
+        """The key, read from the environment at call time (never stored; masked in every error text)."""
+        from judge.llm.redact import watch_env
+
+        watch_env(self.api_key_env)
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 

@@ -11,8 +11,10 @@ class LLMCallError(LLMError):
     """A model call that still failed after its retries (or could not be retried)."""
 
     def __init__(self, model: str, cause: str, attempts: int, record=None):
+        from judge.llm.redact import redact
+
         self.model = model
-        self.cause = cause
+        self.cause = redact(cause)  # providers echo keys in their errors: none goes further than here
         self.attempts = attempts
         self.record = record  # the CallRecord, with the tokens every attempt spent
         super().__init__(f"{model}: {cause} (after {attempts} attempt{'s' if attempts != 1 else ''})")

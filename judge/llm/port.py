@@ -24,6 +24,7 @@ from judge.llm.cost import call_cost
 from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
+from judge.llm.redact import redact
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -174,16 +175,12 @@ class LLM:
         the call still fails after its retries; the error carries the record with the tokens spent."""
         key = self.key_for(cfg, messages, response_model, prompt_hash)
         record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash)
-        hit = self.cache.get(key)
-        if hit is not None:
-            try:
-                result = response_model.model_validate(hit["result"])
-                record.cached = True
-                record.truncated = bool(hit.get("truncated"))
-                self._account(record)
-                return result, record
-            except (ValidationError, KeyError, TypeError):
-                pass  # a stale entry for a changed model: call again
+        hit = self.cache.get(key, lambda v: (response_model.model_validate(v["result"]), bool(v.get("truncated"))))
+        if hit is not None:  # an entry that is tampered, undecodable or stale is a miss: called again
+            record.cached = True
+            record.truncated = hit[1]
+            self._account(record)
+            return hit[0], record
         if cfg.api_key_env and not cfg.api_key():
             record.error = f"environment variable {cfg.api_key_env} (api_key_env of {cfg.label}) is not set"
             self._account(record)
@@ -374,9 +371,10 @@ def _partial(exc: BaseException, response_model: type[T]) -> T | None:
 
 
 def _describe(exc: BaseException) -> str:
+    """The one line an error is stored, logged and shown as; secrets are masked before it is cut short."""
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
-    text = str(exc).splitlines()[0] if str(exc) else ""
+    text = redact(str(exc).splitlines()[0]) if str(exc) else ""
     if isinstance(exc, ValidationError):
         return f"invalid answer after re-asking: {exc.error_count()} validation error(s)"
     if isinstance(exc, json.JSONDecodeError):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from judge.llm.redact import redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.config import RUN_NAME, RunConfig
 
@@ -100,7 +101,7 @@ class RunStore:
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             for part in parts:
-                f.write(part)
+                f.write(redact_secrets(part))
         os.replace(tmp, path)
         return path
 
@@ -147,7 +148,7 @@ class RunStore:
         return {r.record_id for r in self.iter_finished()}
 
     def append(self, result: RecordResult) -> None:
-        line = result.model_dump_json() + "\n"
+        line = redact_secrets(result.model_dump_json()) + "\n"
         with open(self.results_path, "a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
@@ -179,7 +180,7 @@ class RunStore:
         """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of
         results.jsonl so that results stay free of wall-clock values."""
         with open(self.path / "calls.jsonl", "a", encoding="utf-8") as f:
-            f.write(record.model_dump_json() + "\n")
+            f.write(redact_secrets(record.model_dump_json()) + "\n")
 
     def calls(self) -> list[dict]:
         path = self.path / "calls.jsonl"
@@ -192,10 +193,10 @@ class RunStore:
 
     def log(self, message: str) -> None:
         with open(self.log_path, "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {message}\n")
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {redact_secrets(message)}\n")
 
     @staticmethod
     def _write_atomic(path: Path, text: str) -> None:
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(redact_secrets(text), encoding="utf-8")
         os.replace(tmp, path)

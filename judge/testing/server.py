@@ -29,6 +29,7 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None  # e.g. "length": the answer was cut at max_tokens
+    echo_key: bool = False  # an error whose message quotes the request's API key, as some providers do
 
 
 Script = list[Reply] | Callable[[dict, int], Reply]
@@ -197,7 +198,11 @@ class ScriptedServer:
 
     def _send(self, http: BaseHTTPRequestHandler, request: dict, reply: Reply) -> None:
         if reply.status != 200:
-            payload = json.dumps({"error": {"message": f"scripted status {reply.status}", "type": "scripted"}}).encode()
+            message = f"scripted status {reply.status}"
+            if reply.echo_key:
+                key = (http.headers.get("Authorization") or "").removeprefix("Bearer ")
+                message = f"Incorrect API key provided: {key}. You can find your API key at https://example.invalid (Bearer {key})"
+            payload = json.dumps({"error": {"message": message, "type": "scripted"}}).encode()
             http.send_response(reply.status)
             if reply.retry_after is not None:
                 http.send_header("Retry-After", f"{reply.retry_after:g}")
