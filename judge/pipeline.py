@@ -5,12 +5,13 @@ this; nothing here writes a file.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from judge.controls.mix import ControlPlan, interleave
 from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
 from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
-from judge.llm.families import require_known_family
+from judge.llm.families import answer_family, require_known_family, unknown_answer_models
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_prompt
 from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
@@ -71,9 +72,14 @@ def build_pipeline(
     config: RunConfig, recorded: dict[str, list[Answer]] | None, cache: CallCache, answer_families: list[str] | None = None
 ) -> Pipeline:
     """Prompts, the LLM port, the panel and the answers; the cross-family rule is checked here, before any call."""
+    answers = [a for answers in (recorded or {}).values() for a in answers]
     if answer_families is None:
-        answer_families = sorted({a.family or family_of(a.model) for answers in (recorded or {}).values() for a in answers})
+        answer_families = sorted({answer_family(a.model, a.family) for a in answers})
     clashes = check_families(config, answer_families)
+    if unknown := unknown_answer_models(answers):
+        logging.getLogger("judge").warning(
+            "cannot tell the model family of the recorded answers of %s: the cross-family rule is not checked for them "
+            "(give each answer a family field)", ", ".join(unknown))
     prompts = {name: load_prompt(name) for name in PROMPTS}
     llm = LLM(cache, config.max_cost_usd)
     return Pipeline(config, llm, prompts, build_panel(config, llm, prompts["judge"]), recorded, clashes)
@@ -90,7 +96,7 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     recorded = p.recorded_answers.get(record.id) if p.recorded_answers is not None else None
     if recorded:  # else the models under test answer it (a plain file may mix both)
         for a in recorded:
-            answers.append((a.model, a.family or family_of(a.model), a.answer, None, False))
+            answers.append((a.model, answer_family(a.model, a.family), a.answer, None, False))
     else:
         for name in cfg.generate.models:
             mcfg = cfg.model(name)

@@ -3,7 +3,8 @@ hash is recorded in every result and is part of every cache key, so editing a pr
 the calls it made.
 
 Source text, questions, answers and claims are data: the ``data`` filter escapes ``<``, ``>`` and ``&``
-so that no text can close or fake the tags that delimit it.
+so that no text can close or fake the tags that delimit it, and the ``attr`` filter (every value inside a
+tag's quotes) escapes quotes as well. Markers inside data are tags too (``<mark>``), which data cannot write.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ PROMPTS_DIR = Path(os.environ.get("JUDGE_PROMPTS_DIR") or shipped_dir("prompts")
 
 
 def escape_data(text: str) -> str:
+    """Element text: ``<``, ``>``, ``&`` escaped, so data can neither close a tag nor open one (nor a
+    ``<mark>``). Quotes are kept: they cannot end anything here, and a quote the model must copy back
+    (a decomposer's quote, Hebrew gershayim as in צה"ל) stays the text it is in the answer."""
     return html.escape(str(text), quote=False)
+
+
+def escape_attribute(text: str) -> str:
+    """An attribute value (an id): quotes escaped too, so a value cannot end itself and add attributes."""
+    return html.escape(str(text), quote=True)
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,7 @@ def _environment(directory: str):
         lstrip_blocks=True,
     )
     env.filters["data"] = escape_data
+    env.filters["attr"] = escape_attribute
     return env
 
 

@@ -116,6 +116,14 @@ def test_highlight_markers_cannot_be_planted_by_data():
     assert "]] [[ planted" in html.unescape(passage)  # the data's brackets are kept as text
 
 
+def test_every_value_inside_a_tag_goes_through_the_attribute_filter():
+    from judge.prompts import PROMPTS_DIR
+
+    for template in PROMPTS_DIR.glob("*.j2"):
+        for value in re.findall(r'="(\{\{.*?\}\})"', template.read_text(encoding="utf-8")):
+            assert re.search(r"\|\s*attr\s*\}\}$", value), f"{template.name}: {value} is not escaped as an attribute"
+
+
 # --- 7. families compared normalised ------------------------------------------------------------------------------
 
 

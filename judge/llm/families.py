@@ -31,6 +31,7 @@ PROVIDER_FAMILIES = {
     "dashscope": "qwen",
 }
 _COMPILED = [(re.compile(p, re.IGNORECASE), f) for p, f in REGISTRY]
+KNOWN_FAMILIES = {f for _, f in REGISTRY} | set(PROVIDER_FAMILIES.values())
 
 
 class SameFamilyError(ValueError):
@@ -51,19 +52,47 @@ def require_known_family(model: ModelConfig) -> str:
     return family
 
 
+def normalise_family(family: str) -> str:
+    """One spelling per family, so a rule on families cannot be bypassed by case, spaces or a provider prefix:
+    " Anthropic", "anthropic/", "Meta Llama" and "meta-llama" are anthropic, anthropic, meta and meta. A name
+    the registry does not know stays itself (lower case, spaces as '-')."""
+    name = re.sub(r"[\s_]+", "-", family.strip().lower()).strip("-/")
+    if name in KNOWN_FAMILIES:
+        return name
+    if name in PROVIDER_FAMILIES:
+        return PROVIDER_FAMILIES[name]
+    for part in (p.strip("-") for p in name.split("/")):
+        for pattern, fam in _COMPILED:
+            if pattern.search(part):
+                return fam
+    return name or "unknown"
+
+
 def family_of(model: ModelConfig | str) -> str:
-    """The family of a model config (its override first) or of a bare model id; 'unknown' if none matches."""
+    """The family of a model config (its override first) or of a bare model id; 'unknown' if none matches.
+    Ids are read case- and space-insensitively (" gpt-4o" and "OpenAI/GPT-4o" are openai)."""
     if isinstance(model, ModelConfig):
-        if model.family:
-            return model.family
+        if model.family and model.family.strip():
+            return normalise_family(model.family)
         model = model.model
-    parts = model.split("/")
+    parts = [p.strip() for p in model.strip().split("/")]
     names = parts[1:] if len(parts) > 1 else parts
     for name in names:
         for pattern, family in _COMPILED:
             if pattern.search(name):
                 return family
     return PROVIDER_FAMILIES.get(parts[0].lower(), "unknown") if len(parts) > 1 else "unknown"
+
+
+def answer_family(model: str, family: str | None = None) -> str:
+    """The family of a recorded answer: its own ``family`` field (normalised) or else its model's name."""
+    return normalise_family(family) if family and family.strip() else family_of(model)
+
+
+def unknown_answer_models(answers) -> list[str]:
+    """The answer models (recorded ``Answer``s) whose family cannot be told: the cross-family rule cannot be
+    checked for them, so they are warned about rather than silently judged."""
+    return sorted({a.model for a in answers if answer_family(a.model, a.family) == "unknown"})
 
 
 def check_cross_family(judge: ModelConfig | str, others: list[ModelConfig | str], allow_same_family: bool = False) -> list[str]:
