@@ -26,8 +26,7 @@ _SHAPES = re.compile(
     | \bxai-[A-Za-z0-9]{20,}                                             # xAI
     | \bAKIA[0-9A-Z]{16}\b                                               # AWS access key ids
     | \beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]+      # JWTs
-    | (?<=Bearer\ )[^\s"',;)]+                                           # Authorization: Bearer <token>
-    | (?<=bearer\ )[^\s"',;)]+
+    | (?i:(?<=bearer\ ))[^\s"',;)]+                                      # Authorization: Bearer <token>
     | (?i:(?<=api[_-]key=)|(?<=api[_-]key:\ )|(?<=x-api-key:\ )|(?<=key=))[A-Za-z0-9_\-.]{12,}
     """,
     re.VERBOSE,
