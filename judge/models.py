@@ -7,11 +7,16 @@ single ``source_text`` is a one-element list, and every span carries the ``doc_i
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judge.verdicts import LABELS, Label  # noqa: F401 (re-exported: the labels a dataset may carry)
+
+T = TypeVar("T")
+# A list read from input stops at its first bad item: a hostile record with a million bad items costs one
+# error, not a million (memory stays bounded; the first problem is the one to fix anyway).
+Items = Annotated[list[T], Field(fail_fast=True)]
 
 DIMENSIONS: tuple[str, ...] = ("coherence", "relevance", "completeness", "faithfulness", "attribution")
 
@@ -56,8 +61,8 @@ class Claim(StrictModel):
 
     claim_id: int = Field(ge=0)
     text: str
-    attribution: list[Attribution] = []
-    alternative_attributions: list[list[Attribution]] = []
+    attribution: Items[Attribution] = []
+    alternative_attributions: Items[Items[Attribution]] = []
     label: Label | None = None  # a gold verdict, where the dataset has one
 
     def gold_sets(self) -> list[list[Attribution]]:
@@ -88,16 +93,16 @@ class Record(StrictModel):
 
     id: str = Field(min_length=1)
     question: str
-    sources: list[Source] = Field(min_length=1)
+    sources: Items[Source] = Field(min_length=1)
     reference_answer: str | None = None
-    claims: list[Claim] = []
-    human_ratings: list[HumanRating] = []
+    claims: Items[Claim] = []
+    human_ratings: Items[HumanRating] = []
     genre: str | None = None
     difficulty: int | None = None
     source_task_id: str | None = None
     document_id: str | None = None
     meta: dict[str, Any] = {}
-    answers: list[Answer] = []  # answers recorded in the dataset itself (the plain format)
+    answers: Items[Answer] = []  # answers recorded in the dataset itself (the plain format)
 
     @property
     def source_text(self) -> str:
@@ -124,7 +129,7 @@ class SupportSpan(Offsets):
 class GoldClaim(StrictModel):
     text: str
     label: Label
-    support: list[SupportSpan] = []
+    support: Items[SupportSpan] = []
     kind: str | None = None
 
 
@@ -134,7 +139,7 @@ class Answer(StrictModel):
     record_id: str = Field(min_length=1)
     model: str
     answer: str
-    gold_claims: list[GoldClaim] = []
+    gold_claims: Items[GoldClaim] = []
     family: str | None = None
 
 

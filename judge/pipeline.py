@@ -72,7 +72,8 @@ def build_pipeline(
     config: RunConfig, recorded: dict[str, list[Answer]] | None, cache: CallCache, answer_families: list[str] | None = None
 ) -> Pipeline:
     """Prompts, the LLM port, the panel and the answers; the cross-family rule is checked here, before any call."""
-    answers = [a for answers in (recorded or {}).values() for a in answers]
+    # an on-disk RecordedAnswers gives one answer per (model, family): all the families need, none held whole
+    answers = recorded.representatives() if hasattr(recorded, "representatives") else [a for answers in (recorded or {}).values() for a in answers]
     if answer_families is None:
         answer_families = sorted({answer_family(a.model, a.family) for a in answers})
     clashes = check_families(config, answer_families)

@@ -24,18 +24,10 @@ def problems_shown() -> int:
     """How many problems of one file are listed (the rest are counted): JUDGE_MAX_PROBLEMS, default 50."""
     import os
 
-    try:
-        return max(1, int(os.environ.get("JUDGE_MAX_PROBLEMS", "50")))
-    except ValueError:
-        return 50
-
-
-def more_problems(file: str, total: int, shown: int | None = None) -> list[Problem]:
-    """The line that counts the problems not listed, if any."""
-    shown = problems_shown() if shown is None else shown
-    if total <= shown:
-        return []
-    return [Problem(file=file, message=f"... and {total - shown} more problems ({total} in all; JUDGE_MAX_PROBLEMS={shown} are listed)")]
+    raw = os.environ.get("JUDGE_MAX_PROBLEMS", "50")
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise DatasetError([Problem(file="environment", field="JUDGE_MAX_PROBLEMS", message=f"expected a whole number of at least 1, found {raw!r}")])
+    return int(raw)
 
 
 class DatasetError(Exception):

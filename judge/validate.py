@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge.datasets import load_checked
-from judge.datasets.base import Loaded, SpanRef
+from judge.datasets.base import Loaded, SpanRef, iter_json_items, iter_jsonl, read_json
 from judge.metrics.agreement import human_agreement
 from judge.models import Answer, Record
 from judge.search import Index
@@ -128,35 +127,53 @@ def _locate(ref: SpanRef, indexes: dict[str, Index]) -> tuple[tuple[int, int] | 
     return None, None, None
 
 
+def _apply(target, ref: SpanRef, new: tuple[int, int]) -> None:
+    for key in ref.raw_path[1:]:
+        target = target[key]
+    start, end = new
+    if ref.style == "answer_start":
+        target["answer_start"] = start
+        target["text"] = ref.source[start:end]
+    else:
+        target["start_char"], target["end_char"] = start, end
+        if "source_excerpt" in target:
+            target["source_excerpt"] = ref.source[start:end]
+
+
 def write_repaired(loaded: Loaded, repairs: list[Repair], out_path: Path) -> int:
-    """Write a copy of the input with the proposed offsets (and excerpts, for start/end files) applied."""
+    """Write a copy of the input with the proposed offsets (and excerpts, for start/end files) applied,
+    streaming the input again one record at a time (a SQuAD-style file, one JSON object, is read whole)."""
     src = Path(loaded.path).resolve()
     if out_path.resolve() == src:
         raise ValueError(f"refusing to overwrite the input {loaded.path}; --write needs another path")
-    raw = copy.deepcopy(loaded.raw)
-    applied = 0
-    for rep in repairs:
-        if rep.new is None:
-            continue
-        target = raw
-        for key in rep.ref.raw_path:
-            target = target[key]
-        start, end = rep.new
-        if rep.ref.style == "answer_start":
-            target["answer_start"] = start
-            target["text"] = rep.ref.source[start:end]
+    todo = [r for r in repairs if r.new is not None]
+    problems: list = []
+    with open(out_path, "w", encoding="utf-8") as out:
+        if loaded.format == "squad":
+            raw = read_json(src, problems)
+            for rep in todo:
+                target = raw
+                for key in rep.ref.raw_path[:1]:
+                    target = target[key]
+                _apply(target, rep.ref, rep.new)
+            out.write(json.dumps(raw, ensure_ascii=False, indent=1) + "\n")
+            return len(todo)
+        by_item: dict[int, list[Repair]] = {}
+        for rep in todo:
+            by_item.setdefault(rep.ref.raw_path[0], []).append(rep)
+        if loaded.format == "hebrew-qa":
+            out.write("[")
+            for i, item in iter_json_items(src, problems):
+                for rep in by_item.get(i, []):
+                    _apply(item, rep.ref, rep.new)
+                out.write(("\n" if i == 0 else ",\n") + json.dumps(item, ensure_ascii=False, indent=1))
+            out.write("\n]\n")
         else:
-            target["start_char"], target["end_char"] = start, end
-            if "source_excerpt" in target:
-                target["source_excerpt"] = rep.ref.source[start:end]
-        applied += 1
-    text = (
-        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in raw)
-        if loaded.path.endswith(".jsonl")
-        else json.dumps(raw, ensure_ascii=False, indent=1) + "\n"
-    )
-    out_path.write_text(text, encoding="utf-8")
-    return applied
+            for i, (_, _, obj) in enumerate(iter_jsonl(src, problems)):
+                for rep in by_item.get(i, []):
+                    _apply(obj, rep.ref, rep.new)
+                out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    return len(todo)
 
 
 def validate(path: str, format: str | None = None, records_path: str | None = None) -> tuple[Loaded, dict]:

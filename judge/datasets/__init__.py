@@ -1,18 +1,29 @@
-"""Dataset adapters: one per format, all returning the same typed models.
+"""Dataset adapters: one per format, all streaming the same typed models.
 
-``load(path, format=None)`` returns Records (Answers for answer files) and raises
-:class:`judge.problems.DatasetError` listing every bad record; ``load_checked`` returns what could be read
-together with the problems, for ``judge validate``.
+``iter_load(path, format=None)`` streams ``(item, gold spans, position)`` one record at a time with every
+span checked; ``load(path, format=None)`` returns the Records (Answers for answer files) and raises
+:class:`judge.problems.DatasetError` naming the bad records (the first N and a count); ``load_checked``
+returns what could be read together with the problems, for ``judge validate``. Runs stream their inputs
+through :mod:`judge.runs.inputs` and never hold a whole dataset.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from types import ModuleType
+from typing import Iterator
 
 from judge.datasets import answers, hebrew_qa, plain, squad, wice
-from judge.datasets.base import Loaded, check_span
+from judge.datasets.base import (
+    MAX_DEPTH,
+    Loaded,
+    ProblemList,
+    check_span,
+    iter_json_items,
+    max_record_bytes,
+)
 from judge.models import Answer
 from judge.problems import DatasetError, Problem
 
@@ -21,94 +32,133 @@ FORMATS = tuple(ADAPTERS)
 
 
 def sniff(path: Path) -> str:
-    """Guess the format from the file's first record."""
+    """Guess the format from the file's first record (read alone, bounded in size and nesting)."""
+    path = Path(path)
+    problems: list[Problem] = []
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as f:
-            head = f.read(1 << 20)
+        if path.is_dir():
+            raise DatasetError([Problem(file=str(path), message="is a directory, expected a dataset file")])
+        with open(path, "rb") as f:
+            head = f.read(min(1 << 20, max_record_bytes()))
     except OSError as e:
         raise DatasetError([Problem(file=str(path), message=f"cannot read: {e.strerror or e}")]) from None
+    text = head.decode("utf-8-sig", errors="replace").lstrip()
     first = None
-    stripped = head.lstrip()
-    if stripped.startswith("{") and "\n" in stripped:
+    if text.startswith("{"):
+        line = text.split("\n", 1)[0]
         try:
-            first = json.loads(stripped.split("\n", 1)[0])  # JSONL
-        except json.JSONDecodeError:
+            first = json.loads(line)  # JSONL, or a one-line JSON object
+        except (json.JSONDecodeError, RecursionError):
             first = None
-    if first is None:
-        try:
-            first = json.loads(stripped)
-        except json.JSONDecodeError:
-            first = _first_array_item(stripped)
+    elif text.startswith("["):
+        for _, item in iter_json_items(path, problems):
+            first = [item]
+            break
+        if first is None and problems:
+            raise DatasetError(problems)
     for name, adapter in ADAPTERS.items():
         if first is not None and adapter.sniff(first):
             return name
     # a first record longer than the head read (a source of millions of characters): go by its keys
-    if stripped.startswith("[") and '"source_text"' in head:
-        return hebrew_qa.FORMAT
-    if stripped.startswith("{") and '"paragraphs"' in head and '"data"' in head:
+    if text.startswith("{") and '"paragraphs"' in text and '"data"' in text:
         return squad.FORMAT
+    if text.startswith("{") and '"record_id"' in text.split("\n", 1)[0] and '"answer"' in text.split("\n", 1)[0]:
+        return answers.FORMAT
+    if text.startswith("{") and '"id"' in text.split("\n", 1)[0] and ('"source"' in text or '"sources"' in text):
+        return plain.FORMAT
     raise DatasetError(
         [Problem(file=str(path), message=f"cannot tell the format; pass --format (one of {', '.join(FORMATS)})")]
     )
 
 
-def _first_array_item(text: str):
-    """The first element of a JSON array too large to read whole, decoded on its own."""
-    if not text.startswith("["):
-        return None
-    try:
-        item, _ = json.JSONDecoder().raw_decode(text[1:].lstrip())
-    except json.JSONDecodeError:
-        return None
-    return [item]
+def _adapter(path: Path, format: str | None) -> tuple[str, ModuleType]:
+    if format is None:
+        format = sniff(path)
+    if format not in ADAPTERS:
+        raise DatasetError([Problem(file=str(path), message=f"unknown format {format!r}; known: {', '.join(FORMATS)}")])
+    return format, ADAPTERS[format]
+
+
+def iter_load(
+    path: str | Path, format: str | None = None, problems: list[Problem] | None = None, answer_model: str | None = None
+) -> Iterator[tuple[object, list, int]]:
+    """(item, its gold spans, position) one record at a time, every span checked; problems go to ``problems``."""
+    path = Path(path)
+    format, adapter = _adapter(path, format)
+    problems = ProblemList(str(path)) if problems is None else problems
+    kwargs = {"answer_model": answer_model} if format == plain.FORMAT and answer_model else {}
+    for item, spans, pos in adapter.iter_load(path, problems, **kwargs):
+        for ref in spans:
+            problems.extend(check_span(ref, str(path)))
+        yield item, spans, pos
+
+
+def item_key(item) -> tuple[str, str, str]:
+    """What must be unique: a record's id; an answer's (record id, model, a hash of its text)."""
+    if isinstance(item, Answer):
+        return item.record_id, item.model, hashlib.sha1(item.answer.encode("utf-8", "surrogatepass")).hexdigest()
+    return (item.id, "", "")
+
+
+def duplicate_problem(item, file: str, first: int, now: int) -> Problem:
+    if isinstance(item, Answer):
+        return Problem(file=file, record_id=item.record_id, field="answer",
+                       message=f"the same answer of the same model as item {first} (item {now}): duplicates are refused")
+    return Problem(file=file, record_id=item.id, field="id", message=f"the same id as item {first} (item {now}): duplicates are refused")
 
 
 def load_checked(
     path: str | Path, format: str | None = None, records_path: str | Path | None = None, answer_model: str | None = None
 ) -> Loaded:
-    """Read a dataset and collect every problem (schema and spans) instead of stopping at the first.
+    """Read a dataset and collect its problems (schema, spans, duplicates; the first N and a count).
 
     ``answer_model`` names the model of a plain record's single ``answer`` (default "answer")."""
     path = Path(path)
-    if format is None:
-        format = sniff(path)
-    if format not in ADAPTERS:
-        raise DatasetError([Problem(file=str(path), message=f"unknown format {format!r}; known: {', '.join(FORMATS)}")])
-    loaded = ADAPTERS[format].load(path, answer_model) if format == plain.FORMAT and answer_model else ADAPTERS[format].load(path)
-    if format == "answers" and records_path is not None:
-        answers.check_against_records(loaded, load(records_path))
-    for ref in loaded.spans:
-        loaded.problems.extend(check_span(ref, loaded.path))
-    loaded.problems.extend(duplicate_problems(loaded))
+    format, _ = _adapter(path, format)
+    loaded = Loaded(path=str(path), format=format)
+    seen: dict[tuple, int] = {}
+    for i, (item, spans, _) in enumerate(iter_load(path, format, loaded.problems, answer_model)):
+        key = item_key(item)
+        if key in seen:
+            loaded.problems.append(duplicate_problem(item, str(path), seen[key], i))
+        else:
+            seen[key] = i
+        loaded.items.append(item)
+        loaded.spans.extend(spans)
+    if format == answers.FORMAT and records_path is not None:
+        check_against_records(loaded, Path(records_path))
     return loaded
 
 
-def duplicate_problems(loaded: Loaded) -> list[Problem]:
-    """Records must have distinct ids; an answers file must not repeat the same answer of the same model."""
-    seen: dict[tuple, int] = {}
-    problems = []
-    for i, item in enumerate(loaded.items):
-        if isinstance(item, Answer):
-            key, what, field = (item.record_id, item.model, item.answer), "the same answer of the same model", "answer"
-            rid = item.record_id
-        else:
-            key, what, field = (item.id,), "the same id", "id"
-            rid = item.id
-        if key in seen:
-            problems.append(Problem(file=loaded.path, record_id=rid, field=field, message=f"{what} as item {seen[key]} (item {i}): duplicates are refused"))
-        else:
-            seen[key] = i
-    return problems
+def check_against_records(loaded: Loaded, records_path: Path) -> None:
+    """Join the loaded answers to the records they name (streamed), checking their gold spans."""
+    by_record: dict[str, list[int]] = {}
+    for i, a in enumerate(loaded.items):
+        by_record.setdefault(a.record_id, []).append(i)
+    found: set[str] = set()
+    record_problems = ProblemList(str(records_path))
+    for record, _, _ in iter_load(records_path, None, record_problems):
+        for i in by_record.get(record.id, []):
+            found.add(record.id)
+            refs = answers.answer_spans(loaded.items[i], record, i, loaded.path, loaded.problems)
+            for ref in refs:
+                loaded.problems.extend(check_span(ref, loaded.path))
+            loaded.spans.extend(refs)
+    if record_problems:
+        raise DatasetError(list(record_problems))
+    for rid in by_record:
+        if rid not in found:
+            loaded.problems.append(Problem(file=loaded.path, record_id=rid, field="record_id", message="no record with this id in the records file"))
 
 
 def load(
     path: str | Path, format: str | None = None, records_path: str | Path | None = None, answer_model: str | None = None
 ) -> list:
-    """Typed records (or answers) of a dataset file; raises DatasetError naming every bad record."""
+    """Typed records (or answers) of a dataset file; raises DatasetError naming the bad records."""
     loaded = load_checked(path, format, records_path, answer_model)
     if loaded.problems:
-        raise DatasetError(loaded.problems)
+        raise DatasetError(list(loaded.problems))
     return loaded.items
 
 
-__all__ = ["ADAPTERS", "FORMATS", "DatasetError", "Loaded", "load", "load_checked", "sniff"]
+__all__ = ["ADAPTERS", "FORMATS", "MAX_DEPTH", "DatasetError", "Loaded", "iter_load", "load", "load_checked", "sniff"]

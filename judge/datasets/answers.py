@@ -1,73 +1,80 @@
 """Model answers as JSONL: ``{record_id, model, answer, gold_claims?}`` one per line.
 
 Gold support spans point into the record's source, so they can only be checked against the records
-(:func:`check_against_records`).
+(:func:`answer_spans`, joined through the on-disk index in :mod:`judge.datasets.index`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import ValidationError
 
-from judge.datasets.base import Loaded, SpanRef, read_jsonl
+from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
 from judge.models import Answer, Record
-from judge.problems import Problem, problems_from_validation
+from judge.problems import Problem
 
 FORMAT = "answers"
 
 
-def load(path: Path) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    rows = read_jsonl(path, out.problems)
-    out.raw = [obj for _, obj in rows]
-    for lineno, obj in rows:
-        rid = f"line {lineno}"
-        if isinstance(obj, dict) and isinstance(obj.get("record_id"), str):
-            rid = f"{obj['record_id']} (line {lineno})"
+def rid_of(obj: Any, lineno: int) -> str:
+    if isinstance(obj, dict) and isinstance(obj.get("record_id"), str):
+        return f"{obj['record_id']} (line {lineno})"
+    return f"line {lineno}"
+
+
+def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Answer, list[SpanRef], int]]:
+    """(answer, no spans until joined to its record, byte offset of its line), one line at a time."""
+    for lineno, offset, obj in iter_jsonl(path, problems):
+        rid = rid_of(obj, lineno)
         if not isinstance(obj, dict):
-            out.problems.append(Problem(file=str(path), record_id=rid, message="a line must hold a JSON object"))
+            problems.append(Problem(file=str(path), record_id=rid, message=f"expected a JSON object, found {type(obj).__name__}"))
+            continue
+        if not usable(obj, str(path), rid, problems):
             continue
         try:
-            out.items.append(Answer.model_validate(obj))
+            yield Answer.model_validate(obj), [], offset
         except ValidationError as e:
-            out.problems.extend(problems_from_validation(e, str(path), rid))
+            add_validation(problems, e, str(path), rid)
+
+
+def read_at(path: Path, offset: int) -> Answer:
+    """The answer on the line starting at ``offset`` (already validated by the pass that indexed it)."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return Answer.model_validate_json(f.readline())
+
+
+def load(path: Path) -> Loaded:
+    out = Loaded(path=str(path), format=FORMAT)
+    out.items = [a for a, _, _ in iter_load(path, out.problems)]
     return out
 
 
-def check_against_records(loaded: Loaded, records: list[Record]) -> None:
-    """Add every answer's gold support spans (and unknown record ids) to ``loaded``'s spans and problems."""
-    by_id = {r.id: r for r in records}
-    for i, answer in enumerate(loaded.items):
-        rid = answer.record_id
-        record = by_id.get(rid)
-        if record is None:
-            loaded.problems.append(
-                Problem(file=loaded.path, record_id=rid, field="record_id", message="no record with this id in the records file")
-            )
-            continue
-        for ci, claim in enumerate(answer.gold_claims):
-            for si, span in enumerate(claim.support):
-                try:
-                    source = record.source(span.doc_id).text
-                except KeyError as e:
-                    loaded.problems.append(
-                        Problem(file=loaded.path, record_id=rid, field=f"gold_claims[{ci}].support[{si}].doc_id", message=str(e))
-                    )
-                    continue
-                end = min(span.end_char, len(source))
-                loaded.spans.append(
-                    SpanRef(
-                        record_id=rid,
-                        field=f"gold_claims[{ci}].support[{si}]",
-                        raw_path=(i, "gold_claims", ci, "support", si),
-                        source=source,
-                        start=span.start_char,
-                        end=span.end_char,
-                        excerpt=source[span.start_char : end],
-                    )
+def answer_spans(answer: Answer, record: Record, index: int, file: str, problems: list[Problem]) -> list[SpanRef]:
+    """The answer's gold support spans against its record's sources (a problem for an unknown doc_id)."""
+    refs = []
+    rid = answer.record_id
+    for ci, claim in enumerate(answer.gold_claims):
+        for si, span in enumerate(claim.support):
+            try:
+                source = record.source(span.doc_id).text
+            except KeyError as e:
+                problems.append(Problem(file=file, record_id=rid, field=f"gold_claims[{ci}].support[{si}].doc_id", message=str(e)))
+                continue
+            refs.append(
+                SpanRef(
+                    record_id=rid,
+                    field=f"gold_claims[{ci}].support[{si}]",
+                    raw_path=(index, "gold_claims", ci, "support", si),
+                    source=source,
+                    start=span.start_char,
+                    end=span.end_char,
+                    excerpt=source[span.start_char : min(span.end_char, len(source))],
                 )
+            )
+    return refs
 
 
 def sniff(head: Any) -> bool:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
-from judge.problems import Problem
+from judge.problems import Problem, field_path, problems_from_validation, problems_shown
 
 
 @dataclass
@@ -25,37 +26,328 @@ class SpanRef:
     style: Literal["start_end", "answer_start"] = "start_end"
 
 
+class ProblemList(list):
+    """The problems of one file: the first ``limit`` (JUDGE_MAX_PROBLEMS, default 50) are kept, the rest are
+    counted in one closing line, so a file with a million bad fields costs neither memory nor a flood."""
+
+    def __init__(self, file: str = "", limit: int | None = None):
+        super().__init__()
+        self.file = file
+        self.limit = problems_shown() if limit is None else limit
+        self.total = 0
+        self._more: Problem | None = None
+
+    def append(self, problem: Problem) -> None:  # type: ignore[override]
+        self.total += 1
+        if self.total <= self.limit:
+            super().append(problem)
+        else:
+            self._update_more(problem.file)
+
+    def _update_more(self, file: str) -> None:
+        text = f"... and {self.total - self.limit} more problems ({self.total} in all; the first {self.limit} are listed, JUDGE_MAX_PROBLEMS sets how many)"
+        if self._more is None:
+            self._more = Problem(file=self.file or file, message=text)
+            super().append(self._more)
+        else:
+            self._more.message = text
+
+    def extend(self, problems) -> None:  # type: ignore[override]
+        for p in problems:
+            self.append(p)
+
+    @property
+    def room(self) -> int:
+        """How many more problems would still be listed (to ask a validator for no more than that)."""
+        return max(1, self.limit - self.total)
+
+    def add_validation(self, error, file: str, record_id: str | None, prefix: tuple = ()) -> None:
+        """A pydantic error's first problems, and the rest counted (never all converted)."""
+        shown = problems_from_validation(error, file, record_id, prefix, limit=self.room)
+        self.extend(shown)
+        self.count(error.error_count() - len(shown), file)
+
+    def count(self, n: int, file: str = "") -> None:
+        """``n`` more problems, counted but not listed."""
+        if n > 0:
+            self.total += n
+            self._update_more(file)
+
+
 @dataclass
 class Loaded:
-    """Everything an adapter read: typed items, every problem, the raw data, and the gold spans."""
+    """Everything an adapter read: typed items, every problem, the gold spans.
+
+    ``problems`` keeps the first N of them and a count (:class:`ProblemList`)."""
 
     path: str
     format: str
     items: list = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    raw: Any = None
     spans: list[SpanRef] = field(default_factory=list)
 
+    def __post_init__(self):
+        if not isinstance(self.problems, ProblemList):
+            problems, self.problems = self.problems, ProblemList(self.path)
+            self.problems.extend(problems)
 
-def max_dataset_bytes() -> int:
-    """Datasets are read whole; above this size they are refused rather than risking the machine's memory."""
-    return int(float(os.environ.get("JUDGE_MAX_DATASET_MB", "100")) * 1e6)
 
-
-def read_text(path: Path, problems: list[Problem]) -> str | None:
+def _env_mb(name: str, default: str) -> int:
+    raw = os.environ.get(name, default)
     try:
-        size = path.stat().st_size
-        if size > max_dataset_bytes():
-            problems.append(Problem(
-                file=str(path),
-                message=f"{size / 1e6:.0f} MB is over the {max_dataset_bytes() / 1e6:.0f} MB limit for a dataset read into memory; "
-                        "split it (judge run --shard works on parts), or raise JUDGE_MAX_DATASET_MB if the machine has the memory",
-            ))
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        from judge.problems import DatasetError
+
+        raise DatasetError([Problem(file="environment", field=name, message=f"expected a positive number of megabytes, found {raw!r}")])
+    return int(value * 1e6)
+
+
+def max_record_bytes() -> int:
+    """Files are streamed, so their size is free; one record (a JSONL line, an array item) is read whole, and
+    one larger than this (JUDGE_MAX_RECORD_MB, default 64) is refused rather than risking the memory."""
+    return _env_mb("JUDGE_MAX_RECORD_MB", "64")
+
+
+MAX_DEPTH = 64  # JSON nesting deeper than any of our formats needs (and far below Python's recursion limit)
+
+
+def too_large(size: int, where: str) -> str:
+    return (f"{where} is {size / 1e6:.1f} MB, over the {max_record_bytes() / 1e6:.0f} MB limit for one record; "
+            "split the record, or raise JUDGE_MAX_RECORD_MB if the machine has the memory")
+
+
+def _open(path: Path, problems: list[Problem]):
+    try:
+        if path.is_dir():
+            problems.append(Problem(file=str(path), message="is a directory, expected a file"))
             return None
-        data = path.read_bytes()
+        return open(path, "rb")
     except OSError as e:
         problems.append(Problem(file=str(path), message=f"cannot read: {e.strerror or e}"))
         return None
+
+
+def _children(value: dict | list):
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+
+def scan(obj: Any) -> tuple[str, tuple[str, int, str] | None] | None:
+    """One walk over a decoded record: ("deep", None) when it nests deeper than MAX_DEPTH; ("surrogate",
+    (field path, character index, the surrogate)) for the first string holding a lone UTF-16 surrogate (a
+    broken \\u escape JSON allows but no text can hold); None when clean. Iterative, with memory in the
+    depth only (never a list of every node), so a hostile record costs nothing extra to check."""
+    if isinstance(obj, str):
+        m = _SURROGATE.search(obj)
+        return ("surrogate", ("", m.start(), m.group())) if m else None
+    if not isinstance(obj, (dict, list)):
+        return None
+    stack, keys = [_children(obj)], []
+    while stack:
+        for key, value in stack[-1]:
+            for text, where in (((key, None), (value, key)) if isinstance(key, str) else ((value, key),)):
+                if isinstance(text, str):
+                    m = _SURROGATE.search(text)
+                    if m:
+                        path = tuple(keys) + ((where,) if where is not None else ())
+                        return "surrogate", (field_path(path), m.start(), m.group())
+            if isinstance(value, (dict, list)):
+                if len(stack) >= MAX_DEPTH:
+                    return "deep", None
+                keys.append(key)
+                stack.append(_children(value))
+                break
+        else:
+            stack.pop()
+            if keys:
+                keys.pop()
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def add_validation(problems: list[Problem], error, file: str, record_id: str | None, prefix: tuple = ()) -> None:
+    """A pydantic error into ``problems``: into a ProblemList its first problems and a count of the rest."""
+    if isinstance(problems, ProblemList):
+        problems.add_validation(error, file, record_id, prefix)
+    else:
+        problems.extend(problems_from_validation(error, file, record_id, prefix))
+
+
+def usable(obj: Any, file: str, record_id: str, problems: list[Problem]) -> bool:
+    """False (and the problem noted) when a decoded record nests too deep or holds a lone surrogate."""
+    problem = decoded_problem(obj, file, record_id)
+    if problem is not None:
+        problems.append(problem)
+    return problem is None
+
+
+def decoded_problem(obj: Any, file: str, record_id: str) -> Problem | None:
+    """What makes a decoded record unusable before any schema: nesting too deep, a lone surrogate."""
+    found = scan(obj)
+    if found is None:
+        return None
+    if found[0] == "deep":
+        return Problem(file=file, record_id=record_id, message=f"JSON nested deeper than {MAX_DEPTH} levels; no record of these formats needs that")
+    where, at, char = found[1]
+    escaped = char.encode("utf-8", "backslashreplace").decode()
+    return Problem(file=file, record_id=record_id, field=where or None,
+                   message=f"expected Unicode text, found a lone surrogate {escaped} at character {at} (a broken \\u escape); fix or remove it")
+
+
+def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int, Any]]:
+    """(line number, byte offset, object) for every non-blank line that parses, read one line at a time; a
+    problem for every line that does not (malformed, not UTF-8, too large, too deep)."""
+    f = _open(path, problems)
+    if f is None:
+        return
+    cap = max_record_bytes()
+    with f:
+        offset, lineno = 0, 0
+        while True:
+            line = f.readline(cap + 1)
+            if not line:
+                return
+            lineno += 1
+            start = offset
+            offset += len(line)
+            if len(line) > cap and not line.endswith(b"\n"):
+                size = len(line)
+                while True:  # skip the rest of the line without holding it
+                    chunk = f.readline(1 << 20)
+                    offset += len(chunk)
+                    size += len(chunk)
+                    if not chunk or chunk.endswith(b"\n"):
+                        break
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=too_large(size, "the line")))
+                continue
+            if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line, start = line[3:], start + 3
+            if not line.strip():
+                continue
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}",
+                                        message=f"not valid UTF-8 (byte {start + e.start} of the file: {line[e.start:e.start + 4]!r})"))
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as e:
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=f"malformed JSON, column {e.colno}: {e.msg}"))
+                continue
+            except RecursionError:
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=f"JSON nested deeper than {MAX_DEPTH} levels; no record of these formats needs that"))
+                continue
+            yield lineno, start, obj
+
+
+class _Counting:
+    """A binary file that counts the bytes read (to bound one array item's size while it streams)."""
+
+    def __init__(self, f):
+        self.f, self.pos, self.lines = f, 0, 1
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.f.read(n)
+        self.pos += len(data)
+        self.lines += data.count(b"\n")
+        return data
+
+
+class _Stop(Exception):
+    pass
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_escapes_seen: dict[tuple, bool] = {}
+
+
+def has_surrogate_escapes(path: Path) -> bool:
+    """Whether a file holds any \\uD800-\\uDFFF escape (a quick byte scan, remembered per file version).
+
+    ijson's fast C backend turns a lone surrogate into "?" without a word; a file with such escapes is
+    parsed with its exact pure-Python backend instead, so a lone one is found and named, never altered."""
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _escapes_seen:
+        found, tail = False, b""
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                if _SURROGATE_ESCAPE.search(tail + chunk):
+                    found = True
+                    break
+                tail = chunk[-5:]
+        _escapes_seen[key] = found
+    return _escapes_seen[key]
+
+
+def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -> Iterator[tuple[int, Any]]:
+    """(index, item) of every element of the JSON array at ``prefix`` ("item": the top-level array; "data.item":
+    the array under the top-level key "data"), streamed with ijson's events: one item in memory at a time,
+    nesting and size bounded, so a hostile file gives one problem, never a crash. Other content is skipped."""
+    import ijson
+    from ijson.common import ObjectBuilder
+
+    f = _open(path, problems)
+    if f is None:
+        return
+    backend = ijson.get_backend("python") if has_surrogate_escapes(path) else ijson
+    cap = max_record_bytes()
+    file = str(path)
+    kinds = {"start_map": "an object", "start_array": "an array"}
+    with f:
+        if f.read(3) != b"\xef\xbb\xbf":
+            f.seek(0)
+        reader = _Counting(f)
+        index, builder, depth, item_depth, started, first = 0, None, 0, 0, 0, True
+        try:
+            for where, event, value in backend.parse(reader, use_float=True):
+                if first and prefix == "item" and event != "start_array":
+                    problems.append(Problem(file=file, message=f"expected a JSON array of records, found {kinds.get(event, 'a ' + event)}"))
+                    return
+                first = False
+                if builder is None:
+                    if where != prefix or event in ("end_array", "end_map", "map_key"):
+                        if event in ("start_map", "start_array"):
+                            depth += 1
+                            if depth > MAX_DEPTH:
+                                raise _Stop(f"JSON nested deeper than {MAX_DEPTH} levels; no record of these formats needs that")
+                        elif event in ("end_map", "end_array"):
+                            depth -= 1
+                        continue
+                    builder, item_depth, started = ObjectBuilder(), 0, reader.pos
+                builder.event(event, value)
+                if event in ("start_map", "start_array"):
+                    item_depth += 1
+                    if depth + item_depth > MAX_DEPTH:
+                        raise _Stop(f"item {index}: JSON nested deeper than {MAX_DEPTH} levels; no record of these formats needs that")
+                elif event in ("end_map", "end_array"):
+                    item_depth -= 1
+                if reader.pos - started > cap + (1 << 16):
+                    raise _Stop(too_large(reader.pos - started, f"item {index}"))
+                if item_depth == 0:
+                    yield index, builder.value
+                    index, builder = index + 1, None
+        except _Stop as e:
+            problems.append(Problem(file=file, message=f"{e}; reading stopped there"))
+        except ijson.JSONError as e:
+            where = f"line {reader.lines}" if reader.lines > 1 or reader.pos < (1 << 16) else f"byte {reader.pos}"
+            problems.append(Problem(file=file, message=f"malformed JSON at {where} (after {index} items): {str(e).splitlines()[0][:200]}"))
+        except UnicodeDecodeError as e:
+            problems.append(Problem(file=file, message=f"not valid UTF-8 near byte {reader.pos}: {e.reason}"))
+
+
+def read_text(path: Path, problems: list[Problem]) -> str | None:
+    """A whole small file (a qrels table, a manifest) as text; datasets are streamed with iter_jsonl/iter_json_items."""
+    f = _open(path, problems)
+    if f is None:
+        return None
+    with f:
+        data = f.read()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -64,6 +356,7 @@ def read_text(path: Path, problems: list[Problem]) -> str | None:
 
 
 def read_json(path: Path, problems: list[Problem]) -> Any:
+    """A whole JSON document (small side files; datasets stream with iter_json_items)."""
     text = read_text(path, problems)
     if text is None:
         return None
@@ -71,25 +364,14 @@ def read_json(path: Path, problems: list[Problem]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         problems.append(Problem(file=str(path), message=f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"))
-        return None
+    except RecursionError:
+        problems.append(Problem(file=str(path), message=f"JSON nested deeper than {MAX_DEPTH} levels; no file of these formats needs that"))
+    return None
 
 
 def read_jsonl(path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
-    """(line number, object) for every non-blank line that parses; a problem for every one that does not."""
-    text = read_text(path, problems)
-    if text is None:
-        return []
-    rows = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((lineno, json.loads(line)))
-        except json.JSONDecodeError as e:
-            problems.append(
-                Problem(file=str(path), record_id=f"line {lineno}", message=f"malformed JSON, column {e.colno}: {e.msg}")
-            )
-    return rows
+    """(line number, object) of every line that parses (:func:`iter_jsonl`, collected)."""
+    return [(lineno, obj) for lineno, _, obj in iter_jsonl(path, problems)]
 
 
 def check_span(ref: SpanRef, file: str) -> list[Problem]:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import ValidationError
 
-from judge.datasets.base import Loaded, SpanRef, read_json, record_id_of
-from judge.models import Claim, HumanRating, Record, Source, StrictModel
-from judge.problems import Problem, problems_from_validation
+from judge.datasets.base import (
+    Loaded,
+    SpanRef,
+    add_validation,
+    iter_json_items,
+    record_id_of,
+    usable,
+)
+from judge.models import Claim, HumanRating, Items, Record, Source, StrictModel
+from judge.problems import Problem
 
 FORMAT = "hebrew-qa"
 
@@ -21,8 +28,8 @@ class HebrewQARecord(StrictModel):
     question: str
     source_text: str
     reference_answer: str | None = None
-    claims: list[Claim] = []
-    human_ratings: list[HumanRating] = []
+    claims: Items[Claim] = []
+    human_ratings: Items[HumanRating] = []
     genre: str | None = None
     difficulty: int | None = None
     source_task_id: str | None = None
@@ -49,39 +56,42 @@ def to_record(raw: HebrewQARecord) -> Record:
     )
 
 
-def load(path: Path) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    raw = read_json(path, out.problems)
-    out.raw = raw
-    if raw is None:
-        return out
-    if not isinstance(raw, list):
-        out.problems.append(Problem(file=str(path), message=f"expected a JSON array of records, found {type(raw).__name__}"))
-        return out
-    for i, item in enumerate(raw):
+def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, list[SpanRef], int]]:
+    """(record, its gold spans, item index), one array item at a time."""
+    file = str(path)
+    for i, item in iter_json_items(path, problems):
         rid = record_id_of(item, i)
         if not isinstance(item, dict):
-            out.problems.append(Problem(file=str(path), record_id=rid, message="a record must be a JSON object"))
+            problems.append(Problem(file=file, record_id=rid, message=f"expected a JSON object, found {type(item).__name__}"))
+            continue
+        if not usable(item, file, rid, problems):
             continue
         try:
             parsed = HebrewQARecord.model_validate(item)
         except ValidationError as e:
-            out.problems.extend(problems_from_validation(e, str(path), rid))
+            add_validation(problems, e, file, rid)
             continue
-        out.items.append(to_record(parsed))
-        for ci, claim in enumerate(parsed.claims):
-            for ai, a in enumerate(claim.attribution):
-                out.spans.append(
-                    SpanRef(
-                        record_id=rid,
-                        field=f"claims[{ci}].attribution[{ai}]",
-                        raw_path=(i, "claims", ci, "attribution", ai),
-                        source=parsed.source_text,
-                        start=a.start_char,
-                        end=a.end_char,
-                        excerpt=a.source_excerpt,
-                    )
-                )
+        spans = [
+            SpanRef(
+                record_id=rid,
+                field=f"claims[{ci}].attribution[{ai}]",
+                raw_path=(i, "claims", ci, "attribution", ai),
+                source=parsed.source_text,
+                start=a.start_char,
+                end=a.end_char,
+                excerpt=a.source_excerpt,
+            )
+            for ci, claim in enumerate(parsed.claims)
+            for ai, a in enumerate(claim.attribution)
+        ]
+        yield to_record(parsed), spans, i
+
+
+def load(path: Path) -> Loaded:
+    out = Loaded(path=str(path), format=FORMAT)
+    for record, spans, _ in iter_load(path, out.problems):
+        out.items.append(record)
+        out.spans.extend(spans)
     return out
 
 

@@ -11,13 +11,13 @@ into the record's source(s), checked like every other gold span.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Iterator, Union
 
 from pydantic import Discriminator, Field, Tag, ValidationError, model_validator
 
-from judge.datasets.base import Loaded, SpanRef, read_jsonl
-from judge.models import Answer, GoldClaim, Record, Source, StrictModel
-from judge.problems import Problem, problems_from_validation
+from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
+from judge.models import Answer, GoldClaim, Items, Record, Source, StrictModel
+from judge.problems import Problem
 
 FORMAT = "plain"
 DEFAULT_ANSWER_MODEL = "answer"
@@ -25,7 +25,7 @@ SOURCE_FIELDS = ("source", "sources")
 
 
 GoldClaims = Annotated[
-    Union[Annotated[list[GoldClaim], Tag("as-list")], Annotated[dict[str, list[GoldClaim]], Tag("by-model")]],
+    Union[Annotated[Items[GoldClaim], Tag("as-list")], Annotated[dict[str, Items[GoldClaim]], Tag("by-model")]],
     Discriminator(lambda v: "by-model" if isinstance(v, dict) else "as-list"),
 ]
 
@@ -42,7 +42,7 @@ class PlainRecord(StrictModel):
     id: str = Field(min_length=1)
     question: str = ""
     source: str | None = None
-    sources: list[PlainSource] | None = None
+    sources: Items[PlainSource] | None = None
     answer: str | None = None
     answers: dict[str, str] | None = None
     reference_answer: str | None = None
@@ -113,31 +113,39 @@ def span_refs(raw: PlainRecord, record: Record, raw_index: int) -> tuple[list[Sp
 
 
 def parse(
-    obj: Any, file: str, rid: str, raw_index: int = 0, answer_model: str = DEFAULT_ANSWER_MODEL
-) -> tuple[Record | None, list[SpanRef], list[Problem]]:
-    """One decoded line -> a Record and its gold spans, or the problems that stop it."""
+    obj: Any, file: str, rid: str, raw_index: int, problems: list[Problem], answer_model: str = DEFAULT_ANSWER_MODEL
+) -> tuple[Record | None, list[SpanRef]]:
+    """One decoded line -> a Record and its gold spans, or None with the problems noted."""
     if not isinstance(obj, dict):
-        return None, [], [Problem(file=file, record_id=rid, message=f"expected a JSON object, found {type(obj).__name__}")]
+        problems.append(Problem(file=file, record_id=rid, message=f"expected a JSON object, found {type(obj).__name__}"))
+        return None, []
+    if not usable(obj, file, rid, problems):
+        return None, []
     try:
         raw = PlainRecord.model_validate(obj)
     except ValidationError as e:
-        return None, [], problems_from_validation(e, file, rid)
+        add_validation(problems, e, file, rid)
+        return None, []
     record = to_record(raw, answer_model)
-    refs, problems = span_refs(raw, record, raw_index)
-    return record, refs, [p.model_copy(update={"file": file}) for p in problems]
+    refs, found = span_refs(raw, record, raw_index)
+    problems.extend(p.model_copy(update={"file": file}) for p in found)
+    return record, refs
+
+
+def iter_load(path: Path, problems: list[Problem], answer_model: str = DEFAULT_ANSWER_MODEL) -> Iterator[tuple[Record, list[SpanRef], int]]:
+    """(record, its gold spans, byte offset of its line), one line at a time; problems noted as they come."""
+    for index, (lineno, offset, obj) in enumerate(iter_jsonl(path, problems)):
+        rid = obj["id"] if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] else f"line {lineno}"
+        record, refs = parse(obj, str(path), rid, index, problems, answer_model)
+        if record is not None:
+            yield record, refs, offset
 
 
 def load(path: Path, answer_model: str = DEFAULT_ANSWER_MODEL) -> Loaded:
     out = Loaded(path=str(path), format=FORMAT)
-    rows = read_jsonl(path, out.problems)
-    out.raw = [obj for _, obj in rows]
-    for index, (lineno, obj) in enumerate(rows):
-        rid = obj["id"] if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] else f"line {lineno}"
-        record, refs, problems = parse(obj, str(path), rid, index, answer_model)
-        out.problems.extend(problems)
+    for record, refs, _ in iter_load(path, out.problems, answer_model):
+        out.items.append(record)
         out.spans.extend(refs)
-        if record is not None:
-            out.items.append(record)
     return out
 
 

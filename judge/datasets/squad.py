@@ -8,13 +8,13 @@ is an alternative gold set (several annotators, or v1.1's alternative spans). Un
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.datasets.base import Loaded, SpanRef, read_json
-from judge.models import Attribution, Claim, Record, Source
-from judge.problems import problems_from_validation
+from judge.datasets.base import Loaded, SpanRef, add_validation, iter_json_items, usable
+from judge.models import Attribution, Claim, Items, Record, Source
+from judge.problems import Problem
 
 FORMAT = "squad"
 
@@ -31,7 +31,7 @@ class SquadAnswer(_Loose):
 class SquadQA(_Loose):
     id: str
     question: str
-    answers: list[SquadAnswer] = []
+    answers: Items[SquadAnswer] = []
     is_impossible: bool = False
 
 
@@ -45,34 +45,25 @@ class SquadArticle(_Loose):
     paragraphs: list[Any]
 
 
-class SquadFile(_Loose):
-    data: list[Any]
-
-
-def load(path: Path) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    raw = read_json(path, out.problems)
-    out.raw = raw
-    if raw is None:
-        return out
+def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, list[SpanRef], int]]:
+    """(record, its gold spans, article index), one article of ``data`` at a time."""
     file = str(path)
-    try:
-        doc = SquadFile.model_validate(raw)
-    except ValidationError as e:
-        out.problems.extend(problems_from_validation(e, file, None))
-        return out
-    for ai, article_raw in enumerate(doc.data):
+    seen = False
+    for ai, article_raw in iter_json_items(path, problems, "data.item"):
+        seen = True
+        if not usable(article_raw, file, f"article {ai}", problems):
+            continue
         try:
             article = SquadArticle.model_validate(article_raw)
         except ValidationError as e:
-            out.problems.extend(problems_from_validation(e, file, f"article {ai}", ("data", ai)))
+            add_validation(problems, e, file, f"article {ai}", ("data", ai))
             continue
         for pi, para_raw in enumerate(article.paragraphs):
             where = ("data", ai, "paragraphs", pi)
             try:
                 para = SquadParagraph.model_validate(para_raw)
             except ValidationError as e:
-                out.problems.extend(problems_from_validation(e, file, f"article {ai} paragraph {pi}", where))
+                add_validation(problems, e, file, f"article {ai} paragraph {pi}", where)
                 continue
             doc_id = f"{article.title or 'article'}#{ai}.{pi}"
             for qi, qa_raw in enumerate(para.qas):
@@ -80,17 +71,27 @@ def load(path: Path) -> Loaded:
                 try:
                     qa = SquadQA.model_validate(qa_raw)
                 except ValidationError as e:
-                    out.problems.extend(problems_from_validation(e, file, rid))
+                    add_validation(problems, e, file, rid)
                     continue
-                out.items.append(_to_record(qa, para.context, doc_id, article.title, where + ("qas", qi), out))
+                spans: list[SpanRef] = []
+                yield _to_record(qa, para.context, doc_id, article.title, where + ("qas", qi), spans), spans, ai
+    if not seen and not any(p.file == file for p in problems):
+        problems.append(Problem(file=file, field="data", message="expected {\"data\": [articles]}, found no articles"))
+
+
+def load(path: Path) -> Loaded:
+    out = Loaded(path=str(path), format=FORMAT)
+    for record, spans, _ in iter_load(path, out.problems):
+        out.items.append(record)
+        out.spans.extend(spans)
     return out
 
 
-def _to_record(qa: SquadQA, context: str, doc_id: str, title: str, qa_path: tuple, out: Loaded) -> Record:
+def _to_record(qa: SquadQA, context: str, doc_id: str, title: str, qa_path: tuple, spans: list[SpanRef]) -> Record:
     sets: list[list[Attribution]] = []
     seen: set[tuple[int, str]] = set()
     for ni, ans in enumerate(qa.answers):
-        out.spans.append(
+        spans.append(
             SpanRef(
                 record_id=qa.id,
                 field=f"answers[{ni}]",

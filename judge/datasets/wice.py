@@ -9,13 +9,13 @@ the record's question is the claim itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 from pydantic import ValidationError
 
-from judge.datasets.base import Loaded, SpanRef, read_jsonl
-from judge.models import Attribution, Claim, Record, Source, StrictModel
-from judge.problems import Problem, problems_from_validation
+from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
+from judge.models import Attribution, Claim, Items, Record, Source, StrictModel
+from judge.problems import Problem
 
 FORMAT = "wice"
 LABELS = {"supported": "supported", "partially_supported": "partially_supported", "not_supported": "unsupported"}
@@ -30,25 +30,34 @@ class WiceMeta(StrictModel):
 
 class WiceLine(StrictModel):
     label: Literal["supported", "partially_supported", "not_supported"]
-    supporting_sentences: list[list[int]]
+    supporting_sentences: Items[Items[int]]
     claim: str
-    evidence: list[str]
+    evidence: Items[str]
     meta: WiceMeta
 
 
 def load(path: Path) -> Loaded:
     out = Loaded(path=str(path), format=FORMAT)
-    rows = read_jsonl(path, out.problems)
-    out.raw = [obj for _, obj in rows]
-    for row_index, (lineno, obj) in enumerate(rows):
+    for record, spans, _ in iter_load(path, out.problems):
+        out.items.append(record)
+        out.spans.extend(spans)
+    return out
+
+
+def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, list[SpanRef], int]]:
+    """(record, its gold spans, byte offset of its line), one line at a time."""
+    for row_index, (lineno, offset, obj) in enumerate(iter_jsonl(path, problems)):
         rid = f"line {lineno}"
         if isinstance(obj, dict) and isinstance(obj.get("meta"), dict) and isinstance(obj["meta"].get("id"), str):
             rid = obj["meta"]["id"]
+        if not usable(obj, str(path), rid, problems):
+            continue
         try:
             line = WiceLine.model_validate(obj)
         except ValidationError as e:
-            out.problems.extend(problems_from_validation(e, str(path), rid))
+            add_validation(problems, e, str(path), rid)
             continue
+        spans_out: list[SpanRef] = []
         offsets, pos = [], 0
         for sentence in line.evidence:
             offsets.append((pos, pos + len(sentence)))
@@ -60,7 +69,7 @@ def load(path: Path) -> Loaded:
             spans = []
             for gi, sid in enumerate(gold_set):
                 if not 0 <= sid < len(line.evidence) or not line.evidence[sid]:
-                    out.problems.append(
+                    problems.append(
                         Problem(
                             file=str(path),
                             record_id=rid,
@@ -82,7 +91,7 @@ def load(path: Path) -> Loaded:
                         doc_id=rid,
                     )
                 )
-                out.spans.append(
+                spans_out.append(
                     SpanRef(rid, f"supporting_sentences[{si}][{gi}]", (row_index,), source, start, end, line.evidence[sid])
                 )
             sets.append(spans)
@@ -95,16 +104,14 @@ def load(path: Path) -> Loaded:
             alternative_attributions=sets[1:],
             label=LABELS[line.label],
         )
-        out.items.append(
-            Record(
-                id=rid,
-                question="",
-                sources=[Source(doc_id=rid, title=line.meta.claim_title, text=source)],
-                claims=[claim],
-                meta={"wice_label": line.label, **line.meta.model_dump(exclude={"id"}, exclude_none=True)},
-            )
+        record = Record(
+            id=rid,
+            question="",
+            sources=[Source(doc_id=rid, title=line.meta.claim_title, text=source)],
+            claims=[claim],
+            meta={"wice_label": line.label, **line.meta.model_dump(exclude={"id"}, exclude_none=True)},
         )
-    return out
+        yield record, spans_out, offset
 
 
 def sniff(head: Any) -> bool:

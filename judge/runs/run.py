@@ -14,7 +14,7 @@ from judge.models import Answer, Record
 from judge.problems import DatasetError
 from judge.results import RecordResult
 from judge.runs.config import RunConfig
-from judge.runs.inputs import answers_index, dataset_records
+from judge.runs.inputs import answers_index, records_by_id
 from judge.runs.store import RunStore
 
 
@@ -43,12 +43,12 @@ class Run:
     @cached_property
     def records(self) -> dict[str, Record]:
         """The dataset's records by id (raises DatasetError when the dataset is gone or broken)."""
-        return {r.id: r for r in dataset_records(self.config)}
+        return records_by_id(self.config)  # looked up on disk, never held whole
 
     @cached_property
     def recorded(self) -> dict[tuple[str, str, str], Answer]:
         """Recorded answers by (record id, model, answer text), for their gold claims."""
-        return answers_index(self.config, list(self.records.values()) if self.config.answers is None else None)
+        return answers_index(self.config)
 
     @cached_property
     def gold_inputs(self) -> tuple[dict[str, Record], dict[tuple[str, str, str], Answer]]:

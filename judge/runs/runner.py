@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import time
 from pathlib import Path
 from typing import Awaitable, Callable
@@ -24,19 +25,15 @@ from judge.runs.store import RunDirError, RunStore
 from judge.runs.summary import summarize
 
 
-def load_inputs(config: RunConfig) -> tuple[list[Record], dict[str, list[Answer]] | None]:
+def load_inputs(config: RunConfig):
+    """The records (a RecordStream: checked when opened, read from disk on each pass) and the recorded
+    answers by record id (RecordedAnswers: an on-disk index), or None when the models under test answer."""
     records = dataset_records(config)
-    answers = recorded_answers(config, records)
-    if answers is None:
-        return records, None
-    by_record: dict[str, list[Answer]] = {}
-    for a in answers:
-        by_record.setdefault(a.record_id, []).append(a)
-    return records, by_record
+    return records, recorded_answers(config, records)
 
 
-def select(records: list[Record], limit: int | None, shard: tuple[int, int] | None) -> list[Record]:
-    picked = records[:limit] if limit else records
+def select(records, limit: int | None, shard: tuple[int, int] | None) -> list[Record]:
+    picked = list(itertools.islice(records, limit)) if limit else list(records)
     if shard:
         i, n = shard
         picked = [r for k, r in enumerate(picked) if k % n == i]
