@@ -250,6 +250,12 @@ def test_the_index_returns_each_records_answers_in_file_order_and_names_orphans(
     assert [(a.model, a.answer) for a in index.answers_for("r1")] == [("m", "x"), ("n", "z")]
     assert index.answer("r2", "m", "y") == answers[1] and index.answer("r2", "m", "nope") is None
     assert index.orphan_record_ids(10) == (["zz"], 1)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(index))  # a worker on this machine reads the same index
+    assert [(a.model, a.answer) for a in copy.answers_for("r1")] == [("m", "x"), ("n", "z")]
+    copy.close()
+    assert index.answer("r2", "m", "y") == answers[1], "closing a copy leaves the owner's index in place"
     index.close()
 
 

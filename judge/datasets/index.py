@@ -42,6 +42,15 @@ class InputIndex:
         self.db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + SCHEMA)
         self.answers_path: Path | None = None
         self._answers_file = None
+        self._owner = True  # a copy unpickled elsewhere (a worker on this machine) reads, never deletes
+
+    def __getstate__(self) -> dict:
+        self.commit()
+        return {"dir": self._dir, "answers_path": self.answers_path}
+
+    def __setstate__(self, state: dict) -> None:
+        self._dir, self.answers_path, self._answers_file, self._owner = state["dir"], state["answers_path"], None, False
+        self.db = sqlite3.connect(f"file:{Path(self._dir) / 'index.sqlite'}?mode=ro", uri=True, check_same_thread=False)
 
     # -- records ---------------------------------------------------------------------------------------
     def add_record(self, record_id: str, ord_: int, pos: int) -> int | None:
@@ -133,7 +142,8 @@ class InputIndex:
         if self.db is not None:
             self.db.close()
             self.db = None
-        shutil.rmtree(self._dir, ignore_errors=True)
+        if self._owner:
+            shutil.rmtree(self._dir, ignore_errors=True)
 
     def __del__(self) -> None:
         try:
