@@ -26,7 +26,8 @@ PEAK_RSS = (
     "import resource, runpy, sys\n"
     "sys.argv = ['judge'] + sys.argv[1:]\n"
     "try:\n    runpy.run_module('judge.cli', run_name='__main__')\n"
-    "finally:\n    sys.stderr.write('\\nPEAK_RSS_KB %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    "finally:\n    hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+    "    sys.stderr.write('\\nPEAK_RSS_KB %s\\n' % (hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
 )
 WORDS = ("river bridge city museum council harbour station library school market garden tower road valley "
          "north south opened built closed measured reported counted painted repaired visited").split()
