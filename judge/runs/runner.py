@@ -16,7 +16,7 @@ from typing import Awaitable, Callable
 
 from judge.controls.mix import ControlPlan
 from judge.llm import BudgetExceeded, CallCache
-from judge.models import Answer, Record
+from judge.models import Record
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
 from judge.runs.config import RunConfig
