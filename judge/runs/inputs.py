@@ -102,6 +102,12 @@ class RecordedAnswers:
         found = self.index.answers_for(record_id)
         return found if found else default
 
+    def __getitem__(self, record_id: str) -> list[Answer]:
+        found = self.index.answers_for(record_id)
+        if not found:
+            raise KeyError(record_id)
+        return found
+
     def __contains__(self, record_id: str) -> bool:
         return bool(self.index.answers_for(record_id))
 
