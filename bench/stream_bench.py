@@ -13,22 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from judge.testing.rss import cli_with_peak_rss
+
 ROOT = Path(__file__).resolve().parents[1]
-PEAK_RSS = (
-    "import resource, runpy, sys\n"
-    "sys.argv = ['judge'] + sys.argv[1:]\n"
-    "try:\n    runpy.run_module('judge.cli', run_name='__main__')\n"
-    "finally:\n    hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
-    "    sys.stderr.write('\\nPEAK_RSS_KB %s\\n' % (hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
-)
 WORDS = ("river bridge city museum council harbour station library school market garden tower road valley "
          "north south opened built closed measured reported counted painted repaired visited").split()
 
@@ -60,12 +52,10 @@ def write_inputs(folder: Path, megabytes: float, seed: int = 0) -> tuple[Path, P
 
 def run(cwd: Path, *args: str, env: dict | None = None) -> dict:
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", PEAK_RSS, *args], capture_output=True, text=True, cwd=cwd,
-                            env={**os.environ, **(env or {})}, check=False)
+    result, peak = cli_with_peak_rss(*args, cwd=cwd, env=env)
     wall = time.perf_counter() - started
-    peak_kb = int(result.stderr.rsplit("PEAK_RSS_KB", 1)[1].split()[0]) if "PEAK_RSS_KB" in result.stderr else None
-    tail = result.stderr.rsplit("\nPEAK_RSS_KB", 1)[0].strip().splitlines()
-    return {"rc": result.returncode, "peak_rss_mb": round(peak_kb / 1024, 1) if peak_kb else None, "wall_s": round(wall, 1),
+    tail = result.stderr.strip().splitlines()
+    return {"rc": result.returncode, "peak_rss_mb": round(peak / 2**20, 1) if peak else None, "wall_s": round(wall, 1),
             "stderr_lines": len(tail), "first_error": tail[0][:160] if tail and result.returncode else None}
 
 

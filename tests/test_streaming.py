@@ -14,28 +14,13 @@ from judge.models import Answer
 from judge.problems import DatasetError
 from judge.results import RecordResult
 from judge.runs.inputs import RecordStream
+from judge.testing.rss import cli_with_peak_rss as peak_rss_cli
 from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
-PEAK_RSS = (
-    "import resource, runpy, sys\n"
-    "sys.argv = ['judge'] + sys.argv[1:]\n"
-    "try:\n    runpy.run_module('judge.cli', run_name='__main__')\n"
-    "finally:\n    hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
-    "    sys.stderr.write('\\nPEAK_RSS_KB %s\\n' % (hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
-)
-
-
 def cli_with_peak_rss(*args, env=None):
     """The CLI in a child process; returns (result, its peak RSS in bytes)."""
-    import os
-    import subprocess
-
-    result = subprocess.run([sys.executable, "-c", PEAK_RSS, *args], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                            env={**os.environ, **(env or {})})
-    peak = int(result.stderr.rsplit("PEAK_RSS_KB", 1)[1].split()[0]) * 1024
-    result.stderr = result.stderr.rsplit("\nPEAK_RSS_KB", 1)[0]
-    return result, peak
+    return peak_rss_cli(*args, cwd=ROOT, env=env, timeout=600)
 
 
 def plain_line(rid, source="Water boils at 100 degrees.", **extra):
