@@ -47,7 +47,7 @@ def check_families(config: RunConfig, answer_families: list[str]) -> list[str]:
     judges (the models under test, recorded answers' families, the decomposer). Returns the clashes that
     allow_same_family lets through, for the summary to flag."""
     judges = model_judges(config.adjudicate.judges)
-    for name in set(config.generate.models) | set(judges) | ({config.decompose.model} if config.decompose.method == "llm" else set()):
+    for name in set(config.called_model_names()):
         require_known_family(config.model(name))
     others: list[ModelConfig | str] = [config.model(m) for m in config.generate.models]
     others += [ModelConfig(model=f"answers/{f}", name=f"recorded answers ({f})", family=f) for f in answer_families]

@@ -135,11 +135,15 @@ class RunConfig(_Section):
             raise KeyError(f"no model named {name!r} (known: {', '.join(self.models) or 'none'})")
         return self.models[name]
 
-    def check_model_names(self) -> None:
+    def called_model_names(self) -> list[str]:
+        """The names of every model the run calls: models under test, model judges, the LLM decomposer."""
         names = list(self.generate.models) + model_judges(self.adjudicate.judges)
         if self.decompose.method == "llm" and self.decompose.model:
             names.append(self.decompose.model)
-        unknown = [n for n in names if n not in self.models]
+        return names
+
+    def check_model_names(self) -> None:
+        unknown = [n for n in self.called_model_names() if n not in self.models]
         if unknown:
             raise ValueError(f"unknown model name(s) {', '.join(unknown)}; known: {', '.join(self.models) or 'none'}")
 

@@ -60,11 +60,7 @@ def connect(address: str | None) -> None:
 
 def run_models(config: RunConfig):
     """Every model config a run may call (models under test, the decomposer, the LLM judges)."""
-    names = set(config.generate.models)
-    if config.decompose.method == "llm" and config.decompose.model:
-        names.add(config.decompose.model)
-    names |= {j for j in config.adjudicate.judges if j in config.models}
-    return [config.models[n] for n in sorted(names)]
+    return [config.models[n] for n in sorted(set(config.called_model_names()))]
 
 
 def _kill_once_for_tests() -> None:

@@ -57,12 +57,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
 
 def embedded_models(config) -> list[str]:
     """The run's models that are embedded (``local/...``): generation, decomposition and judging."""
-    from judge.judges.registry import model_judges
-
-    names = list(config.generate.models) + model_judges(config.adjudicate.judges)
-    if config.decompose.method == "llm" and config.decompose.model:
-        names.append(config.decompose.model)
-    return sorted({n for n in names if config.model(n).model.startswith("local/")})
+    return sorted({n for n in config.called_model_names() if config.model(n).model.startswith("local/")})
 
 
 def notes(config) -> list[str]:
