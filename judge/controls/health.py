@@ -181,7 +181,7 @@ def judge_health(
         else:
             passing = min_accuracy is None or accuracy >= min_accuracy
             status, verdict = _verdict(by_label, accuracy, errors, n, passing)
-            passed = None if min_accuracy is None else passing
+            passed = None if not min_accuracy else passing  # 0 reports only: nothing to pass
         judges.append(
             JudgeHealth(
                 judge=name,
