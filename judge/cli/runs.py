@@ -62,10 +62,10 @@ def _check_judges(summary: dict) -> None:
             raise JudgesFailed("\n".join(failed))
 
 
-def _compare(baseline: Path, run_dir: Path, gates: list) -> dict:
+def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False) -> dict:
     from judge.scoring.compare import compare
 
-    return compare(baseline, run_dir, gates)
+    return compare(baseline, run_dir, gates, allow_missing=allow_missing)
 
 
 def _with_engine(cfg, engine: str | None, ray_address: str | None):
@@ -93,6 +93,7 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     baseline: Optional[Path] = typer.Option(None, "--baseline", help="After the run, compare it with this run directory."),
     gate: list[str] = typer.Option([], "--gate", help="With --baseline: METRIC:MAX_DROP (repeatable); exit 1 on a real drop."),
+    allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local or ray (default: the config's engine, local)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --engine ray: the cluster (default: a local Ray)."),
 ) -> None:
@@ -103,6 +104,8 @@ def run(
     shard_spec, gates = _shard(shard), _gates(gate)
     if gates and baseline is None:
         raise BadInput("--gate needs --baseline RUN_DIR")
+    if allow_missing and not gates:
+        raise BadInput("--allow-missing needs --gate")
     cfg = load_run_config(config)
     if limit:
         cfg = cfg.model_copy(update={"limit": limit})
@@ -116,7 +119,7 @@ def run(
     finally:
         bar.stop()
     summary = _finished(store, summary)
-    result = _compare(baseline, store.path, gates) if baseline is not None else None
+    result = _compare(baseline, store.path, gates, allow_missing) if baseline is not None else None
     if as_json:
         terminal.print_json(summary if result is None else {"summary": summary, "compare": result})
     else:
@@ -182,10 +185,13 @@ def compare(
     run_a: Path = typer.Argument(..., help="The baseline run."),
     run_b: Path = typer.Argument(..., help="The run to check against it."),
     gate: list[str] = typer.Option([], "--gate", help="METRIC:MAX_DROP (repeatable): faithfulness, hallucination_rate, judge_error_rate, accuracy."),
+    allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Metric deltas (B - A) with paired bootstrap 95% intervals, flipped verdicts; exit 1 when a gate fails."""
-    result = _compare(run_a, run_b, _gates(gate))
+    if allow_missing and not gate:
+        raise BadInput("--allow-missing needs --gate")
+    result = _compare(run_a, run_b, _gates(gate), allow_missing)
     terminal.print_json(result) if as_json else terminal.compare(result)
     if result["failed"]:
         raise GateFailed()

@@ -25,6 +25,7 @@ from judge.scoring.sections import SECTIONS, AnswerItem
 METRICS = {name: spec for cls in SECTIONS for name, spec in cls.paired.items()}
 COUNTERS = [cls for cls in SECTIONS if cls.paired]
 BOOTSTRAP = 1000
+_DENOMINATOR = {"judged": "judged claim (every claim a judge_error, or no claims)", "claims": "claim", "gold_n": "claim with a gold label"}
 
 
 def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, float]:
@@ -57,8 +58,14 @@ class Gate:
         return cls(metric, drop)
 
 
-def compare(run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:
-    """Deltas (B - A) of each metric with a paired bootstrap 95% interval, the flips, and the gates' verdicts."""
+def compare(
+    run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP,
+    *, allow_missing: bool = False,
+) -> dict:
+    """Deltas (B - A) of each metric with a paired bootstrap 95% interval, the flips, and the gates' verdicts.
+
+    A gate whose metric is missing in either run (no judged claim, no gold, every judge call failed) fails:
+    a gate that cannot be checked must not pass a build. ``allow_missing`` lets it pass, saying so."""
     a, b = (r if isinstance(r, Run) else Run.open(r) for r in (run_a, run_b))
     a_results = {r.record_id: r for r in a.results()}
     b_results = {r.record_id: r for r in b.results()}
@@ -71,11 +78,13 @@ def compare(run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = Non
     cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
     rng = random.Random(seed)
     samples = [[rng.randrange(len(common)) for _ in common] for _ in range(bootstrap)] if common else []
-    metrics = {}
+    metrics, missing = {}, {}
     for name, (num, den, higher) in METRICS.items():
         an, ad = np.array([c[num] for c in ca]), np.array([c[den] for c in ca])
         bn, bd = np.array([c[num] for c in cb]), np.array([c[den] for c in cb])
         if not common or ad.sum() == 0 or bd.sum() == 0:
+            lacking = [run for run, d in (("A", ad), ("B", bd)) if d.sum() == 0]
+            missing[name] = "no record finished in both runs" if not common else f"run {' and '.join(lacking)}: no {_DENOMINATOR.get(den, den)}"
             continue
         value_a, value_b = an.sum() / ad.sum(), bn.sum() / bd.sum()
         deltas = []
@@ -90,7 +99,9 @@ def compare(run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = Non
     for g in gates or []:
         m = metrics.get(g.metric)
         if m is None:
-            gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": False, "why": "metric not available in both runs"})
+            why = f"{g.metric} is not available in both runs ({missing[g.metric]})"
+            why += ": allowed by --allow-missing" if allow_missing else ": cannot be checked (pass --allow-missing to accept that)"
+            gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": not allow_missing, "missing": True, "why": why})
             continue
         worsening = -m["delta"] if m["higher_is_better"] else m["delta"]
         excludes_zero = m["ci95"] is not None and (m["ci95"][0] > 0 or m["ci95"][1] < 0)
@@ -112,6 +123,7 @@ def compare(run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = Non
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
         "bootstrap": {"samples": bootstrap, "seed": seed},
+        "allow_missing": allow_missing,
     }
 
 
