@@ -34,6 +34,7 @@ SEVERITY: dict[str, int] = {"contradicted": 4, "unsupported": 3, JUDGE_ERROR: 2,
 CREDIT: dict[str, float] = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0}
 HALLUCINATED: tuple[str, ...] = ("unsupported", "contradicted")
 GROUNDED: tuple[str, ...] = ("supported", "partially_supported")  # counts toward attribution when it cites
+NOT_GROUNDED: tuple[str, ...] = (*HALLUCINATED, "partially_supported")  # the claims every report lists first
 
 
 def is_judged(label: str) -> bool:

@@ -155,7 +155,8 @@ def test_judge_agreement_across_families_against_reference_implementations(scrip
     per = rep["per_judge"]
     assert per["judge-b"]["family"] == "fam-b" and per["judge-b"]["calls"] == 6 and per["judge-b"]["mean_latency_s"] > 0
     assert per["judge-b"]["vs_gold"]["n"] == 13
-    assert Path(run_dir, "agreement.html").exists() and "<svg" in Path(run_dir, "agreement.html").read_text()
+    page = Path(run_dir, f"agreement-{Path(run_dir).name}.html")
+    assert page.exists() and "<svg" in page.read_text()
     assert "Agreement between judges" in Path(run_dir, "report.html").read_text()
 
 

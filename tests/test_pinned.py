@@ -117,9 +117,9 @@ def test_a_panel_of_three_one_claim_per_call_with_agreement_and_compare(scripted
     )
     run_dir = _run(config, tmp_path)
     _check_run("panel", run_dir)
-    agreement = run_cli("agreement", str(run_dir), "--out", str(tmp_path / "agreement"), "--json")
+    agreement = run_cli("agreement", str(run_dir), "--out", str(tmp_path / "agreement.json"), "--json")
     assert agreement.returncode == 0, agreement.stderr
-    _check("panel", "agreement.json", _json_text(tmp_path / "agreement" / "agreement.json", {str(run_dir): "<run_dir>"}))
+    _check("panel", "agreement.json", _json_text(tmp_path / "agreement.json", {str(run_dir): "<run_dir>"}))
     baseline = _run(ROOT / "configs" / "deterministic.yaml", tmp_path)
     compared = run_cli("compare", str(baseline), str(run_dir), "--gate", "faithfulness:0.05", "--gate", "accuracy:0.5", "--json")
     assert compared.returncode in (0, 1), compared.stderr

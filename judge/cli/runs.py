@@ -37,18 +37,21 @@ def _gates(specs: list[str]) -> list:
 def _reports(run_dir: Path) -> dict | None:
     """Score the run and write its reports; a scoring failure is reported, the run stays as it is."""
     from judge.report import write_reports
-    from judge.scoring import gold_scores
 
     try:
-        return gold_scores(write_reports(run_dir))
+        return write_reports(run_dir)
     except Exception as e:  # the run itself is finished and saved: say what failed, keep the exit code
         sys.stderr.write(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})\n")
         return None
 
 
 def _finished(store, summary: dict) -> dict:
+    from judge.scoring import gold_scores
+
     summary["run_dir"] = str(store.path)
-    summary["scores"] = _reports(store.path)
+    scores = _reports(store.path)
+    summary["scores"] = gold_scores(scores) if scores is not None else None
+    summary["not_grounded"] = scores.get("not_grounded") if scores is not None else None  # the terminal shows it first
     return summary
 
 
@@ -197,20 +200,24 @@ def compare(
         raise GateFailed()
 
 
-@command()
+@command(also=(FileExistsError,))
 def agreement(
     run_dirs: list[Path] = typer.Argument(..., help="One panel run, or several runs over the same claims (judge rejudge)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for agreement.json and agreement.html (default: the first run)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="The file to write: .json for JSON, else the HTML page; never overwritten "
+                                       "(default: a new agreement-<runs>.html in the first run)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Judges against each other (Cohen's kappa, nominal alpha), against gold and humans; self-preference; cost."""
-    from judge.report import write_agreement
+    """Judges against each other (Cohen's kappa, nominal alpha), against gold and humans; self-preference; cost;
+    every claim the judges disagree on, with each judge's label and rationale."""
+    from judge.report import agreement_path, write_agreement
     from judge.runs.run import Run
     from judge.scoring.agreement import judge_agreement
 
+    if out is not None and out.exists():
+        raise BadInput(f"--out {out}: the file exists; judge agreement never overwrites (choose another name)")
     rep = judge_agreement([Run.open(d) for d in run_dirs])
-    written = write_agreement(rep, out or run_dirs[0])
-    terminal.print_json(rep) if as_json else terminal.agreement(rep, written)
+    written = write_agreement(rep, out or agreement_path(run_dirs))
+    terminal.print_json(rep) if as_json else terminal.agreement(rep, [written])
 
 
 @command(also=(FileExistsError, OSError))

@@ -45,7 +45,7 @@ def per_judge(labels: dict[str, dict[ClaimKey, str]], families: dict[str, str], 
         keys = [k for k in labels[j] if k in gold]
         vs_gold = classification([gold[k] for k in keys], [labels[j][k] for k in keys]) if keys else None
         paid = [c for c in calls.get(j, []) if not c["cached"]]
-        costs = [c["cost_usd"] for c in paid if c["cost_usd"] is not None]
+        unknown = sum(1 for c in paid if c["cost_usd"] is None)  # no price known: the cost is unknown, not 0
         out[j] = {
             "family": families.get(j),
             "claims": len(labels[j]),
@@ -53,9 +53,23 @@ def per_judge(labels: dict[str, dict[ClaimKey, str]], families: dict[str, str], 
             "vs_gold": {"n": vs_gold["n"], "accuracy": vs_gold["accuracy"], "macro_f1": vs_gold["macro_f1"]} if vs_gold else None,
             "vs_humans": vs_humans.get(j),
             "calls": len(paid),
-            "cost_usd": sum(costs) if costs else (0.0 if paid else None),
+            "cost_usd": None if unknown or not paid else sum(c["cost_usd"] for c in paid),
+            "unknown_cost_calls": unknown,
             "mean_latency_s": mean(c["latency_s"] for c in paid) if paid else None,
         }
+    return out
+
+
+def disagreements(labels: dict[str, dict[ClaimKey, str]], rationales: dict[str, dict[ClaimKey, str]]) -> list[dict]:
+    """Every claim two judges labelled differently (judge errors left out), with each judge's label and
+    rationale, in the order the claims were seen."""
+    keys = dict.fromkeys(k for j in sorted(labels) for k in labels[j])
+    out = []
+    for k in keys:
+        given = {j: labels[j][k] for j in sorted(labels) if labels[j].get(k) in CODES}
+        if len(set(given.values())) > 1:
+            out.append({"record_id": k[0], "model": k[1], "claim": k[3],
+                        "judges": {j: {"label": labels[j][k], "rationale": rationales.get(j, {}).get(k, "")} for j in sorted(labels) if k in labels[j]}})
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -20,10 +21,25 @@ def write_reports(run: Run | Path) -> dict:
     return scores
 
 
-def write_agreement(agreement: dict, folder: Path) -> list[Path]:
-    """agreement.json and agreement.html (``judge agreement``) into ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    json_path, html_path = folder / "agreement.json", folder / "agreement.html"
-    json_path.write_text(json.dumps(agreement, ensure_ascii=False, indent=1, default=str) + "\n", encoding="utf-8")
-    html_path.write_text(html.agreement_page(agreement), encoding="utf-8")
-    return [json_path, html_path]
+def agreement_path(run_dirs: list[Path]) -> Path:
+    """A new file in the first run's directory named after the runs (agreement-A+B.html, then -2, -3, ...):
+    a later call never overwrites an earlier one."""
+    names = "+".join(Path(d).resolve().name for d in run_dirs)
+    if len(names) > 120:
+        names = f"{Path(run_dirs[0]).resolve().name}+{len(run_dirs) - 1}-more-{hashlib.sha1(names.encode()).hexdigest()[:8]}"
+    folder = Path(run_dirs[0])
+    path, n = folder / f"agreement-{names}.html", 1
+    while path.exists():
+        n += 1
+        path = folder / f"agreement-{names}-{n}.html"
+    return path
+
+
+def write_agreement(agreement: dict, path: Path) -> Path:
+    """``judge agreement``'s one output file: JSON when ``path`` ends in .json, else the HTML page. An
+    existing file is never overwritten (FileExistsError)."""
+    text = json.dumps(agreement, ensure_ascii=False, indent=1, default=str) + "\n" if path.suffix == ".json" else html.agreement_page(agreement)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "x", encoding="utf-8") as f:
+        f.write(text)
+    return path

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
+from judge.report.format import no_bidi
+
 LABEL_COLOURS = {
     "supported": "#2e7d32",
     "partially_supported": "#f9a825",
@@ -23,7 +25,7 @@ def stacked_labels(rows: dict[str, dict], title: str, width: int = 640) -> str:
     for i, (name, row) in enumerate(rows.items()):
         y = 30 + i * (bar_h + gap)
         total = sum(row["labels"].values()) or 1
-        parts.append(f'<text x="0" y="{y + 15}" font-size="12">{escape(name[:24])}</text>')
+        parts.append(f'<text x="0" y="{y + 15}" font-size="12">{escape(no_bidi(name)[:24])}</text>')
         x = left
         for label, n in row["labels"].items():
             if not n:
@@ -53,7 +55,7 @@ def value_bars(values: dict[str, float | None], title: str, width: int = 640, ma
              f'<text x="0" y="16" font-size="14" font-weight="bold">{escape(title)}</text>']
     for i, (name, v) in enumerate(values.items()):
         y = 26 + i * (bar_h + gap)
-        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(str(name)[:24])}</text>')
+        parts.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(no_bidi(name)[:24])}</text>')
         if v is None:
             parts.append(f'<text x="{left}" y="{y + 14}" font-size="12">n/a</text>')
             continue
@@ -73,8 +75,8 @@ def heatmap(names: list[str], values: dict[tuple[str, str], float | None], title
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" aria-label="{escape(title)}">',
              f'<text x="0" y="16" font-size="14" font-weight="bold">{escape(title)}</text>']
     for i, a in enumerate(names):
-        parts.append(f'<text x="0" y="{top + i * cell + cell / 2 + 4}" font-size="12">{escape(a[:20])}</text>')
-        parts.append(f'<text x="{left + i * cell + 4}" y="{top + size * cell + 14}" font-size="11" transform="rotate(30 {left + i * cell + 4} {top + size * cell + 14})">{escape(a[:16])}</text>')
+        parts.append(f'<text x="0" y="{top + i * cell + cell / 2 + 4}" font-size="12">{escape(no_bidi(a)[:20])}</text>')
+        parts.append(f'<text x="{left + i * cell + 4}" y="{top + size * cell + 14}" font-size="11" transform="rotate(30 {left + i * cell + 4} {top + size * cell + 14})">{escape(no_bidi(a)[:16])}</text>')
         for j, b in enumerate(names):
             v = 1.0 if a == b else values.get((a, b), values.get((b, a)))
             if v is None:
@@ -84,7 +86,7 @@ def heatmap(names: list[str], values: dict[tuple[str, str], float | None], title
                 r, g, bl = (255, int(255 * (1 + t)), int(255 * (1 + t))) if t < 0 else (int(255 * (1 - t)), int(255 * (1 - 0.5 * t)), 255)
                 fill, text = f"rgb({r},{g},{bl})", f"{v:.2f}"
             x, y = left + j * cell, top + i * cell
-            parts.append(f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}"><title>{escape(a)} / {escape(b)}: {text}</title></rect>')
+            parts.append(f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}"><title>{escape(no_bidi(a))} / {escape(no_bidi(b))}: {text}</title></rect>')
             parts.append(f'<text x="{x + cell / 2 - 14}" y="{y + cell / 2 + 4}" font-size="12">{text}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -17,3 +17,12 @@ def fmt_ci(ci, places: int = 3, signed: bool = False) -> str:
     """A 95% interval as [lo, hi], or n/a."""
     sign = "+" if signed else ""
     return f"[{ci[0]:{sign}.{places}f}, {ci[1]:{sign}.{places}f}]" if ci else "n/a"
+
+
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def no_bidi(text) -> str:
+    """Data text with its bidi controls (U+202E and friends) dropped, for places no element can isolate
+    (a page title, an SVG label)."""
+    return "".join(ch for ch in str(text) if ch not in BIDI_CONTROLS)

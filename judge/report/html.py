@@ -1,23 +1,88 @@
-"""report.html: one self-contained page (no network, no script), right-to-left where the text is.
+"""report.html: one self-contained page (no network; one inline script, admitted by its hash), right-to-left
+where the text is.
 
-Per record: the source with candidate spans and cited evidence highlighted (coloured by the verdict that
-cites it), and each claim with every judge's verdict, rationale and check flags. Summary charts are inline
-SVG. Every string that comes from a dataset or a model goes through ``html.escape``.
+At the top, the claims that are not grounded (most severe first, each linked to its claim), then the score
+sections. Per record: the source with candidate spans and cited evidence highlighted (coloured by the verdict
+that cites it, each cited span opening with its evidence ids), and each claim with every judge's verdict,
+rationale, check flags and, when it is not grounded, its nearest passage with the search's score. Clicking a
+claim outlines its spans; clicking a span goes back to its claim; filters by label, model and disagreement.
+Summary charts are inline SVG. Every string that comes from a dataset or a model goes through
+``html.escape`` and sits in a ``<bdi>`` or an element with ``dir`` (bidi-isolated).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Iterable, Iterator
 from html import escape
 
 from judge.models import Record
-from judge.report.format import fmt
 from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
+from judge.report.format import fmt, no_bidi
 from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
-from judge.verdicts import SEVERITY
+from judge.scoring.ungrounded import (
+    NotGrounded,
+    NotGroundedSection,
+    best_passage,
+    check_flags,
+    claim_anchor,
+    judges_disagree,
+    more_line,
+    nearest_candidate,
+    passage_text,
+    summary_line,
+)
+from judge.verdicts import NOT_GROUNDED, SEVERITY, VERDICT_LABELS
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
+
+# The page's one script: click a claim to outline its spans in the source (and a span to go back to its
+# claim); filter claims by label, model and judge disagreement. The Content-Security-Policy admits exactly
+# this text by its sha256, so a script planted in data (escaped anyway) could not run.
+SCRIPT = """(function () {
+  function has(list, id) { return (" " + (list || "") + " ").indexOf(" " + id + " ") >= 0; }
+  function spans(id) {
+    var all = Array.prototype.slice.call(document.querySelectorAll("mark[data-c], mark[data-n]"));
+    var cited = all.filter(function (m) { return has(m.dataset.c, id); });
+    return cited.length ? cited : all.filter(function (m) { return has(m.dataset.n, id); });
+  }
+  function clear() {
+    Array.prototype.forEach.call(document.querySelectorAll(".outlined"), function (e) { e.classList.remove("outlined"); });
+  }
+  document.addEventListener("click", function (ev) {
+    var t = ev.target;
+    if (t.closest("a, select, input, label, summary")) { return; }
+    var mark = t.closest("mark[data-c], mark[data-n]");
+    if (mark) {
+      var back = (mark.dataset.c || mark.dataset.n).split(" ")[0];
+      var claim = back && document.getElementById(back);
+      if (claim) { clear(); claim.classList.add("outlined"); claim.scrollIntoView({block: "center"}); }
+      return;
+    }
+    var c = t.closest(".claim");
+    if (!c) { return; }
+    clear();
+    c.classList.add("outlined");
+    var found = spans(c.id);
+    found.forEach(function (m) { m.classList.add("outlined"); });
+    if (found.length) { found[0].scrollIntoView({block: "center"}); }
+  });
+  var label = document.getElementById("f-label"), model = document.getElementById("f-model"), disagree = document.getElementById("f-disagree");
+  function apply() {
+    var shown = 0, items = document.querySelectorAll(".claim[data-label], .ng[data-label]");
+    Array.prototype.forEach.call(items, function (e) {
+      var ok = (!label.value || e.dataset.label === label.value) && (!model.value || e.dataset.model === model.value)
+        && (!disagree.checked || e.dataset.disagree === "1");
+      e.classList.toggle("filtered", !ok);
+      if (ok && e.classList.contains("claim")) { shown += 1; }
+    });
+    document.getElementById("f-count").textContent = shown + " claims shown";
+  }
+  [label, model, disagree].forEach(function (e) { e.addEventListener("change", apply); });
+})();"""
+SCRIPT_HASH = "'sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii") + "'"
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;margin:24px;max-width:1100px;color:#1b1b1b}
@@ -33,6 +98,10 @@ mark.contradicted{background:#ffcdd2}mark.judge_error{background:#e1bee7}
 .flags{color:#b71c1c;font-size:12px}.muted{color:#666;font-size:12px}
 details{margin:6px 0}summary{cursor:pointer}
 .warn{background:#fff3e0;border:1px solid #ffb74d;padding:6px 10px}
+sup.eid{font-size:10px;color:#37474f;background:#fff;border:1px solid #90a4ae;border-radius:3px;padding:0 2px;margin:0 1px}
+.outlined{outline:3px solid #1565c0;outline-offset:1px}.claim{cursor:pointer}.filtered{display:none}
+.passage{font-size:12px;color:#37474f}.ng{border-left:4px solid #e0e0e0;padding:2px 8px;margin:6px 0}
+.filters{position:sticky;top:0;background:#fff;padding:4px 0;border-bottom:1px solid #eee;z-index:1}
 """
 
 
@@ -44,76 +113,147 @@ def _fmt(v) -> str:
     return escape(fmt(v))
 
 
-def highlighted(text: str, doc_id, cited: list[tuple[int, int, str]], candidates: list[tuple[int, int]]) -> str:
-    """The text with candidate spans (light) and cited spans (by verdict) marked; all of it escaped."""
+def _d(text) -> str:
+    """A data string inline: escaped and bidi-isolated, so U+202E and friends cannot reorder the page."""
+    return f"<bdi>{escape(str(text))}</bdi>"
+
+
+def highlighted(text: str, cited: list[tuple[int, int, str, str, str]], candidates: list[tuple[int, int, str]]) -> str:
+    """The text with candidate spans (light) and cited spans (coloured by the worst verdict citing them) marked;
+    each cited span opens with its evidence ids; every mark names the claims that cite it (``data-c``) or were
+    offered it (``data-n``), for the click from a claim to its spans and back. All of the text is escaped.
+
+    ``cited``: (start, end, label, claim anchor, evidence id); ``candidates``: (start, end, claim anchor)."""
     cuts = {0, len(text)}
-    for s, e, _ in cited:
+    for s, e, *_ in cited:
         cuts.update((s, e))
-    for s, e in candidates:
+    for s, e, _ in candidates:
         cuts.update((s, e))
     points = sorted(c for c in cuts if 0 <= c <= len(text))
     out = []
     for a, b in zip(points, points[1:]):
+        starting = sorted({eid for s, _, _, _, eid in cited if s == a})
+        if starting:
+            out.append(f'<sup class="eid">{escape(" ".join(starting))}</sup>')
         piece = escape(text[a:b])
-        labels = [lbl for s, e, lbl in cited if s <= a and b <= e]
-        if labels:
-            worst = max(labels, key=lambda lbl: SEVERITY.get(lbl, 0))
-            out.append(f'<mark class="{worst}" title="cited; {escape(worst)}">{piece}</mark>')
-        elif any(s <= a and b <= e for s, e in candidates):
-            out.append(f'<mark class="cand" title="candidate">{piece}</mark>')
+        covering = [(lbl, anchor, eid) for s, e, lbl, anchor, eid in cited if s <= a and b <= e]
+        offered = sorted({anchor for s, e, anchor in candidates if s <= a and b <= e})
+        if covering:
+            worst = max((lbl for lbl, _, _ in covering), key=lambda lbl: SEVERITY.get(lbl, 0))
+            ids = " ".join(sorted({eid for _, _, eid in covering}))
+            anchors = " ".join(sorted({anchor for _, anchor, _ in covering}))
+            out.append(f'<mark class="{worst}" data-c="{anchors}" data-n="{" ".join(offered)}" title="evidence {escape(ids)}; cited, {escape(worst)}">{piece}</mark>')
+        elif offered:
+            out.append(f'<mark class="cand" data-n="{" ".join(offered)}" title="candidate">{piece}</mark>')
         else:
             out.append(piece)
     return "".join(out)
 
 
+def _eid(answer_no: int, cid: str, several: bool) -> str:
+    """An evidence id as the page shows it: the judges' id, with the answer's number when a record has several."""
+    return f"a{answer_no}:{cid}" if several else cid
+
+
+def _spans_of(r: RecordResult, doc_id: str) -> tuple[list, list]:
+    """The cited spans and candidate parts of every claim of the record that fall in one source."""
+    several = len(r.answers) > 1
+    cited, cands = [], []
+    for i, a in enumerate(r.answers):
+        for c in a.claims:
+            anchor = claim_anchor(r.record_id, i, c.claim_id)
+            for cand in c.candidates:
+                for p in cand.parts:
+                    if p.doc_id in (doc_id, None):
+                        cands.append((p.start_char, p.end_char, anchor))
+            for s in c.evidence:
+                if s.doc_id not in (doc_id, None):
+                    continue
+                ids = [cand.id for cand in c.candidates if any((p.start_char, p.end_char) == (s.start_char, s.end_char) for p in cand.parts)]
+                for cid in ids or ["?"]:
+                    cited.append((s.start_char, s.end_char, c.label, anchor, _eid(i + 1, cid, several)))
+    return cited, cands
+
+
+def _claim(r: RecordResult, i: int, a, c, direction: str, several: bool) -> str:
+    """One claim: label, text, flags, the nearest passage when it is not grounded, and every judge's verdict."""
+    anchor = claim_anchor(r.record_id, i, c.claim_id)
+    colour = LABEL_COLOURS.get(c.label, "#999")
+    flags = check_flags(c.checks)
+    passage = ""
+    if c.label == "unsupported":
+        near = nearest_candidate(c)
+        passage = (f'<div class="passage">nearest candidate {escape(_eid(i + 1, near.id, several))} '
+                   f"(score {near.score:.2f}): <bdi>{escape(near.text)}</bdi></div>" if near is not None
+                   else '<div class="passage">nearest candidate: none found</div>')
+    elif c.label in NOT_GROUNDED:
+        passage = f'<div class="passage">best passage: {_d(passage_text(best_passage(c)))}</div>'
+    verdicts = "".join(
+        f"<tr><td>{_d(v.judge)}</td><td>{_d(v.family)}</td><td>{_label(v.label)}</td>"
+        f"<td>{escape(', '.join(_eid(i + 1, e, several) for e in v.evidence_ids))}</td>"
+        f'<td dir="auto">{escape(v.rationale or v.error or "")}</td></tr>'
+        for v in c.verdicts
+    )
+    return (
+        f'<div class="claim" id="{anchor}" tabindex="0" data-label="{escape(c.label)}" data-model="{escape(a.model)}" '
+        f'data-disagree="{int(judges_disagree(c))}" style="border-color:{colour}" title="click: outline its spans in the source">'
+        f'<div dir="{direction}">{_label(c.label)} <bdi>{escape(c.text)}</bdi></div>'
+        + (f'<div class="flags">{_d("; ".join(flags))}</div>' if flags else "") + passage
+        + f"<table><tr><th>judge</th><th>family</th><th>label</th><th>evidence</th><th>rationale</th></tr>{verdicts}</table></div>"
+    )
+
+
 def _record_section(r: RecordResult, record: Record | None) -> str:
     direction = "rtl" if r.language in RTL_LANGUAGES else "ltr"
+    several = len(r.answers) > 1
     parts = [f'<section class="record" id="rec-{escape(r.record_id)}">',
-             f"<h3>{escape(r.record_id)} <span class=\"muted\">{escape(r.genre or '')} {escape(str(r.difficulty) if r.difficulty is not None else '')} · {escape(r.language)}</span></h3>"]
+             f"<h3>{_d(r.record_id)} <span class=\"muted\">{_d(r.genre or '')} {escape(str(r.difficulty) if r.difficulty is not None else '')} · {_d(r.language)}</span></h3>"]
     if r.question:
         parts.append(f'<p dir="{direction}" class="question"><b>{escape(r.question)}</b></p>')
     if record is not None:
         for source in record.sources:
-            cited, cands = [], []
-            for a in r.answers:
-                for c in a.claims:
-                    for s in c.evidence:
-                        if s.doc_id in (source.doc_id, None):
-                            cited.append((s.start_char, s.end_char, c.label))
-                    for cand in c.candidates:
-                        for p in cand.parts:
-                            if p.doc_id in (source.doc_id, None):
-                                cands.append((p.start_char, p.end_char))
-            title = escape(source.title or source.doc_id)
+            cited, cands = _spans_of(r, source.doc_id)
+            title = _d(source.title or source.doc_id)
             parts.append(f'<details open><summary>source {title}</summary><div class="source" dir="{direction}" lang="{_lang(r.language)}">'
-                         f"{highlighted(source.text, source.doc_id, cited, cands)}</div></details>")
-    for a in r.answers:
-        parts.append(f"<h4>{escape(a.model)} <span class=\"muted\">family {escape(a.family)} · decomposition {escape(a.decomposition.method)}"
-                     + (f" (fallback: {escape(a.decomposition.fallback_reason)})" if a.decomposition.fallback_reason else "") + "</span></h4>")
+                         f"{highlighted(source.text, cited, cands)}</div></details>")
+    for i, a in enumerate(r.answers):
+        parts.append(f"<h4>{f'a{i + 1} · ' if several else ''}{_d(a.model)} <span class=\"muted\">family {_d(a.family)} · decomposition {escape(a.decomposition.method)}"
+                     + (f" (fallback: {_d(a.decomposition.fallback_reason)})" if a.decomposition.fallback_reason else "") + "</span></h4>")
         if a.generation_error:
-            parts.append(f'<p class="flags">{escape(a.generation_error)}</p>')
+            parts.append(f'<p class="flags">{_d(a.generation_error)}</p>')
         parts.append(f'<div class="answer" dir="{direction}" lang="{_lang(r.language)}">{escape(a.answer)}</div>')
-        for c in a.claims:
-            colour = LABEL_COLOURS.get(c.label, "#999")
-            flags = []
-            if c.checks.numbers_missing:
-                flags.append("numbers not in the evidence: " + ", ".join(c.checks.numbers_missing))
-            for m in c.checks.numbers_mismatched:
-                flags.append(f"{m.claim} where the evidence says {m.candidate}")
-            if c.checks.names_missing:
-                flags.append("names not in the evidence: " + ", ".join(c.checks.names_missing))
-            verdicts = "".join(
-                f"<tr><td>{escape(v.judge)}</td><td>{escape(v.family)}</td><td>{_label(v.label)}</td><td>{escape(', '.join(v.evidence_ids))}</td>"
-                f'<td dir="auto">{escape(v.rationale or v.error or "")}</td></tr>'
-                for v in c.verdicts
-            )
-            parts.append(
-                f'<div class="claim" style="border-color:{colour}"><div dir="{direction}">{_label(c.label)} {escape(c.text)}</div>'
-                + (f'<div class="flags">{escape("; ".join(flags))}</div>' if flags else "")
-                + f"<table><tr><th>judge</th><th>family</th><th>label</th><th>evidence</th><th>rationale</th></tr>{verdicts}</table></div>"
-            )
+        parts += [_claim(r, i, a, c, direction, several) for c in a.claims]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _not_grounded(value) -> str:
+    """The top of the page: the not-grounded claims, most severe first, each linked to its claim below."""
+    ng = NotGrounded.model_validate(value)
+    parts = [f'<h2 id="not-grounded">{escape(NotGroundedSection.title)}</h2>', f"<p>{escape(summary_line(ng))}</p>"]
+    for c in ng.claims:
+        parts.append(
+            f'<div class="ng" data-label="{escape(c.label)}" data-model="{escape(c.model)}" data-disagree="{int(c.judges_disagree)}">'
+            f'<a href="#{c.anchor}">{_label(c.label)} {_d(c.record_id)} · {_d(c.model)}</a>: <bdi>{escape(c.text)}</bdi>'
+            f'<div class="passage">passage: {_d(passage_text(c.passage))}</div>'
+            + (f'<div class="muted">why: {_d(c.rationale)}</div>' if c.rationale else "")
+            + (f'<div class="flags">checks: {_d("; ".join(c.flags))}</div>' if c.flags else "") + "</div>"
+        )
+    more = more_line(ng, "every claim is listed under Records below (use the filters) and in results.jsonl")
+    if more:
+        parts.append(f'<p class="muted">{escape(more)}</p>')
+    return "".join(parts)
+
+
+def _filters(scores: dict) -> str:
+    """Filters by label, model under test and judge disagreement (run by the page's one script)."""
+    labels = "".join(f'<option value="{escape(lbl)}">{escape(lbl)}</option>' for lbl in VERDICT_LABELS)
+    models = "".join(f'<option value="{escape(m)}" dir="auto">{escape(m)}</option>' for m in (scores.get("by_model") or {}))
+    return ('<form id="filters" class="filters">filter claims: '
+            f'<label>label <select id="f-label"><option value="">any</option>{labels}</select></label> '
+            f'<label>model <select id="f-model"><option value="">any</option>{models}</select></label> '
+            '<label><input type="checkbox" id="f-disagree"> judges disagree</label> '
+            '<span class="muted" id="f-count"></span></form>')
 
 
 def _lang(language: str) -> str:
@@ -122,7 +262,7 @@ def _lang(language: str) -> str:
 
 def _table(t: Table) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in t.headers)
-    body = "".join("<tr>" + "".join(f'<td class="{"num" if not isinstance(v, str) else ""}">{_fmt(v)}</td>' for v in row) + "</tr>" for row in t.rows)
+    body = "".join("<tr>" + "".join(f'<td class="num">{_fmt(v)}</td>' if not isinstance(v, str) else f"<td>{_d(v)}</td>" for v in row) + "</tr>" for row in t.rows)
     return ((f"<p>{escape(t.title)}</p>" if t.title else "") + f"<table><tr>{head}</tr>{body}</table>"
             + (f'<p class="muted">{escape(t.note)}</p>' if t.note else ""))
 
@@ -150,13 +290,15 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     """The page, piece by piece (records are rendered one at a time, so memory does not grow with the run)."""
     name = scores.get("name") or "run"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">',
-             f"<title>judge report: {escape(name)}</title><style>{CSS}</style></head><body>",
-             f"<h1>judge report: {escape(name)}</h1>",
-             f"<p class=\"muted\">{escape(scores.get('run_dir', ''))} · judges: {escape(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
+             f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:; script-src {SCRIPT_HASH}">',
+             f"<title>judge report: {escape(no_bidi(name))}</title><style>{CSS}</style></head><body>",
+             f"<h1>judge report: {_d(name)}</h1>",
+             f"<p class=\"muted\">{_d(scores.get('run_dir', ''))} · judges: {_d(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
     if scores.get("same_family_clashes"):
-        parts.append(f'<p class="warn">Same-family judging allowed by the config: {escape("; ".join(scores["same_family_clashes"]))}</p>')
-    parts += [_block(key, block, scores.get(key)) for key, block in blocks(scores)]
+        parts.append(f'<p class="warn">Same-family judging allowed by the config: {_d("; ".join(scores["same_family_clashes"]))}</p>')
+    parts.append(_filters(scores))
+    for key, block in blocks(scores):
+        parts.append(_not_grounded(scores[key]) if key == NotGroundedSection.key else _block(key, block, scores.get(key)))
     usage = scores.get("usage") or {}
     if usage:
         parts.append(f"<p class=\"muted\">model calls {usage.get('calls', 0)}, cache hits {usage.get('cache_hits', 0)}, tokens "
@@ -166,7 +308,7 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     yield "\n".join(parts)
     for r in results:
         yield "\n" + _record_section(r, records.get(r.record_id))
-    yield "\n</body></html>"
+    yield f"\n<script>{SCRIPT}</script>\n</body></html>"
 
 
 def agreement_page(agreement: dict) -> str:
@@ -174,7 +316,15 @@ def agreement_page(agreement: dict) -> str:
 
     block = JudgeAgreement.block(agreement, {})
     body = _block(JudgeAgreement.key, block, agreement) if block else "<p>Fewer than two judges: nothing to compare.</p>"
+    split = agreement.get("disagreements")
+    if split is not None:
+        rows = "".join(
+            f"<tr><td>{_d(d['record_id'])}</td><td>{_d(d['model'])}</td><td dir=\"auto\">{escape(d['claim'])}</td><td>"
+            + "".join(f"<div>{_d(j)}: {_label(v['label'])} <bdi>{escape(v['rationale'])}</bdi></div>" for j, v in d["judges"].items())
+            + "</td></tr>" for d in split)
+        body += (f"<h2>Claims the judges disagree on ({len(split)})</h2>"
+                 + (f"<table><tr><th>record</th><th>model</th><th>claim</th><th>each judge's label and rationale</th></tr>{rows}</table>" if split else "<p>None.</p>"))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>judge agreement</title><style>{CSS}</style></head><body><h1>Agreement between judges</h1>"
-            f"<p class=\"muted\">{escape(', '.join(agreement['runs']))}</p>{body}</body></html>")
+            f"<p class=\"muted\">{_d(', '.join(agreement['runs']))}</p>{body}</body></html>")

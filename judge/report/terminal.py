@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from judge.report.format import fmt as _fmt_places
 from judge.report.format import fmt_ci
@@ -173,6 +174,27 @@ class Progress:
             self.bar = None
 
 
+def not_grounded(value: dict | None, where: str) -> None:
+    """The not-grounded claims, most severe first, capped (judge.scoring.ungrounded builds the list)."""
+    from judge.scoring.ungrounded import TERMINAL_CAP, NotGrounded, passage_text, summary_line
+
+    if value is None:
+        return
+    ng = NotGrounded.model_validate(value)
+    c = console()
+    c.print(summary_line(ng) + (":" if ng.total else ""), markup=False, soft_wrap=True)
+    for x in ng.claims[:TERMINAL_CAP]:
+        c.print(f"  {x.label.upper()}  {x.record_id} / {x.model}: {x.text}", markup=False, soft_wrap=True)
+        c.print(f"      passage: {passage_text(x.passage)}", markup=False, soft_wrap=True)
+        if x.rationale:
+            c.print(f"      why: {x.rationale}", markup=False, soft_wrap=True)
+        if x.flags:
+            c.print(f"      checks: {'; '.join(x.flags)}", markup=False, soft_wrap=True)
+    more = ng.total - min(len(ng.claims), TERMINAL_CAP)
+    if more > 0:
+        c.print(f"  {more} more not shown: {where}", markup=False, soft_wrap=True)
+
+
 def summary(s: dict) -> None:
     t = Table(title=f"{s['run_dir']}  ({s['records']} records, {s['answers']} answers)")
     t.add_column("model under test", overflow="fold")
@@ -193,6 +215,7 @@ def summary(s: dict) -> None:
     if health is not None and health.failed:  # a judge that fails its controls comes before its numbers
         for line in health.failure_lines():
             c.print(f"WARNING: {line}", soft_wrap=True, markup=False)
+    not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
     if health is not None and health.judges:
         gate = f" (min_control_accuracy {health.min_accuracy})" if health.min_accuracy is not None else ""
@@ -227,15 +250,37 @@ def compare(result: dict) -> None:
     c.print(t)
     if result["note"]:
         c.print(result["note"], markup=False, soft_wrap=True)
-    if result["flips"]:
-        f = Table(title=f"{len(result['flips'])} claims whose verdict flipped")
-        for col in ("record", "model", "claim", "A", "B"):
-            f.add_column(col)
-        for x in result["flips"]:
-            f.add_row(x["record_id"], x["model"], x["claim"][:80], x["a"], x["b"])
-        c.print(f)
+    _claim_changes(c, f"{_claims(result['flips'])} whose verdict flipped", result["flips"])
+    claims = result.get("claims") or {}
+    _claim_changes(c, f"{_claims(claims.get('newly_ungrounded', []))} newly ungrounded in B", claims.get("newly_ungrounded", []))
+    _claim_changes(c, f"{_claims(claims.get('fixed', []))} fixed in B (ungrounded in A; supported or gone in B)", claims.get("fixed", []))
+    for key, run in (("only_a", "A"), ("only_b", "B")):
+        if claims.get(key):
+            c.print(f"{_claims(claims[key])} only in run {run} (no claim of the other run matched)", markup=False, soft_wrap=True)
     for g in result["gates"]:
         c.print(("FAIL " if g["failed"] else "ok   ") + f"{g['gate']}: {g['why']}", markup=False, soft_wrap=True)
+
+
+CLAIM_ROWS = 20  # rows of a claim table in the terminal (--json has them all)
+
+
+def _claims(rows: list) -> str:
+    return f"{len(rows)} claim" + ("" if len(rows) == 1 else "s")
+
+
+def _claim_changes(c: Console, title: str, rows: list[dict]) -> None:
+    """A table of changed claims, labels never cut (the claim text folds), capped with a count."""
+    if not rows:
+        return
+    t = Table(title=title + (f" (first {CLAIM_ROWS}; --json lists all)" if len(rows) > CLAIM_ROWS else ""))
+    t.add_column("record", overflow="fold")
+    t.add_column("model", overflow="fold")
+    t.add_column("claim", overflow="fold", ratio=1)
+    t.add_column("A", no_wrap=True)
+    t.add_column("B", no_wrap=True)
+    for x in rows[:CLAIM_ROWS]:
+        t.add_row(*(Text(str(v)) for v in (x["record_id"], x["model"], x["claim"], x["a"] or "-", x["b"] or "-")))
+    c.print(t)
 
 
 def agreement(rep: dict, written: list[Path]) -> None:
@@ -257,6 +302,14 @@ def agreement(rep: dict, written: list[Path]) -> None:
     for p in rep["self_preference"]:
         if p["own_family_answers"]:
             c.print(f"self-preference of {p['judge']} ({p['family']}): {p['self_preference']:+.3f} over {p['own_family_answers']} answers", markup=False)
+    split = rep.get("disagreements") or []
+    c.print(f"{_claims(split)} on which the judges disagree" + (":" if split else ""), markup=False, soft_wrap=True)
+    for d in split[:CLAIM_ROWS]:
+        c.print(f"  {d['record_id']} / {d['model']}: {d['claim']}", markup=False, soft_wrap=True)
+        for judge, v in d["judges"].items():
+            c.print(f"      {judge}: {v['label']}" + (f": {v['rationale']}" if v["rationale"] else ""), markup=False, soft_wrap=True)
+    if len(split) > CLAIM_ROWS:
+        c.print(f"  {len(split) - CLAIM_ROWS} more: every one is in {written[0]}", markup=False, soft_wrap=True)
     c.print("written: " + ", ".join(map(str, written)), markup=False, soft_wrap=True)
 
 
@@ -296,7 +349,10 @@ def scores(scores: dict, run_dir: Path) -> None:
 
     c = console()
     c.print(f"{scores.get('name') or 'run'}: judges {', '.join(scores.get('judges', []))}; {scores.get('records')} records", markup=False, soft_wrap=True)
-    for _, block in blocks(scores):
+    for key, block in blocks(scores):
+        if key == "not_grounded":
+            not_grounded(scores.get(key), f"{run_dir / 'report.md'}, {run_dir / 'report.html'}")
+            continue
         if block.text:
             c.print(f"{block.title}: {block.text}", markup=False, soft_wrap=True)
         for i, t in enumerate(block.tables):

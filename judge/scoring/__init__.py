@@ -17,10 +17,12 @@ __all__ = ["SECTIONS", "AnswerItem", "Block", "Section", "Table", "blocks", "gol
 
 
 def sections_of(run: Run) -> list[Section]:
-    """Every section, each fed every answer of the run once; agreement joins when the run has a panel."""
+    """Every section, each fed every answer of the run once: the not-grounded claims first; agreement joins
+    when the run has a panel."""
     from judge.scoring.agreement import JudgeAgreement
+    from judge.scoring.ungrounded import NotGroundedSection
 
-    sections = [cls() for cls in SECTIONS]
+    sections = [NotGroundedSection(), *(cls() for cls in SECTIONS)]
     if len(run.config.adjudicate.judges) > 1:
         sections.append(JudgeAgreement(run.config.adjudicate.judges))
     return sections
@@ -53,9 +55,10 @@ def score(run: Run) -> dict:
 def blocks(scores: dict) -> list[tuple[str, Block]]:
     """What every report shows of a scores.json, section by section: (section key, block)."""
     from judge.scoring.agreement import JudgeAgreement
+    from judge.scoring.ungrounded import NotGroundedSection
 
     out = []
-    for cls in (*SECTIONS, JudgeAgreement):
+    for cls in (NotGroundedSection, *SECTIONS, JudgeAgreement):
         block = cls.block(scores.get(cls.key), scores)
         if block is not None:
             out.append((cls.key, block))

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import RootModel
 
 from judge.controls.health import judge_health, observations
-from judge.metrics.judges import pairwise, per_judge, self_preference
+from judge.metrics.judges import disagreements, pairwise, per_judge, self_preference
 from judge.runs.run import Run
 from judge.scoring.gold import matched_gold
 from judge.scoring.sections import AnswerItem, Block, Section, Table, human_agreement_scores
@@ -22,6 +22,7 @@ class Collected:
 
     def __init__(self):
         self.labels: dict[str, dict[tuple, str]] = defaultdict(dict)
+        self.rationales: dict[str, dict[tuple, str]] = defaultdict(dict)
         self.families: dict[str, str] = {}
         self.answer_family: dict[tuple, str] = {}
         self.gold: dict[tuple, str] = {}
@@ -46,6 +47,7 @@ class Collected:
                 if v.how == TRIAGE:
                     continue
                 self.labels[v.judge][key] = v.label
+                self.rationales[v.judge][key] = v.rationale or v.error or ""
                 self.families[v.judge] = v.family
             if triaged:  # triage settled it for every judge of that run
                 for judge in panel:
@@ -61,7 +63,9 @@ class Collected:
         for call in run.calls:
             self.calls[call["model"]].append(call)
 
-    def report(self) -> dict:
+    def report(self, with_disagreements: bool = False) -> dict:
+        """The agreement report; ``with_disagreements`` adds every claim the judges disagree on (for
+        ``judge agreement``; scores.json keeps the numbers only)."""
         vs_humans = {}
         for j, ref in self.reference_claims.items():
             items = {rid: scale_scores([lbl for lbl, _ in v], [c for _, c in v]) for rid, v in ref.items()}
@@ -71,13 +75,16 @@ class Collected:
         for j, v in judges.items():  # accuracy on control claims: comparing judges needs no gold labels
             h = health.get(j)
             v["controls"] = {"n": h.controls, "accuracy": h.accuracy, "accuracy_ci95": h.accuracy_ci95, "verdict": h.verdict} if h else None
-        return {
+        out = {
             "runs": self.runs,
             "judges": sorted(self.labels),
             "pairwise": pairwise(self.labels),
             "per_judge": judges,
             "self_preference": self_preference(self.labels, self.families, self.answer_family),
         }
+        if with_disagreements:
+            out["disagreements"] = disagreements(self.labels, self.rationales)
+        return out
 
 
 def judge_agreement(runs: list[Run]) -> dict:
@@ -89,7 +96,7 @@ def judge_agreement(runs: list[Run]) -> dict:
         for r in run.results():
             for a in r.answers:
                 data.add(AnswerItem(r, a, records.get(r.record_id), matched_gold(records.get(r.record_id), a, recorded)), panel)
-    return data.report()
+    return data.report(with_disagreements=True)
 
 
 class AgreementReport(RootModel[dict[str, Any]]):

@@ -1,5 +1,6 @@
 """``judge compare``: two runs, metric deltas with paired bootstrap intervals over records, flipped verdicts,
-and regression gates for CI.
+and regression gates for CI. Claim-level differences (newly ungrounded, fixed, flips, claims in one run only) come
+from judge.scoring.claim_diff; a failed gate names the newly ungrounded claims and the path of run B and its report.
 
 Metrics are aggregated over the records both runs finished (the intersection, reported when it is not
 everything): faithfulness, hallucination rate, judge-error rate, and accuracy against gold claim labels
@@ -16,8 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from judge.report.format import fmt_ci
 from judge.results import RecordResult
 from judge.runs.run import Run
+from judge.scoring.claim_diff import claim_diff, describe
 from judge.scoring.gold import matched_gold
 from judge.scoring.sections import SECTIONS, AnswerItem
 
@@ -25,6 +28,7 @@ from judge.scoring.sections import SECTIONS, AnswerItem
 METRICS = {name: spec for cls in SECTIONS for name, spec in cls.paired.items()}
 COUNTERS = [cls for cls in SECTIONS if cls.paired]
 BOOTSTRAP = 1000
+NAMED_CLAIMS = 5  # newly ungrounded claims a failed gate names (the rest are counted)
 _DENOMINATOR = {"judged": "judged claim (every claim a judge_error, or no claims)", "claims": "claim", "gold_n": "claim with a gold label"}
 
 
@@ -94,22 +98,25 @@ def compare(
                 deltas.append(bn[idx].sum() / sb - an[idx].sum() / sa)
         ci = [float(np.percentile(deltas, 2.5)), float(np.percentile(deltas, 97.5))] if deltas else None
         metrics[name] = {"a": float(value_a), "b": float(value_b), "delta": float(value_b - value_a), "ci95": ci, "higher_is_better": higher}
-    flips = _flips(a_results, b_results, common)
+    claims = claim_diff(a_results, b_results, common)
+    see = _see(claims, b.path)
     gate_results = []
     for g in gates or []:
         m = metrics.get(g.metric)
         if m is None:
             why = f"{g.metric} is not available in both runs ({missing[g.metric]})"
             why += ": allowed by --allow-missing" if allow_missing else ": cannot be checked (pass --allow-missing to accept that)"
-            gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": not allow_missing, "missing": True, "why": why})
+            gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": not allow_missing, "missing": True, "why": why + ("" if allow_missing else see)})
             continue
         worsening = -m["delta"] if m["higher_is_better"] else m["delta"]
         excludes_zero = m["ci95"] is not None and (m["ci95"][0] > 0 or m["ci95"][1] < 0)
         failed = worsening > g.max_drop and excludes_zero
+        change = f"got worse by {worsening:.4f}" if worsening > 0 else f"improved by {-worsening:.4f}" if worsening < 0 else "did not change"
         why = (
-            f"{g.metric} got worse by {worsening:.4f} (allowed {g.max_drop}), 95% CI of the change {m['ci95']}"
+            f"{g.metric} {change} (allowed drop {g.max_drop}), 95% CI of the change {fmt_ci(m['ci95'], 4, signed=True)}"
             + ("" if excludes_zero else ", which includes zero: within noise")
         )
+        why += see if failed else ""
         gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": failed, "worsening": worsening, "why": why})
     return {
         "run_a": str(a.path),
@@ -119,7 +126,8 @@ def compare(
         "records_only_in_b": only_b,
         "note": None if not (only_a or only_b) else f"the runs cover different records: compared the {len(common)} in both",
         "metrics": metrics,
-        "flips": flips,
+        "flips": [c.model_dump() for c in claims.flips],
+        "claims": claims.model_dump(exclude={"flips"}),
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
         "bootstrap": {"samples": bootstrap, "seed": seed},
@@ -127,14 +135,10 @@ def compare(
     }
 
 
-def _flips(a_results: dict, b_results: dict, common: list[str]) -> list[dict]:
-    """Claims present in both runs (same record, model, answer and claim text) whose panel verdict differs."""
-    out = []
-    for rid in common:
-        b_claims = {(a.model, a.answer, c.text): c for a in b_results[rid].answers for c in a.claims}
-        for a in a_results[rid].answers:
-            for c in a.claims:
-                other = b_claims.get((a.model, a.answer, c.text))
-                if other is not None and other.label != c.label:
-                    out.append({"record_id": rid, "model": a.model, "claim": c.text, "a": c.label, "b": other.label})
-    return out
+
+def _see(claims, run_b: Path) -> str:
+    """What a failed gate adds: the claims newly ungrounded in B (up to NAMED_CLAIMS) and where to look."""
+    new = claims.newly_ungrounded
+    named = "; ".join(describe(c) for c in new[:NAMED_CLAIMS]) + (f"; and {len(new) - NAMED_CLAIMS} more" if len(new) > NAMED_CLAIMS else "")
+    head = f". Newly ungrounded in B ({len(new)}): {named}" if new else ". No claim is newly ungrounded in B"
+    return f"{head}. Run B: {run_b}; report: {Path(run_b) / 'report.html'}"

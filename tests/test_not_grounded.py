@@ -1,0 +1,118 @@
+"""Not-grounded claims first (issue 13.1) in the terminal, report.md and the top of report.html; report.md
+escaping and report.html bidi isolation (issue 17.10)."""
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import yaml
+
+from judge.models import Span
+from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult
+from judge.scoring.ungrounded import not_grounded
+from judge.verdicts import NOT_GROUNDED, SEVERITY
+from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+
+BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
+# "Mitzpe Ramon has a very large zoo for penguins and white and black polar bears": shares a few words with
+# the source (a nearest passage exists) but far too few to be supported
+PLANTED = "במצפה רמון פועל גן חיות גדול מאוד לפינגווינים ולדובי קוטב לבנים ושחורים."
+MODEL = "evil<script>x|y\u202e"
+
+
+def _record(rid: str, labels: list[str]) -> RecordResult:
+    claims = [ClaimResult(claim_id=i, text=f"{rid} claim {i}", label=lbl,
+                          verdicts=[JudgeVerdict(judge="j", model="m", family="f", label=lbl, rationale=f"because {i}")]) for i, lbl in enumerate(labels)]
+    answer = AnswerResult(model="m", family="f", answer="x", decomposition=Decomposition(method="sentences"), claims=claims)
+    return RecordResult(record_id=rid, question="q", language="English", answers=[answer])
+
+
+def test_most_severe_first_capped_with_counts():
+    results = [_record("r1", ["supported", "partially_supported", "unsupported"]), _record("r2", ["contradicted", "judge_error", "unsupported"])]
+    ng = not_grounded(results, cap=3)
+    assert ng.total == 4 and ng.labels == {"contradicted": 1, "unsupported": 2, "partially_supported": 1}
+    assert [(c.record_id, c.label) for c in ng.claims] == [("r2", "contradicted"), ("r1", "unsupported"), ("r2", "unsupported")]
+    assert [SEVERITY[c.label] for c in ng.claims] == sorted((SEVERITY[c.label] for c in ng.claims), reverse=True)
+    assert ng.claims[0].rationale == "because 0" and ng.claims[0].passage is None and ng.more == 1
+    assert {c.label for c in not_grounded(results).claims} == set(NOT_GROUNDED)
+
+
+def test_best_passage_is_cited_evidence_else_the_nearest_candidate():
+    from judge.results import OfferedCandidate
+
+    cand = lambda cid, s, e, score: OfferedCandidate(id=cid, doc_id="d", start_char=s, end_char=e, excerpt="x" * (e - s), score=score, method="ngram",  # noqa: E731
+                                                     parts=[Span(doc_id="d", start_char=s, end_char=e, excerpt="x" * (e - s))])
+    r = _record("r", ["unsupported", "partially_supported"])
+    r.answers[0].claims[0].candidates = [cand("1.1", 0, 3, 0.2), cand("1.2", 5, 9, 0.6)]
+    r.answers[0].claims[1].candidates = [cand("2.1", 0, 3, 0.9), cand("2.2", 5, 9, 0.3)]
+    r.answers[0].claims[1].evidence = [Span(doc_id="d", start_char=5, end_char=9, excerpt="xxxx")]
+    first, second = not_grounded([r]).claims
+    assert (first.passage.text, first.passage.score, first.passage.cited) == ("xxxx", 0.6, False)
+    assert (second.passage.text, second.passage.score, second.passage.cited) == ("xxxx", 0.3, True)
+
+
+class _Isolation(HTMLParser):
+    """Collects text with U+202E that is not inside a <bdi> or an element with dir (nor in <title>)."""
+
+    VOID = {"meta", "br", "img", "input", "hr", "link", "rect", "circle", "line", "path"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.loose, self.seen = [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append(tag == "bdi" or tag == "title" or any(k == "dir" for k, _ in attrs))
+
+    def handle_endtag(self, tag):
+        if tag not in self.VOID and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if "\u202e" in data:
+            self.seen += 1
+            if not any(self.stack):
+                self.loose.append(data)
+
+
+def test_a_planted_unsupported_claim_comes_first_everywhere(tmp_path):
+    rows = [json.loads(line) for line in BUNDLED_ANSWERS.read_text(encoding="utf-8").splitlines()]
+    rows[0]["answer"] += " " + PLANTED
+    rows[0]["model"] = MODEL
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"name": "planted", "dataset": {"path": str(BUNDLED_SAMPLE)}, "answers": {"path": str(answers)},
+                                      "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["deterministic"]},
+                                      "cache_dir": str(tmp_path / "cache")}, allow_unicode=True))
+    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    run_dir = Path(next(line for line in result.stdout.splitlines() if "reports: " in line).split("reports: ")[1].split("/report.md")[0])
+    scores = json.loads((run_dir / "scores.json").read_text())
+    planted = next(c for c in scores["not_grounded"]["claims"] if c["text"] == PLANTED)
+    assert planted["label"] == "unsupported" and planted["model"] == MODEL
+    nearest = planted["passage"]
+    snippet = nearest["text"].split(" … ")[0]
+    source = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))[0]["source_text"]
+    assert not nearest["cited"] and nearest["score"] > 0 and snippet in source
+    # terminal: the list comes before the summary table, with the claim, its nearest passage and the rationale
+    out = result.stdout
+    assert out.index(PLANTED) < out.index("model under test") and snippet in out and "not grounded" in out
+    assert out.index("CONTRADICTED") < out.index("UNSUPPORTED") < out.index("PARTIALLY_SUPPORTED")
+    # report.md: the first section, data escaped (no raw <script>, the pipe cannot split a cell)
+    md = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert md.index("## Not grounded") < md.index("## ", md.index("## Not grounded") + 3) and md.index(PLANTED) < md.index("## Verdicts by model")
+    assert snippet in md and "<script>" not in md and "evil&lt;script&gt;x\\|y" in md
+    header = next(line for line in md.splitlines() if line.startswith("| label | record"))
+    row = next(line for line in md.splitlines() if PLANTED in line)
+    assert row.replace("\\|", "").count("|") == header.count("|")
+    # report.html: before the score sections and the records, linked to the claim below
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    top = html[: html.index("<h2>Records</h2>")]
+    assert top.index(PLANTED) < top.index("Verdicts by model under test") and snippet in top and f"score {nearest['score']:.2f}" in top
+    anchor = planted["anchor"]
+    assert f'href="#{anchor}"' in top and f'id="{anchor}"' in html[html.index("<h2>Records</h2>"):]
+    # every bidi override of the data sits in an isolate
+    iso = _Isolation()
+    iso.feed(html)
+    assert iso.seen >= 3 and iso.loose == []
