@@ -97,6 +97,11 @@ def test_compare_names_the_claim_a_rewritten_answer_made_ungrounded(tmp_path):
     assert "Newly ungrounded in B (3)" in fail and PLANTED.strip()[:10] in fail
     assert str(Path(every) / "report.html") in gate.stdout.replace("\n", "")
     assert "improved" not in fail and "got worse by" in fail
+    # a narrow terminal folds the claim text but never cuts a label
+    narrow = run_cli("compare", base, every, env={"COLUMNS": "60"})
+    labels = {c["b"] for c in json.loads(run_cli("compare", base, every, "--json").stdout)["claims"]["newly_ungrounded"]}
+    cells = {cell.strip() for line in narrow.stdout.splitlines() for cell in line.split("│")}
+    assert labels and labels <= cells
 
 
 def test_an_improvement_reads_improved_and_intervals_have_four_decimals(tmp_path):

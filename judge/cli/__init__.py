@@ -9,3 +9,19 @@ from judge.cli import data, models, runs  # noqa: F401  (the commands register t
 from judge.cli.app import app, main
 
 __all__ = ["app", "main"]
+
+# `judge --help`: the main commands first, in the order a user meets them; then the model checks; then the
+# research tools (benchmarks, data preparation).
+MAIN = ("run", "score", "compare", "rejudge", "agreement", "validate", "merge", "init")
+PANELS = {"families": "Models", "ping": "Models"}
+RESEARCH = "Research tools"
+
+
+def _name(info) -> str:
+    return info.name or info.callback.__name__.replace("_", "-")
+
+
+for _info in app.registered_commands:
+    if _name(_info) not in MAIN:
+        _info.rich_help_panel = PANELS.get(_name(_info), RESEARCH)
+app.registered_commands.sort(key=lambda info: MAIN.index(_name(info)) if _name(info) in MAIN else len(MAIN) + (_name(info) not in PANELS))

@@ -207,8 +207,7 @@ def agreement(
                                        "(default: a new agreement-<runs>.html in the first run)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Judges against each other (Cohen's kappa, nominal alpha), against gold and humans; self-preference; cost;
-    every claim the judges disagree on, with each judge's label and rationale."""
+    """Judges against each other (kappa, alpha), gold and humans; self-preference; cost; the claims they disagree on."""
     from judge.report import agreement_path, write_agreement
     from judge.runs.run import Run
     from judge.scoring.agreement import judge_agreement

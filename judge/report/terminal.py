@@ -51,10 +51,11 @@ def validation(rep: dict) -> None:
         t.add_row(key, str(rep[key]))
     t.add_row("genres", ", ".join(f"{k} {v}" for k, v in rep["genres"].items()) or "-")
     t.add_row("difficulties", ", ".join(f"{k}: {v}" for k, v in rep["difficulties"].items()) or "-")
-    t.add_row("perfect agreement (records)", fmt(rep["perfect_agreement"]))
-    t.add_row("alpha, ordinal, pooled", fmt(rep["alpha_pooled"]))
-    for dim, value in rep["alpha_by_dimension"].items():
-        t.add_row(f"  alpha {dim}", fmt(value))
+    if rep["rating_entries"]:  # a file without human ratings (an answers file) has no agreement to show
+        t.add_row("perfect agreement (records)", fmt(rep["perfect_agreement"]))
+        t.add_row("alpha, ordinal, pooled", fmt(rep["alpha_pooled"]))
+        for dim, value in rep["alpha_by_dimension"].items():
+            t.add_row(f"  alpha {dim}", fmt(value))
     sid = rep["sentence_ids"]
     t.add_row("sentence_id agrees with our segmentation", f"{sid['agree']} of {sid['stated']} (information)")
     for key in ("answers_by_model", "gold_labels"):
