@@ -15,8 +15,10 @@ from judge.llm.families import answer_family, require_known_family, unknown_answ
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_prompt
 from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
-from judge.runs.config import RunConfig
+from judge.runs.config import RunConfig, SearchSection
 from judge.search import Index
+from judge.search import offer as offer_within  # the budgeted offer; `offer` here is the judges' id-giving one
+from judge.search.index import CHARS_PER_TOKEN
 from judge.stages.checks import check_claim
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate
@@ -126,9 +128,20 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     )
 
 
-def _candidates(indexes: list[Index], text: str, k: int):
-    found = [c for ix in indexes for c in ix.search(text, k)]
-    return sorted(found, key=lambda c: -c.score)[:k]
+def _candidates(indexes: list[Index], text: str, search: SearchSection):
+    """The top k candidates over the record's sources, or what fits the configured token budget."""
+    budget = budget_tokens(search, indexes)
+    if budget is not None:
+        return offer_within(indexes, text, budget)
+    found = [c for ix in indexes for c in ix.search(text, search.k)]
+    return sorted(found, key=lambda c: -c.score)[: search.k]
+
+
+def budget_tokens(search: SearchSection, indexes: list[Index]) -> int | None:
+    """The evidence budget per claim in tokens, None for the top-k offer; a share counts all the sources."""
+    if search.budget_share is None:
+        return search.budget_tokens
+    return max(1, round(search.budget_share * sum(len(ix.source) for ix in indexes) / CHARS_PER_TOKEN))
 
 
 async def _process_answer(
@@ -148,7 +161,7 @@ async def _process_answer(
     order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
     texts = {("claim", i): t for i, (t, _) in enumerate(claims)} | {("control", j): c.text for j, c in enumerate(controls)}
     sources = {s.doc_id: s.text for s in record.sources}
-    shown = [_to_judge(indexes, texts[item], str(at + 1), cfg.search.k, sources) for at, item in enumerate(order)]
+    shown = [_to_judge(indexes, texts[item], str(at + 1), cfg.search, sources) for at, item in enumerate(order)]
     verdicts = await judge_claims(p, record, language, shown, usage)
     by_item = dict(zip(order, shown))
     out = []
@@ -171,9 +184,9 @@ async def _process_answer(
     return answer, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
 
 
-def _to_judge(indexes: list[Index], text: str, cid: str, k: int, sources: dict[str | None, str]) -> ClaimToJudge:
+def _to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, sources: dict[str | None, str]) -> ClaimToJudge:
     """A claim with its offered candidates and checks (corrections are looked for in the whole source)."""
-    offered = offer(_candidates(indexes, text, k), cid)
+    offered = offer(_candidates(indexes, text, search), cid)
     return ClaimToJudge(cid, text, offered, check_claim(text, offered, sources))
 
 

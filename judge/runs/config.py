@@ -80,8 +80,20 @@ class DecomposeSection(_Section):
 
 
 class SearchSection(_Section):
+    """What the judges are shown per claim: the top ``k`` candidates (the default), or, with one of the
+    budgets set, whole sentences chosen jointly within a token budget (``judge.search.offer``):
+    ``budget_tokens`` per claim, or ``budget_share`` of the record's source tokens (characters / 4)."""
+
     k: int = Field(5, ge=1, le=20)
     context_chars: int = Field(80, ge=0, le=1000)
+    budget_tokens: int | None = Field(None, ge=1, le=1_000_000)
+    budget_share: float | None = Field(None, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_budget(self) -> SearchSection:
+        if self.budget_tokens is not None and self.budget_share is not None:
+            raise ValueError("set one of budget_tokens and budget_share, not both")
+        return self
 
 
 class AdjudicateSection(_Section):
