@@ -43,6 +43,13 @@ NEAR_DECAY = 0.6
 NEAR_SPAN = 3
 OFFER_POOL = 40  # sentences considered by their own score, before neighbours join
 OFFER_MISFITS = 8  # stop after this many consecutive sentences too long for what is left of the budget
+# The sentence before a chosen one that opens with a pronoun holds its antecedent: its nearness bonus is
+# raised by this much (tuning half 0.901 -> 0.913 hit at 0.2x, flat from 0.2 to 1.0; held out 0.923 -> 0.929).
+PRONOUN_BONUS = 0.2
+_ANAPHORA = frozenset((  # normalised (case-folded) openings; English, Hebrew, Portuguese
+    "he", "she", "it", "they", "his", "her", "its", "their", "him", "them", "this", "these", "those", "there",
+    "such", "both", "הוא", "היא", "הם", "הן", "זה", "זו", "זאת", "אלה", "אלו", "ele", "ela", "eles", "elas",
+))
 
 
 @dataclass
@@ -195,10 +202,12 @@ class Index:
                 for j in holders[w]:
                     base[j] -= loss  # the word now counts REPEAT_DECAY times as much as before
                 weights[w] *= REPEAT_DECAY
+            antecedent = self._opens_with_pronoun(i)
             for d in range(1, NEAR_SPAN + 1):
                 for j in (i - d, i + d):
-                    if 0 <= j < n and j not in chosen and NEAR_DECAY ** (d - 1) > near.get(j, 0.0):
-                        near[j] = NEAR_DECAY ** (d - 1)
+                    bonus = NEAR_DECAY ** (d - 1) + (PRONOUN_BONUS / NEAR_BONUS if j == i - 1 and antecedent else 0.0)
+                    if 0 <= j < n and j not in chosen and bonus > near.get(j, 0.0):
+                        near[j] = bonus
                         heapq.heappush(heap, (-value(j), j))
 
         weights = list(weights)
@@ -218,6 +227,12 @@ class Index:
                 continue
             cover(i)
             yield i, current
+
+    def _opens_with_pronoun(self, i: int) -> bool:
+        """Sentence ``i`` opens with a pronoun or demonstrative, so its subject is in a sentence before."""
+        a, b = self._norm_ranges[i]
+        first = words(self.norm.text[a : min(b, a + 40)])[:1]
+        return bool(first) and first[0] in _ANAPHORA
 
     def _verbatim(self, claim: str, query: _Query | None) -> list[_Pooled]:
         stripped = claim.strip(_EDGE_PUNCT)
