@@ -294,7 +294,8 @@ class LLM:
             params["api_key"] = "no-key"  # local and self-hosted servers take any key; litellm insists on one
         hard_limit = cfg.timeout * (cfg.validation_retries + 1) + 10.0
         try:
-            return await asyncio.wait_for(client.chat.completions.create(**params), timeout=hard_limit)
+            async with asyncio.timeout(hard_limit):  # no extra task per call, as wait_for would make
+                return await client.chat.completions.create(**params)
         except Exception as e:
             cause = _unwrap(e)
             kept = _partial(cause, response_model) if keep_truncated else None
