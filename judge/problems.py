@@ -22,12 +22,9 @@ class Problem(BaseModel):
 
 def problems_shown() -> int:
     """How many problems of one file are listed (the rest are counted): JUDGE_MAX_PROBLEMS, default 50."""
-    import os
+    from judge.env import number
 
-    raw = os.environ.get("JUDGE_MAX_PROBLEMS", "50")
-    if not raw.strip().isdigit() or int(raw) < 1:
-        raise DatasetError([Problem(file="environment", field="JUDGE_MAX_PROBLEMS", message=f"expected a whole number of at least 1, found {raw!r}")])
-    return int(raw)
+    return int(number("JUDGE_MAX_PROBLEMS"))
 
 
 class DatasetError(Exception):

@@ -66,9 +66,12 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
     def register(fn):
         @functools.wraps(fn)
         def bounded(*args, **kwargs):
+            from judge import env
             from judge.problems import DatasetError
 
             try:
+                for warning in env.check():  # a bad JUDGE_* value: refused before any work
+                    sys.stderr.write(f"{warning}\n")
                 return fn(*args, **kwargs)
             except typer.Exit:
                 raise

@@ -13,10 +13,12 @@ from judge.report import terminal
 
 
 def load_models(path: Path) -> dict:
-    from judge.llm.config import load_models as load
+    from judge.llm.config import ConfigFileError, load_models as load
 
     try:
         return load(path)
+    except ConfigFileError as e:  # already names the file
+        raise BadInput(str(e)) from None
     except (FileNotFoundError, ValueError, ValidationError) as e:
         raise BadInput(f"{path}: {e}") from None
 

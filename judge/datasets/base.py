@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,23 +91,12 @@ class Loaded:
             self.problems.extend(problems)
 
 
-def _env_mb(name: str, default: str) -> int:
-    raw = os.environ.get(name, default)
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        from judge.problems import DatasetError
-
-        raise DatasetError([Problem(file="environment", field=name, message=f"expected a positive number of megabytes, found {raw!r}")])
-    return int(value * 1e6)
-
-
 def max_record_bytes() -> int:
     """Files are streamed, so their size is free; one record (a JSONL line, an array item) is read whole, and
     one larger than this (JUDGE_MAX_RECORD_MB, default 64) is refused rather than risking the memory."""
-    return _env_mb("JUDGE_MAX_RECORD_MB", "64")
+    from judge.env import number
+
+    return int(number("JUDGE_MAX_RECORD_MB") * 1e6)
 
 
 MAX_DEPTH = 64  # JSON nesting deeper than any of our formats needs (and far below Python's recursion limit)

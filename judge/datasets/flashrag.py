@@ -230,6 +230,8 @@ def write_atomic(path: str | Path, parts, inputs: tuple[str | Path, ...] = ()) -
     and no earlier output damaged. Refuses to write over one of ``inputs``. Returns the number of parts."""
     path = Path(path)
     refuse_overwrite(path, inputs)
+    if path.is_dir():
+        raise DatasetError([Problem(file=str(path), message="cannot write: is a directory, expected a file name")])
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     except OSError as e:

@@ -74,14 +74,39 @@ class ModelConfig(BaseModel):
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
-def load_models(path: str | Path) -> dict[str, ModelConfig]:
-    """The ``models:`` mapping of a YAML file, name -> ModelConfig (the name becomes the label)."""
+class ConfigFileError(ValueError):
+    """A config file that cannot be read as YAML (missing, a directory, not UTF-8, not YAML); names the file."""
+
+
+def read_yaml(path: str | Path, what: str = "config file"):
+    """A YAML file's data, or ConfigFileError with one line naming the file and what is wrong with it."""
     import yaml
 
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"model config file {path} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigFileError(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigFileError(f"{path}: is a directory, expected a {what} (YAML)") from None
+    except UnicodeDecodeError as e:
+        raise ConfigFileError(f"{path}: not valid UTF-8 (byte {e.start}); save the {what} as UTF-8") from None
+    except OSError as e:
+        raise ConfigFileError(f"{path}: cannot read the {what}: {e.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:  # one line: where and what, not the YAML library's multi-line picture
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigFileError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', None) or e}") from None
+
+
+def load_models(path: str | Path) -> dict[str, ModelConfig]:
+    """The ``models:`` mapping of a YAML file, name -> ModelConfig (the name becomes the label)."""
+    path = Path(path)
+    data = read_yaml(path, "model config file") or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of model names to configs under 'models:'")
     models = data.get("models", data)
     if not isinstance(models, dict):
         raise ValueError(f"{path}: expected a mapping of model names to configs under 'models:'")

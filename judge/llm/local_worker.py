@@ -18,9 +18,10 @@ import sys
 def _load(name: str):
     from llama_cpp import Llama
 
+    from judge.env import number
     from judge.llm.weights import model_path
 
-    return Llama(model_path=str(model_path(name)), n_ctx=int(os.environ.get("JUDGE_LOCAL_CONTEXT", "8192")), n_threads=None, seed=0, verbose=False)
+    return Llama(model_path=str(model_path(name)), n_ctx=int(number("JUDGE_LOCAL_CONTEXT")), n_threads=None, seed=0, verbose=False)
 
 
 def _reply(name: str, loaded: dict, request: dict) -> dict:

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge.controls.make import ControlsConfig
-from judge.llm.config import ModelConfig, load_models
+from judge.llm.config import ConfigFileError, ModelConfig, load_models, read_yaml
 from judge.problems import problems_from_validation
 from judge.judges.deterministic import DeterministicThresholds
 from judge.judges.registry import model_judges
@@ -165,15 +165,11 @@ class ConfigError(ValueError):
 
 
 def load_run_config(path: str | Path) -> RunConfig:
-    import yaml
-
     path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"{path}: config file does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        data = read_yaml(path) or {}
+    except ConfigFileError as e:
+        raise ConfigError(str(e)) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
     base = path.resolve().parent

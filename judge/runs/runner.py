@@ -98,9 +98,12 @@ def drive(
             stopped = asyncio.run(run_items(items, work, store, config.record_concurrency, on_result))
     finally:
         cache.close()
-    if started is not None:
-        store.update_manifest(wall_seconds=round(store.manifest().get("wall_seconds", 0.0) + time.perf_counter() - started, 3))
-    return finish(store, order, config, cache, stopped)
+    try:
+        if started is not None:
+            store.update_manifest(wall_seconds=round(store.manifest().get("wall_seconds", 0.0) + time.perf_counter() - started, 3))
+        return finish(store, order, config, cache, stopped)
+    finally:
+        store.unlock()
 
 
 def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCache, stopped: str | None) -> dict:
@@ -140,7 +143,7 @@ def execute(
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
     if resume is not None:
-        store = RunStore.open(resume)
+        store = RunStore.open(resume, lock=True)  # a second --resume of it is refused while this one runs
         manifest = store.manifest()
         if manifest.get("config_hash") != config_hash(config):
             raise RunDirError(

@@ -14,9 +14,11 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
 
 from judge.llm.redact import redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
@@ -27,7 +29,33 @@ _NAME = re.compile(RUN_NAME)
 
 
 class RunDirError(ValueError):
-    """A run directory that cannot be used (missing, from another version, or a bad name)."""
+    """A run directory that cannot be used (missing, from another version, corrupt, not writable, or a bad name)."""
+
+
+@contextmanager
+def writing(path: Path):
+    """A file-system failure while writing ``path`` (read-only, a file where a folder should be, disk full)
+    becomes a RunDirError naming the path: the user's environment is wrong, not the tool."""
+    try:
+        yield
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON object from one of the run's own files; RunDirError naming the file when it is unreadable,
+    not JSON, or not an object (a corrupt or hand-edited run directory)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunDirError(f"{path} is missing: {path.parent} is not a complete run directory") from None
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:  # not UTF-8, not JSON
+        raise RunDirError(f"{path} is corrupt (not JSON: {e})") from None
+    if not isinstance(data, dict):
+        raise RunDirError(f"{path} is corrupt: expected a JSON object, found {type(data).__name__}")
+    return data
 
 
 def safe_name(name: str) -> str:
@@ -41,35 +69,67 @@ class RunStore:
         self.path = path
         self.results_path = path / "results.jsonl"
         self.log_path = path / "run.log"
+        self.calls_path = path / "calls.jsonl"
+        self._release = None
+
+    # -- one writer at a time ---------------------------------------------------------------------------
+    def lock(self) -> RunStore:
+        """Hold the run directory for this process: a second run, --resume or rejudge into it is refused.
+        An flock on run.lock: the kernel releases it when the process ends, SIGKILL included, so a killed
+        run never leaves a stale lock. A directory that cannot be written fails here, before any work."""
+        import fcntl
+        import weakref
+
+        path = self.path / "run.lock"
+        with writing(path):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RunDirError(
+                f"{self.path} is in use by another judge process (it holds {path.name}): wait for it to finish or stop it, then resume"
+            ) from None
+        self._release = weakref.finalize(self, os.close, fd)  # closed on unlock(), or when the store goes
+        self._cut_torn_tail(self.calls_path)  # a killed writer's half line would glue onto the next call's
+        return self
+
+    def unlock(self) -> None:
+        if self._release is not None:
+            self._release()
 
     # -- creating and opening ---------------------------------------------------------------------------
     @classmethod
     def create(cls, runs_root: Path, name: str, config: RunConfig, meta: dict) -> RunStore:
         safe_name(name)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        if runs_root.exists() and not runs_root.is_dir():
+            raise RunDirError(f"--runs-dir {runs_root} is a file, expected a folder for run directories")
         path = runs_root / f"{stamp}-{name}"
         n = 1
         while path.exists():
             n += 1
             path = runs_root / f"{stamp}-{name}-{n}"
-        path.mkdir(parents=True)
-        store = cls(path)
+        with writing(path):
+            path.mkdir(parents=True)
+        store = cls(path).lock()
         store.write_config(config, meta)
         return store
 
     @classmethod
-    def open(cls, path: Path) -> RunStore:
+    def open(cls, path: Path, lock: bool = False) -> RunStore:
+        """An existing run directory; ``lock``: to write into it (--resume), refused while another process does."""
         store = cls(path)
         manifest = path / "run.json"
         if not manifest.exists():
             raise RunDirError(f"{path} is not a run directory of this tool (no run.json)")
-        info = json.loads(manifest.read_text(encoding="utf-8"))
+        info = read_json_object(manifest)
         if info.get("format") != RUN_FORMAT or info.get("schema_version") != RESULTS_SCHEMA_VERSION:
             raise RunDirError(
                 f"{path} was written by another version of judge (format {info.get('format')!r}, schema "
                 f"{info.get('schema_version')!r}; this version reads schema {RESULTS_SCHEMA_VERSION}): refusing to misread it"
             )
-        return store
+        return store.lock() if lock else store
 
     def write_config(self, config: RunConfig, meta: dict) -> None:
         """The resolved config (model configs hold env-var names, never keys) and a manifest."""
@@ -79,11 +139,24 @@ class RunStore:
         self._write_atomic(self.path / "run.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
 
     def config(self) -> RunConfig:
-        data = yaml.safe_load((self.path / "config.yaml").read_text(encoding="utf-8"))
-        return RunConfig.model_validate(data)
+        """The run's resolved config; RunDirError naming config.yaml when it is corrupt or hand-edited wrong."""
+        from judge.llm.config import ConfigFileError, read_yaml
+        from judge.problems import problems_from_validation
+
+        path = self.path / "config.yaml"
+        try:
+            data = read_yaml(path, "run config")
+        except ConfigFileError as e:
+            raise RunDirError(f"{e} (the run directory is corrupt)") from None
+        if not isinstance(data, dict):
+            raise RunDirError(f"{path} is corrupt: expected a mapping, found {type(data).__name__}")
+        try:
+            return RunConfig.model_validate(data)
+        except ValidationError as e:
+            raise RunDirError("\n".join(f"{p} (the run directory is corrupt)" for p in problems_from_validation(e, str(path), None))) from None
 
     def manifest(self) -> dict:
-        return json.loads((self.path / "run.json").read_text(encoding="utf-8"))
+        return read_json_object(self.path / "run.json")
 
     def update_manifest(self, **fields) -> None:
         manifest = {**self.manifest(), **fields}
@@ -99,18 +172,20 @@ class RunStore:
             raise RunDirError(f"{name!r} is not a plain file name")
         path = self.path / name
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            for part in parts:
-                f.write(redact_secrets(part))
-        os.replace(tmp, path)
+        with writing(path):
+            with open(tmp, "w", encoding="utf-8") as f:
+                for part in parts:
+                    f.write(redact_secrets(part))
+            os.replace(tmp, path)
         return path
 
     # -- results ----------------------------------------------------------------------------------------
-    def _cut_torn_tail(self) -> None:
+    def _cut_torn_tail(self, path: Path | None = None) -> None:
         """A kill in mid-write leaves a last line without its newline: cut it off (that record is redone)."""
-        if not self.results_path.exists():
+        path = path or self.results_path
+        if not path.exists():
             return
-        with open(self.results_path, "r+b") as f:
+        with writing(path), open(path, "r+b") as f:
             size = f.seek(0, os.SEEK_END)
             if size == 0:
                 return
@@ -149,7 +224,7 @@ class RunStore:
 
     def append(self, result: RecordResult) -> None:
         line = redact_secrets(result.model_dump_json()) + "\n"
-        with open(self.results_path, "a", encoding="utf-8") as f:
+        with writing(self.results_path), open(self.results_path, "a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
             os.fsync(f.fileno())
@@ -179,24 +254,24 @@ class RunStore:
     def append_call(self, record) -> None:
         """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of
         results.jsonl so that results stay free of wall-clock values."""
-        with open(self.path / "calls.jsonl", "a", encoding="utf-8") as f:
+        with writing(self.calls_path), open(self.calls_path, "a", encoding="utf-8") as f:
             f.write(redact_secrets(record.model_dump_json()) + "\n")
 
     def calls(self) -> list[dict]:
-        path = self.path / "calls.jsonl"
-        if not path.exists():
+        if not self.calls_path.exists():
             return []
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [json.loads(line) for line in self.calls_path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
     def write_summary(self, summary: dict) -> None:
         self._write_atomic(self.path / "summary.json", json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
 
     def log(self, message: str) -> None:
-        with open(self.log_path, "a", encoding="utf-8") as f:
+        with writing(self.log_path), open(self.log_path, "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {redact_secrets(message)}\n")
 
     @staticmethod
     def _write_atomic(path: Path, text: str) -> None:
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(redact_secrets(text), encoding="utf-8")
-        os.replace(tmp, path)
+        with writing(path):
+            tmp.write_text(redact_secrets(text), encoding="utf-8")
+            os.replace(tmp, path)
