@@ -175,3 +175,39 @@ def test_a_second_resume_is_refused_and_a_killed_holder_leaves_no_stale_lock(run
     again = cli(*resume)  # and this process released its own when the resume finished
     assert again.exit_code in (0, 3), again.output
 
+
+# -- rich markup in data (issue 17.5) ------------------------------------------------------------------------
+
+MARKUP = "[/x]"  # a closing tag with no opening one: rich raised MarkupError on it
+
+
+def test_markup_in_model_names_genres_and_ids_is_printed_as_text(tmp_path):
+    import json
+
+    records = json.loads((ROOT / "judge" / "data" / "he_sample.json").read_text(encoding="utf-8"))
+    records[0]["genre"] = MARKUP
+    records[1]["genre"] = "[bold]loud[/bold]"
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    rows = [json.loads(line) for line in (ROOT / "judge" / "data" / "he_sample_answers.jsonl").read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["model"] = MARKUP if row["model"] == rows[0]["model"] else f"[red]{row['model']}"
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+    result = cli("validate", data)
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert MARKUP in result.output and "[bold]loud[/bold]" in result.output  # shown as written, not as style
+    result = cli("validate", answers, "--records", data)
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert MARKUP in result.output
+
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: markup\ndataset: {{path: {data}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
+                      f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\nmin_control_accuracy: 0\n")
+    result = cli("run", config, "--runs-dir", tmp_path / "runs", "--no-progress")
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert MARKUP in result.output and "[red]" in result.output
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    result = cli("score", run_dir)
+    assert result.exit_code == 0, (result.output, result.exception)

@@ -23,7 +23,7 @@ def fmt(x) -> str:
 
 
 def console(stderr: bool = False) -> Console:
-    return Console(highlight=False, stderr=stderr)
+    return Console(highlight=False, markup=False, stderr=stderr)  # data (model names, genres, ids) is never markup
 
 
 def print_json(obj) -> None:
