@@ -35,7 +35,9 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
     for record_id in meta["records_selected"]:
         store.append(merged[record_id])
     count = store.rewrite_in_order(order)
-    summary = summarize(store.iter_finished(), store.manifest(), config)
+    for shard in stores:  # every call the shards made, so that the merged totals are what was spent
+        store.append_calls_from(shard)
+    summary = summarize(store.iter_finished(), store.manifest(), config, store.usage())
     summary["run"] = {"records_selected": count, "records_finished": count, "complete": True, "merged_from": meta["merged_from"]}
     store.write_summary(summary)
     return store, summary

@@ -109,7 +109,7 @@ def drive(
 def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCache, stopped: str | None) -> dict:
     """Results in dataset order, and the summary written beside them."""
     finished = store.rewrite_in_order(order)
-    summary = summarize(store.iter_finished(), store.manifest(), config)
+    summary = summarize(store.iter_finished(), store.manifest(), config, store.usage())
     summary["run"] = {
         "records_selected": len(order),
         "records_finished": finished,

@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from judge.llm.port import CallRecord, Usage
 from judge.llm.redact import redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.config import RUN_NAME, RunConfig
@@ -257,10 +258,36 @@ class RunStore:
         with writing(self.calls_path), open(self.calls_path, "a", encoding="utf-8") as f:
             f.write(redact_secrets(record.model_dump_json()) + "\n")
 
+    def append_calls_from(self, other: RunStore) -> None:
+        """Another run's complete call lines appended to this one's calls.jsonl, as bytes (merge)."""
+        if not other.calls_path.exists():
+            return
+        with writing(self.calls_path), open(other.calls_path, "rb") as src, open(self.calls_path, "ab") as dst:
+            for line in src:
+                if line.endswith(b"\n"):
+                    dst.write(line)
+
     def calls(self) -> list[dict]:
         if not self.calls_path.exists():
             return []
         return [json.loads(line) for line in self.calls_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def usage(self) -> Usage:
+        """What the run spent, summed from calls.jsonl, the one record of every call: across kills and resumes
+        it also counts the calls of records a kill lost (their results were never written, their tokens were
+        spent). Read line by line; a torn last line (a kill in mid-write, not yet cut by a resume) is left out."""
+        total = Usage()
+        if not self.calls_path.exists():
+            return total
+        with open(self.calls_path, "rb") as f:
+            for i, line in enumerate(f, start=1):
+                if not line.strip() or not line.endswith(b"\n"):
+                    continue
+                try:
+                    total.add_call(CallRecord.model_validate_json(line))
+                except ValueError:
+                    raise RunDirError(f"{self.calls_path}: line {i} is not a call record of this version of judge") from None
+        return total
 
     def write_summary(self, summary: dict) -> None:
         self._write_atomic(self.path / "summary.json", json.dumps(summary, ensure_ascii=False, indent=1) + "\n")

@@ -11,7 +11,9 @@ from judge.results import RecordResult, Usage
 from judge.verdicts import TRIAGE, rates
 
 
-def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
+def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Usage | None = None) -> dict:
+    """``spent``: the run's usage from calls.jsonl (RunStore.usage), which also counts calls made for records
+    a kill lost; the per-record usage of the results is summed only where a run has no call log."""
     by_model: dict[str, Counter] = defaultdict(Counter)
     by_judge: dict[str, Counter] = defaultdict(Counter)
     overall: Counter = Counter()
@@ -50,7 +52,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config) -> dict:
         "generation_errors": generation_errors,
         "answers_truncated": truncated,
         "judge_health": judge_health(seen, by_judge, getattr(config, "min_control_accuracy", None)).model_dump(),
-        "usage": usage.model_dump(),
+        "usage": (spent if spent is not None else usage).model_dump(),
         "notes": notes(config),
     }
 
