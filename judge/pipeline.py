@@ -38,6 +38,7 @@ class Pipeline:
     recorded_answers: dict[str, list[Answer]] | None = None
     family_clashes: list[str] = field(default_factory=list)
     controls: ControlPlan | None = None  # set by the runner, which knows the run's records
+    unknown_families: list[str] = field(default_factory=list)  # recorded answer models the cross-family rule cannot check
 
     def decomposer(self) -> ModelConfig | None:
         c = self.config.decompose
@@ -85,7 +86,7 @@ def build_pipeline(
             "(give each answer a family field)", ", ".join(unknown))
     prompts = {name: load_prompt(name) for name in PROMPTS}
     llm = LLM(cache, config.max_cost_usd)
-    return Pipeline(config, llm, prompts, build_panel(config, llm, prompts["judge"]), recorded, clashes)
+    return Pipeline(config, llm, prompts, build_panel(config, llm, prompts["judge"]), recorded, clashes, unknown_families=unknown)
 
 
 async def process_record(p: Pipeline, record: Record) -> RecordResult:

@@ -209,6 +209,11 @@ def summary(s: dict) -> None:
     for model, r in rows:
         counts = "/".join(str(r["labels"][k]) for k in VERDICT_LABELS)
         t.add_row(model, str(r["claims"]), counts, fmt(r["faithfulness"]), fmt(r["hallucination_rate"]))
+    if len(s.get("by_judge", {})) > 1:  # a panel: each judge's own labels, so that one judge's errors show (issue 17.10)
+        t.add_section()
+        for judge, r in s["by_judge"].items():
+            counts = "/".join(str(r["labels"][k]) for k in VERDICT_LABELS)
+            t.add_row(f"judge {judge}", str(r["claims"]), counts, fmt(r["faithfulness"]), fmt(r["hallucination_rate"]))
     from judge.controls.health import HealthReport
 
     c = console()
@@ -216,6 +221,9 @@ def summary(s: dict) -> None:
     if health is not None and health.failed:  # a judge that fails its controls comes before its numbers
         for line in health.failure_lines():
             c.print(f"WARNING: {line}", soft_wrap=True, markup=False)
+    if s.get("unknown_family_answer_models"):
+        c.print(f"WARNING: cannot tell the model family of the recorded answers of {', '.join(s['unknown_family_answer_models'])}: "
+                "the cross-family rule is not checked for them (give each answer a family field)", soft_wrap=True)
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
     if health is not None and health.judges:

@@ -41,12 +41,14 @@ def rejudge(
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     answer_families = sorted({a.family for r in previous for a in r.answers})
     pipeline = build_pipeline(config, None, cache, answer_families)
+    pipeline.unknown_families = sorted({a.model for r in previous for a in r.answers if a.family == "unknown"})
     meta = {
         "name": name or f"{old.manifest.get('name', 'run')}-rejudge",
         "config_hash": config_hash(config),
         "rejudged_from": str(run_dir),
         "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
         "same_family_clashes": pipeline.family_clashes,
+        "unknown_family_answer_models": pipeline.unknown_families,
         "records_selected": [r.record_id for r in previous],
     }
     store = RunStore.create(runs_root, meta["name"], config, meta)

@@ -160,6 +160,7 @@ def execute(
             "shard": list(shard) if shard else None,
             "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
             "same_family_clashes": pipeline.family_clashes,
+            "unknown_family_answer_models": pipeline.unknown_families,
             "records_selected": [r.id for r in selected],
         }
         store = RunStore.create(runs_root, name or config.name, config, meta)

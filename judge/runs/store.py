@@ -213,9 +213,15 @@ class RunStore:
                 if not line.strip():
                     continue
                 try:
-                    yield RecordResult.model_validate_json(line)
+                    result = RecordResult.model_validate_json(line)
                 except ValueError:
                     raise RunDirError(f"{self.results_path}: line {i} is not a result of this version of judge") from None
+                if result.schema_version != RESULTS_SCHEMA_VERSION:  # another version's line: refuse, never misread
+                    raise RunDirError(
+                        f"{self.results_path}: line {i} (record {result.record_id}) has schema_version {result.schema_version}; "
+                        f"this version of judge reads schema {RESULTS_SCHEMA_VERSION}: refusing to misread it"
+                    )
+                yield result
 
     def finished(self) -> list[RecordResult]:
         return list(self.iter_finished())

@@ -42,6 +42,8 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         "prompts": manifest.get("prompts", {}),
         "judges": list(config.adjudicate.judges),
         "same_family_clashes": manifest.get("same_family_clashes", []),
+        # recorded answers whose model's family cannot be told: no judge was checked against them (issue 17.7)
+        "unknown_family_answer_models": manifest.get("unknown_family_answer_models", []),
         "records": records,
         "answers": answers,
         "overall": rates(overall),
