@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from judge.datasets.base import (
     Loaded,
@@ -24,7 +24,7 @@ FORMAT = "hebrew-qa"
 class HebrewQARecord(StrictModel):
     """One record exactly as the file writes it."""
 
-    id: str
+    id: str = Field(min_length=1)  # Record's rule, checked here so that the problem names the file's field
     question: str
     source_text: str
     reference_answer: str | None = None
@@ -68,6 +68,7 @@ def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, lis
             continue
         try:
             parsed = HebrewQARecord.model_validate(item)
+            record = to_record(parsed)
         except ValidationError as e:
             add_validation(problems, e, file, rid)
             continue
@@ -84,7 +85,7 @@ def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, lis
             for ci, claim in enumerate(parsed.claims)
             for ai, a in enumerate(claim.attribution)
         ]
-        yield to_record(parsed), spans, i
+        yield record, spans, i
 
 
 def load(path: Path) -> Loaded:
