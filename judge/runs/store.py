@@ -82,6 +82,8 @@ class RunStore:
         import weakref
 
         path = self.path / "run.lock"
+        if not os.access(self.path, os.W_OK):  # a read-only folder (or file system): refused now, not after the work
+            raise RunDirError(f"{self.path}: cannot write: the folder is read-only")
         with writing(path):
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -250,7 +252,7 @@ class RunStore:
                     lines[json.loads(line)["record_id"]] = line
         ranked = sorted(lines, key=lambda rid: (rank.get(rid, len(order)), rid))
         tmp = self.results_path.with_name(self.results_path.name + ".tmp")
-        with open(tmp, "wb") as f:
+        with writing(self.results_path), open(tmp, "wb") as f:
             for rid in ranked:
                 f.write(lines[rid])
             f.flush()
