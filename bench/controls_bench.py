@@ -114,9 +114,9 @@ def truth_table(labelled: dict) -> dict[str, str]:
     from judge.datasets import load
 
     records = load(labelled["dataset"], labelled.get("format"))
-    plan = ControlPlan.for_run(ControlsConfig(), records, records)
+    plan = ControlPlan.for_run(ControlsConfig(), records, [r.id for r in records])
     for r in records:
-        for c in plan.controls_pool(r.id):
+        for c in plan.controls_pool(r):
             truth[c.text.strip()] = c.label
     return truth
 

@@ -125,51 +125,92 @@ def _hops(meta: dict) -> list[dict]:
     return [h.get("support_paragraph") or {} for h in meta.get("question_decomposition") or []]
 
 
-def align_row(row: dict, index: TitleIndex, stats: AlignStats) -> dict | None:
-    """The row with metadata.gold_doc_ids, or None (dropped; the reason is recorded in ``stats``)."""
+@dataclass
+class Unit:
+    """One supporting fact (a sentence) or hop (a paragraph) of a row: what must align to a chunk of ``title``."""
+
+    kind: str  # "sentence" | "paragraph"
+    title: str
+    text: object  # a str when well formed; anything else is refused as empty_supporting_text
+
+
+@dataclass
+class UnitResult:
+    """How one unit aligned: the reason it failed (None: it matched), the title used, the branches that
+    matched and the gold chunk ids, in chunk order."""
+
+    failed: str | None
+    used: str | None = None
+    branches: dict[str, int] = field(default_factory=dict)
+    gold: list[str] = field(default_factory=list)
+
+
+def row_units(row: dict) -> tuple[list[Unit] | None, tuple[str, int | None, str | None] | None]:
+    """A row's units, or why it is dropped before any look-up in the corpus (reason, hop, title)."""
     meta = row.get("metadata") or {}
-    stats.total += 1
-    gold: list[str] = []
     if meta.get("question_decomposition"):
-        units = [("paragraph", h.get("title", ""), h.get("paragraph_text", "")) for h in _hops(meta)]
+        units = [Unit("paragraph", h.get("title", ""), h.get("paragraph_text", "")) for h in _hops(meta)]
     else:
         sentences = _context_sentences(meta)
         units = []
         for hop, (title, sent_id) in enumerate(_supporting_facts(meta)):
             sents = sentences.get(title)
             if sents is None or not isinstance(sent_id, int) or not 0 <= sent_id < len(sents):
-                stats.drop(row, "sentence_not_in_context", hop, title)
-                return None
-            units.append(("sentence", title, sents[sent_id]))
+                return None, ("sentence_not_in_context", hop, title)
+            units.append(Unit("sentence", title, sents[sent_id]))
     if not units:
-        stats.drop(row, "no_supporting_facts")
-        return None
+        return None, ("no_supporting_facts", None, None)
+    return units, None
+
+
+def align_unit(unit: Unit, index: TitleIndex) -> UnitResult:
+    """One unit against the chunks of its title (through the suffix fallback)."""
+    if not isinstance(unit.text, str) or not norm(unit.text):
+        return UnitResult("empty_supporting_text")
+    chunks, used = index.chunks(unit.title)
+    if used is None:
+        return UnitResult("title_not_in_corpus")
+    out = UnitResult(None, used)
+    for chunk in chunks:
+        branch = sentence_matches(unit.text, chunk.text) if unit.kind == "sentence" else paragraph_matches(unit.text, chunk.text)
+        if branch:
+            key = f"{unit.kind}:{branch}"
+            out.branches[key] = out.branches.get(key, 0) + 1
+            if chunk.id not in out.gold:
+                out.gold.append(chunk.id)
+    if not out.gold:
+        out.failed = "no_chunk_matched"
+    return out
+
+
+def combine(row: dict, units: list[Unit], results, stats: AlignStats) -> dict | None:
+    """The row with metadata.gold_doc_ids from its units' results (in hop order; the first failed hop drops
+    it, with its reason), or None. ``results`` may be lazy: no unit after the first failure is asked for."""
+    gold: list[str] = []
     branches: Counter = Counter()
     fallbacks = 0
-    for hop, (kind, title, text) in enumerate(units):
-        if not isinstance(text, str) or not norm(text):
-            stats.drop(row, "empty_supporting_text", hop, title)
+    for hop, (unit, res) in enumerate(zip(units, results)):
+        if res.failed is not None:
+            stats.drop(row, res.failed, hop, unit.title)
             return None
-        chunks, used = index.chunks(title)
-        if used is None:
-            stats.drop(row, "title_not_in_corpus", hop, title)
-            return None
-        fallbacks += used != title
-        matched = False
-        for chunk in chunks:
-            branch = sentence_matches(text, chunk.text) if kind == "sentence" else paragraph_matches(text, chunk.text)
-            if branch:
-                branches[f"{kind}:{branch}"] += 1
-                matched = True
-                if chunk.id not in gold:
-                    gold.append(chunk.id)
-        if not matched:
-            stats.drop(row, "no_chunk_matched", hop, title)
-            return None
+        fallbacks += res.used != unit.title
+        branches.update(res.branches)
+        gold.extend(g for g in res.gold if g not in gold)
     stats.kept += 1
     stats.branches.update(branches)
     stats.suffix_fallbacks += fallbacks
+    meta = row.get("metadata") or {}
     return {**row, "metadata": {**meta, "gold_doc_ids": gold}}
+
+
+def align_row(row: dict, index: TitleIndex, stats: AlignStats) -> dict | None:
+    """The row with metadata.gold_doc_ids, or None (dropped; the reason is recorded in ``stats``)."""
+    stats.total += 1
+    units, early = row_units(row)
+    if early is not None:
+        stats.drop(row, *early)
+        return None
+    return combine(row, units, (align_unit(u, index) for u in units), stats)
 
 
 def align(rows: list[dict], index: TitleIndex) -> tuple[list[dict], AlignStats]:
@@ -178,13 +219,19 @@ def align(rows: list[dict], index: TitleIndex) -> tuple[list[dict], AlignStats]:
     return kept, stats
 
 
-def align_file(data: str | Path, corpus: str | Path, out: str | Path, report: str | Path | None = None) -> dict:
+def align_file(data: str | Path, corpus: str | Path, out: str | Path, report: str | Path | None = None,
+               engine: str = "local", workers: int | None = None) -> dict:
     """``judge align``: read, align, write the kept rows (all or nothing) and, if asked, a JSON report that
-    lists every dropped row with its reason. Input problems raise DatasetError."""
+    lists every dropped row with its reason. Input problems raise DatasetError. ``engine="ray"``: the same
+    alignment on Ray Data, the title index split over ``workers`` shards (judge.align_ray)."""
     refuse_overwrite(out, (data, corpus))
     rows = load_rows(data)
-    index = TitleIndex(corpus)
-    kept, stats = align(rows, index)
+    if engine == "ray":
+        from judge.align_ray import align_on_ray
+
+        kept, stats = align_on_ray(rows, corpus, workers)
+    else:
+        kept, stats = align(rows, TitleIndex(corpus))
     write_rows(out, kept, inputs=(data, corpus))
     rep = {**stats.as_dict(), "out": str(out)}
     if report is not None:

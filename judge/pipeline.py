@@ -158,7 +158,7 @@ async def _process_answer(
     )
     for c in calls:
         usage.add_call(c)
-    controls = p.controls.for_answer(record.id, index, len(claims), given) if p.controls else []
+    controls = p.controls.for_answer(record, index, len(claims), given) if p.controls else []
     order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
     texts = {("claim", i): t for i, (t, _) in enumerate(claims)} | {("control", j): c.text for j, c in enumerate(controls)}
     sources = {s.doc_id: s.text for s in record.sources}

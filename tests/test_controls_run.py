@@ -20,9 +20,9 @@ def _truth() -> dict[str, str]:
     """Every claim's true label: the bundled answers' gold claims and every control the run can make."""
     truth = {g.text.strip(): g.label for a in load(BUNDLED_ANSWERS, "answers") for g in a.gold_claims}
     records = load(BUNDLED_SAMPLE)
-    plan = ControlPlan.for_run(ControlsConfig(), records, records)
+    plan = ControlPlan.for_run(ControlsConfig(), records, [r.id for r in records])
     for r in records:
-        truth.update({c.text.strip(): c.label for c in plan.controls_pool(r.id)})
+        truth.update({c.text.strip(): c.label for c in plan.controls_pool(r)})
     return truth
 
 

@@ -113,3 +113,66 @@ def test_a_worker_killed_mid_batch_is_retried_and_every_record_appears_once(tmp_
                   "--json", "--no-progress", env=env)
     assert marker.exists()  # a worker did die
     assert _results(out) == (PINNED / "deterministic" / "results.jsonl").read_text(encoding="utf-8")
+
+
+def _align_rows():
+    from tests.test_flashrag import RIVER, hotpot, musique
+
+    alpha = ["Alpha Town is a town in Norland.", "It was founded in 1820 by settlers from the coast.",
+             "The bridge of Alpha Town was constructed in 1901 and rebuilt in 1950 after a flood destroyed it."]
+    medi = {"Méditerranée (1963 film)": ["Méditerranée is a French film directed in 1963 by Jean-Daniel Pollet about the sea."]}
+    return [
+        hotpot("h1", [("Alpha Town", 1), ("Alpha Town", 2), ("Méditerranée (1963 film)", 0)], {"Alpha Town": alpha, **medi}),
+        hotpot("h2", [("Zeta Mountain", 0)], {"Zeta Mountain": ["Zeta Mountain is tall."]}),
+        hotpot("h3", [("Alpha Town", 0)], {"Alpha Town": ["Completely unrelated words about cooking pasta at home tonight."]}),
+        hotpot("h4", [("Alpha Town", 7)], {"Alpha Town": alpha}),
+        hotpot("h5", [("Alpha Town", 0)], {"Alpha Town": ["   "]}),
+        hotpot("h6", [], {}),
+        musique("m-ok", [("Beta River", RIVER), ("Gamma Port", "Gamma Port is a harbour town at the mouth of the Beta River.")]),
+        musique("m-half", [("Beta River", RIVER), ("Gamma Port", "A poem about the moon and the stars over the quiet hills.")]),
+        hotpot("h-fallback-dropped", [("Méditerranée (1963 film)", 0), ("Nowhere", 0)], {**medi, "Nowhere": ["x y z"]}),
+    ] + [hotpot(f"f{i}", [(f"Filler {i}", 0)], {f"Filler {i}": [f"Filler text number {i} about nothing in particular."]}) for i in range(6, 40)]
+
+
+@pytest.mark.slow
+def test_align_on_ray_data_equals_the_local_align(tmp_path):
+    """Rows split by title hash over 3 shards, each shard's task holding its share of the title index: the
+    same kept rows, in the same order, and the same report (drops, reasons, branches, fallbacks)."""
+    from tests.test_flashrag import CHUNKS
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CHUNKS), encoding="utf-8")
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _align_rows()), encoding="utf-8")
+    out = {}
+    for engine in ("local", "ray"):
+        extra = ("--engine", "ray", "--workers", "3") if engine == "ray" else ()
+        result = run_cli("align", str(data), str(corpus), "--out", str(tmp_path / f"{engine}.jsonl"),
+                         "--report", str(tmp_path / f"{engine}.report.json"), "--json", *extra)
+        assert result.returncode == 0, result.stderr
+        report = json.loads((tmp_path / f"{engine}.report.json").read_text())
+        out[engine] = ((tmp_path / f"{engine}.jsonl").read_text(encoding="utf-8"), {k: v for k, v in report.items() if k not in ("out", "report")})
+    assert out["ray"] == out["local"]
+    _, report = out["local"]
+    assert report["kept"] == 36 and report["suffix_fallbacks"] == 1 and len(report["dropped_rows"]) == 7  # the fixture covers kept, dropped and fallback rows
+
+
+@pytest.mark.slow
+def test_align_on_ray_refuses_duplicate_ids_as_the_local_align_does(tmp_path):
+    """Duplicate chunk ids are checked by id shard on the workers; the error is the local one."""
+    from tests.test_flashrag import CHUNKS
+
+    chunks = CHUNKS + [{"id": "7", "contents": '"Alpha Town"\nA second text under an old id.'}, {"id": "30", "title": "Beta River", "text": "x"}]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chunks), encoding="utf-8")
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _align_rows()[:3]), encoding="utf-8")
+    errors = []
+    for extra in ((), ("--engine", "ray", "--workers", "3")):
+        result = run_cli("align", str(data), str(corpus), "--out", str(tmp_path / "out.jsonl"), *extra)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        errors.append([line for line in result.stderr.splitlines() if str(corpus) in line])
+    assert errors[0] == errors[1] and len(errors[0]) == 2
+    errors = ["\n".join(e) for e in errors]
+    assert errors[0] == errors[1] and "duplicated chunk id" in errors[0] and "record 30" in errors[0] and "record 7" in errors[0]
+    assert not (tmp_path / "out.jsonl").exists()

@@ -270,3 +270,102 @@ def test_answers_in_any_order_give_the_same_results_and_unknown_records_are_name
 def test_validate_still_checks_answers_against_records_streamed(tmp_path):
     loaded = load_checked(BUNDLED_ANSWERS, "answers", records_path=BUNDLED_SAMPLE)
     assert not loaded.problems and loaded.spans and all(s.source[s.start : s.end] == s.excerpt for s in loaded.spans)
+
+
+# -- a run holds the records it works on, not the records it selected ---------------------------------------
+
+
+def _big_records(path, megabytes: float, source_kb: float = 100) -> int:
+    """Plain records of ~source_kb sources (templated sentences) with a two-sentence answer each."""
+    import random
+
+    words = ["river", "bridge", "city", "museum", "council", "harbour", "station", "library", "school", "market", "garden"]
+    rng = random.Random(0)
+    written = count = 0
+    with open(path, "w") as f:
+        while written < megabytes * 1e6:
+            sents, n = [], 0
+            while n < source_kb * 1000:
+                s = f"The {rng.choice(words)} {rng.choice(words)} was opened in {rng.randint(1800, 2024)} with {rng.randint(2, 900)} {rng.choice(words)}s."
+                sents.append(s)
+                n += len(s) + 1
+            line = json.dumps({"id": f"r{count}", "question": "What happened?", "source": " ".join(sents),
+                               "answer": " ".join(rng.choice(sents) for _ in range(2))}) + "\n"
+            f.write(line)
+            written += len(line)
+            count += 1
+    return count
+
+
+@pytest.mark.slow
+def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(tmp_path):
+    """Every record selected (no --limit), controls on: 5x the input (3 MB -> 15 MB of sources) must not
+    raise the peak RSS by as much as the added input (holding the selected records, or the
+    control data of all records, would add the whole 12 MB at least once)."""
+    peaks = {}
+    for mb in (3, 15):
+        folder = tmp_path / f"{mb}mb"
+        folder.mkdir()
+        n = _big_records(folder / "records.jsonl", mb)
+        config = folder / "run.yaml"
+        config.write_text(f"dataset: {{path: {folder / 'records.jsonl'}}}\ndecompose: {{method: sentences}}\n"
+                          f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {folder / 'cache'}\nmin_control_accuracy: 0\n")
+        result, peak = cli_with_peak_rss("run", str(config), "--runs-dir", str(folder / "runs"), "--json", "--no-progress")
+        assert result.returncode == 0, result.stderr[-2000:]
+        lines = (folder / "runs").glob("*/results.jsonl")
+        assert sum(len(p.read_text().splitlines()) for p in lines) == n  # every record was judged
+        peaks[mb] = peak
+    assert peaks[15] - peaks[3] < 12e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
+
+
+def test_the_local_engine_takes_records_from_a_stream_as_workers_free_up(tmp_path):
+    """run_items pulls the next item only when a worker is free: at most `concurrency` items are out at once."""
+    import asyncio
+
+    from judge.runs.runner import run_items
+
+    class Store:
+        def __init__(self):
+            self.appended = []
+
+        def append(self, result):
+            self.appended.append(result)
+
+        def log(self, _):
+            pass
+
+    pulled, finished, most = [0], [0], [0]
+
+    def items():
+        for i in range(40):
+            pulled[0] += 1
+            most[0] = max(most[0], pulled[0] - finished[0])
+            yield i
+
+    async def work(i):
+        await asyncio.sleep(0.001 * (i % 3))
+        finished[0] += 1
+        return i
+
+    store = Store()
+    assert asyncio.run(run_items(items(), work, store, concurrency=4)) is None
+    assert sorted(store.appended) == list(range(40))
+    assert most[0] <= 4, most[0]
+
+
+def test_control_data_from_a_stream_keeps_no_record_and_a_bounded_donor_sample(monkeypatch):
+    """The control plan's one pass holds no record and at most DONOR_SAMPLE donors (the lowest id hashes,
+    whatever the order); within the bounds its controls equal those of data that keeps every record."""
+    from judge.controls import make
+
+    records = load(BUNDLED_SAMPLE)
+    kept = make.ControlData.from_records(records)
+    streamed = make.ControlData.from_records(iter(records), keep=False)
+    assert not streamed.records and len(streamed.donors) == len(records)
+    for r in records:
+        assert make.controls_for_record(r.id, streamed.seeing(r), 6, seed=3) == make.controls_for_record(r.id, kept, 6, seed=3)
+    monkeypatch.setattr(make, "DONOR_SAMPLE", 5)
+    small = make.ControlData.from_records(iter(records), keep=False)
+    backwards = make.ControlData.from_records(reversed(records), keep=False)
+    lowest = sorted(records, key=lambda r: make._donor_rank(r.id))[:5]
+    assert set(small.donors) == set(backwards.donors) == {r.id for r in lowest}

@@ -94,12 +94,16 @@ def align(
     corpus: Path = typer.Argument(..., help="wiki-18 chunks (JSONL): {id, contents} or {id, title, text}."),
     out: Path = typer.Option(..., "--out", help="Where the kept rows, with metadata.gold_doc_ids, are written."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write a JSON report listing every dropped row with its reason."),
+    engine: str = typer.Option("local", "--engine", help="local, or ray: Ray Data on a local Ray, the title index split over --workers shards."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Shards of the title index with --engine ray (default: the CPUs Ray sees)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Align supporting facts to the wiki-18 chunks that hold them; drop rows with any unaligned hop."""
     from judge.align import align_file
 
-    rep = align_file(data, corpus, out, report)
+    if engine not in ("local", "ray"):
+        raise typer.BadParameter(f"--engine must be local or ray, not {engine!r}")
+    rep = align_file(data, corpus, out, report, engine=engine, workers=workers)
     terminal.print_json(rep) if as_json else terminal.aligned(rep)
 
 

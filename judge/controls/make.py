@@ -16,10 +16,15 @@ exactly.
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import math
 import random
 import re
-from dataclasses import dataclass, field
+import sys
+from collections import ChainMap, OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -70,52 +75,160 @@ class _Sentence:
     text: str
 
 
+DONOR_SAMPLE = 500  # records an unsupported control may borrow a sentence from: a fixed sample, so memory stays flat
+DONOR_CHARS = 8_000  # of a donor's sources (the first characters) kept for its sentences and words
+POOL_CAP = 2000  # numbers of one shape, names, months of one language: the first seen are kept
+PROFILE_CACHE = 8  # records worked on whose sentences, words and search indexes are kept (recomputed when evicted)
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """What the rules need from one record: its language, claim-like sentences and content words."""
+
+    language: str
+    sentences: list[_Sentence]
+    words: frozenset[str]
+
+
+def _profile(record: Record) -> _Profile:
+    language = detect_language(record.question + " " + record.sources[0].text[:2000])
+    return _Profile(language, _sentences_of(record.id, [(s.doc_id, s.text) for s in record.sources]), _words_of(s.text for s in record.sources))
+
+
+def _sentences_of(record_id: str, texts) -> list[_Sentence]:
+    return [s for doc_id, text in texts for s in _claim_sentences(record_id, doc_id, text)]
+
+
+def _words_of(texts) -> frozenset[str]:
+    """Content words, interned: the donor sample holds each distinct word once, not once per record."""
+    words: set[str] = set()
+    for text in texts:
+        words.update(content_words(normalize(text).text))
+    return frozenset(sys.intern(w) for w in words)
+
+
+@dataclass(frozen=True)
+class _Donor:
+    """A record an unsupported control may borrow a sentence from, kept small: its language, its content
+    words and the first DONOR_CHARS of its sources (a prefix: offsets stay exact); its sentences are split
+    again when it is chosen."""
+
+    record_id: str
+    language: str
+    words: frozenset[str]
+    texts: tuple[tuple[str, str], ...]  # (doc_id, text prefix)
+    has_sentences: bool
+
+    @classmethod
+    def of(cls, record: Record, profile: _Profile) -> _Donor:
+        if sum(len(s.text) for s in record.sources) <= DONOR_CHARS:
+            texts = tuple((s.doc_id, s.text) for s in record.sources)
+            return cls(record.id, profile.language, profile.words, texts, bool(profile.sentences))
+        out, left = [], DONOR_CHARS
+        for src in record.sources:
+            if left <= 0:
+                break
+            out.append((src.doc_id, src.text[:left]))
+            left -= len(out[-1][1])
+        return cls(record.id, profile.language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)))
+
+    def sentences(self) -> list[_Sentence]:
+        return _sentences_of(self.record_id, self.texts)
+
+
+def _donor_rank(record_id: str) -> int:
+    return int.from_bytes(hashlib.blake2b(record_id.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
 @dataclass
 class ControlData:
-    """What the rules need from the whole run's data, gathered once: sentences, numbers, months and names
-    by record, and each record's language and words (to pick an unrelated donor)."""
+    """What the rules need from the whole run's data, gathered in one streaming pass and bounded in size, so
+    memory does not grow with the input: the numbers, months and names seen (the first POOL_CAP of each
+    kind), and the profiles of a fixed sample of donor records for unsupported controls (the DONOR_SAMPLE
+    with the lowest hash of their id, the first DONOR_CHARS of their sources). On data within those bounds
+    the controls are those of a pass that kept everything. The records worked on are looked up in
+    ``records`` (a run passes each one in with :meth:`seeing`); their profiles and search indexes are
+    computed on demand and kept for the last PROFILE_CACHE records."""
 
-    records: dict[str, Record]
-    sentences: dict[str, list[_Sentence]] = field(default_factory=dict)
-    language: dict[str, str] = field(default_factory=dict)
+    records: Mapping[str, Record]
+    donors: dict[str, _Donor] = field(default_factory=dict)
     numbers: dict[str, list[str]] = field(default_factory=dict)  # kind -> canonical numbers, first seen first
     months: dict[str, list[str]] = field(default_factory=dict)  # language -> month names seen
     names: list[str] = field(default_factory=list)
-    words: dict[str, frozenset[str]] = field(default_factory=dict)
-    _indexes: dict[str, list[Index]] = field(default_factory=dict, repr=False)
+    _profiles: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _indexes: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
     @classmethod
-    def from_records(cls, records: list[Record]) -> ControlData:
-        data = cls({r.id: r for r in records})
+    def from_records(cls, records: Iterable[Record], keep: bool = True) -> ControlData:
+        """One pass over ``records`` (a list or a stream); ``keep``: hold them for look-up by id (small data,
+        tests); a run keeps none and passes each record in when its turn comes."""
+        data = cls({})
         numbers: dict[str, dict[str, None]] = {}
         months: dict[str, dict[str, None]] = {}
         names: dict[str, None] = {}
+        sample: list[tuple[int, str]] = []  # (-rank, id): a max-heap of the DONOR_SAMPLE lowest ranks
         for r in records:
-            language = detect_language(r.question + " " + r.sources[0].text[:2000])
-            data.language[r.id] = language
-            data.sentences[r.id] = [s for src in r.sources for s in _claim_sentences(r.id, src.doc_id, src.text)]
-            pattern = month_pattern(language)
-            words: set[str] = set()
+            if keep:
+                data.records[r.id] = r
+            prof = _profile(r)
+            rank = _donor_rank(r.id)
+            if len(sample) < DONOR_SAMPLE or rank < -sample[0][0]:
+                if len(sample) < DONOR_SAMPLE:
+                    heapq.heappush(sample, (-rank, r.id))
+                else:
+                    del data.donors[heapq.heapreplace(sample, (-rank, r.id))[1]]
+                data.donors[r.id] = _Donor.of(r, prof)
+            pattern = month_pattern(prof.language)
             for src in r.sources:
-                words.update(content_words(normalize(src.text).text))
                 for m in _numbers(src.text):
                     canon = _canon_number(m.group())
-                    numbers.setdefault(number_shape(canon), {})[canon] = None
+                    kind = numbers.setdefault(number_shape(canon), {})
+                    if len(kind) < POOL_CAP:
+                        kind[canon] = None
                 if pattern is not None:
+                    seen = months.setdefault(prof.language, {})
                     for m in pattern.finditer(src.text):
-                        months.setdefault(language, {})[m.group(1)] = None
-            for s in data.sentences[r.id]:
-                names.update(dict.fromkeys(n for n in names_in(s.text) if _name_shape(n) is not None))
-            data.words[r.id] = frozenset(words)
+                        if len(seen) < POOL_CAP:
+                            seen[m.group(1)] = None
+            if len(names) < POOL_CAP:
+                for s in prof.sentences:
+                    names.update(dict.fromkeys(n for n in names_in(s.text) if _name_shape(n) is not None))
         data.numbers = {k: list(v) for k, v in numbers.items()}
         data.months = {k: list(v) for k, v in months.items()}
-        data.names = list(names)
+        data.names = list(names)[:POOL_CAP]
         return data
 
+    def seeing(self, record: Record) -> ControlData:
+        """This data with ``record`` among its records (the caches are shared, nothing is copied)."""
+        if self.records.get(record.id) is record:
+            return self
+        return replace(self, records=ChainMap({record.id: record}, self.records))
+
+    def profile(self, record_id: str) -> _Profile:
+        """A record's own profile, from all its sources (a donor's may be cut)."""
+        return self._cached(self._profiles, record_id, lambda: _profile(self.records[record_id]))
+
+    def language(self, record_id: str) -> str:
+        return self.profile(record_id).language
+
+    def sentences(self, record_id: str) -> list[_Sentence]:
+        return self.profile(record_id).sentences
+
+    def words(self, record_id: str) -> frozenset[str]:
+        return self.profile(record_id).words
+
     def indexes(self, record_id: str) -> list[Index]:
-        if record_id not in self._indexes:
-            self._indexes[record_id] = [Index(s.text, s.doc_id) for s in self.records[record_id].sources]
-        return self._indexes[record_id]
+        return self._cached(self._indexes, record_id, lambda: [Index(s.text, s.doc_id) for s in self.records[record_id].sources])
+
+    @staticmethod
+    def _cached(cache: OrderedDict, key: str, make):
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        value = cache[key] = make()
+        while len(cache) > PROFILE_CACHE:
+            cache.popitem(last=False)
+        return value
 
     def best_match(self, record_id: str, text: str):
         """The search's best candidate for ``text`` in the record's sources (None when nothing matches)."""
@@ -329,16 +442,14 @@ def subject_of(record: Record) -> str | None:
 def unrelated_claim(record_id: str, data: ControlData, rng: random.Random) -> tuple[str, _Sentence] | None:
     """A sentence of the record that shares fewest words with this one, phrased about this record's subject."""
     record = data.records[record_id]
-    language = data.language[record_id]
-    mine = data.words[record_id]
-    donors = [
-        r for r in data.records if r != record_id and data.language[r] == language and data.sentences.get(r)
-    ]
+    language = data.language(record_id)
+    mine = data.words(record_id)
+    donors = [r for r, d in data.donors.items() if r != record_id and d.language == language and d.has_sentences]
     if not donors:
         return None
-    donors.sort(key=lambda r: (len(mine & data.words[r]) / max(1, len(mine | data.words[r])), r))
+    donors.sort(key=lambda r: (len(mine & data.donors[r].words) / max(1, len(mine | data.donors[r].words)), r))
     donor = donors[0] if len(donors) < 3 else rng.choice(donors[: max(1, len(donors) // 3)])
-    sentence = rng.choice(data.sentences[donor])
+    sentence = rng.choice(data.donors[donor].sentences())
     subject = subject_of(record)
     body = sentence.text
     if subject is None or language not in ABOUT:
@@ -390,11 +501,11 @@ def controls_for_record(record_id: str, data: ControlData, count: int, seed: int
     """Up to ``count`` controls for one record, labels taken in turn (supported, contradicted, unsupported)
     from ``offset``; a label no rule can make for this record is skipped. Pure: the same inputs give the
     same controls."""
-    if count <= 0 or not data.sentences.get(record_id):
+    if count <= 0 or not data.sentences(record_id):
         return []
     rng = random.Random(f"{seed}:{record_id}")
-    language = data.language[record_id]
-    sentences = list(data.sentences[record_id])
+    language = data.language(record_id)
+    sentences = list(data.sentences(record_id))
     rng.shuffle(sentences)
     used: set[tuple[str, int]] = set()
     out: list[ControlClaim] = []

@@ -4,6 +4,7 @@ generators so that the same data, config and seed give the same calls (and the c
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from judge.controls.make import ControlData, ControlsConfig, control_count, controls_for_record, floor_plan
@@ -31,27 +32,28 @@ class ControlPlan:
     positions: dict[str, int] = field(default_factory=dict)  # record id -> its place in the run (label turn)
 
     @classmethod
-    def for_run(cls, config: ControlsConfig, records: list[Record], selected: list[Record]) -> ControlPlan | None:
-        """Built from all the dataset's records (swaps and unrelated sentences come from anywhere in the data);
-        the minimum per run is spread over the selected records."""
+    def for_run(cls, config: ControlsConfig, records: Iterable[Record], selected_ids: list[str]) -> ControlPlan | None:
+        """Built in one pass over all the dataset's records (swaps and unrelated sentences come from anywhere in
+        the data; none is held); the minimum per run is spread over the selected records."""
         if not config.enabled:
             return None
-        ids = [r.id for r in selected]
-        return cls(config, ControlData.from_records(records), floor_plan(ids, config.min_per_run), {rid: i for i, rid in enumerate(ids)})
+        ids = list(selected_ids)
+        data = ControlData.from_records(records, keep=False)
+        return cls(config, data, floor_plan(ids, config.min_per_run), {rid: i for i, rid in enumerate(ids)})
 
-    def for_answer(self, record_id: str, answer_index: int, n_claims: int, given: int) -> list[ControlClaim]:
+    def for_answer(self, record: Record, answer_index: int, n_claims: int, given: int) -> list[ControlClaim]:
         """The controls to mix into one answer's calls, after ``given`` already mixed into the record's earlier
         answers: rate x claims (seeded rounding), and at least what the record's floor still asks for."""
-        if not n_claims or record_id not in self.data.records:
+        if not n_claims:
             return []
         c = self.config
-        count = max(control_count(n_claims, c.rate, key=f"{record_id}:{answer_index}", seed=c.seed), self.floors.get(record_id, 0) - given)
+        count = max(control_count(n_claims, c.rate, key=f"{record.id}:{answer_index}", seed=c.seed), self.floors.get(record.id, 0) - given)
         if count <= 0:
             return []
         # the first n controls of a record do not depend on how many are asked for, so slices are stable
-        pool = controls_for_record(record_id, self.data, given + count, seed=c.seed, offset=self.positions.get(record_id, 0))
+        pool = controls_for_record(record.id, self.data.seeing(record), given + count, seed=c.seed, offset=self.positions.get(record.id, 0))
         return pool[given:]
 
-    def controls_pool(self, record_id: str, size: int = 12) -> list[ControlClaim]:
+    def controls_pool(self, record: Record, size: int = 12) -> list[ControlClaim]:
         """The first ``size`` controls of a record: every control a run can mix in for it, in order."""
-        return controls_for_record(record_id, self.data, size, seed=self.config.seed, offset=self.positions.get(record_id, 0))
+        return controls_for_record(record.id, self.data.seeing(record), size, seed=self.config.seed, offset=self.positions.get(record.id, 0))

@@ -10,6 +10,7 @@ demand, so the index of the full 21M-chunk corpus holds titles and offsets, not 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -111,10 +112,24 @@ def load_predictions(path: str | Path) -> dict[str, str]:
     return out
 
 
-class TitleIndex:
-    """Title -> byte offsets of the title's chunks in the corpus file, built in one pass."""
+def base_title(title: str) -> str:
+    """The title without any trailing parenthetical: a title and its suffix fallback share it."""
+    while (shorter := strip_suffix(title)) is not None:
+        title = shorter
+    return title
 
-    def __init__(self, corpus_path: str | Path):
+
+def share_of(key: str, shards: int) -> int:
+    """A stable shard number for a title or an id (the same on every worker, unlike hash())."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big") % shards
+
+
+class TitleIndex:
+    """Title -> byte offsets of the title's chunks in the corpus file, built in one pass. ``share=(i, n)``:
+    only the titles whose base title is in shard i of n (and, for the duplicate-id check, only the ids in
+    shard i), so n workers each hold a nth of the index."""
+
+    def __init__(self, corpus_path: str | Path, share: tuple[int, int] | None = None):
         self.path = Path(corpus_path)
         self.offsets: dict[str, array] = {}
         self.ids: list[str] = []
@@ -134,9 +149,11 @@ class TitleIndex:
                     except (ValueError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
                         problems.append(Problem(file=str(self.path), record_id=f"line {lineno}", message=f"not a corpus chunk: {e}"))
                     else:
-                        self.offsets.setdefault(chunk.title, array("q")).append(pos)
-                        self.ids.append(chunk.id)
-                        self.id_offsets.append(pos)
+                        if share is None or share_of(base_title(chunk.title), share[1]) == share[0]:
+                            self.offsets.setdefault(chunk.title, array("q")).append(pos)
+                        if share is None or share_of(chunk.id, share[1]) == share[0]:
+                            self.ids.append(chunk.id)
+                            self.id_offsets.append(pos)
                 pos += len(line)
         if not problems:
             problems = self._duplicate_ids()

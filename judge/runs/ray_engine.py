@@ -12,8 +12,9 @@ the driver writes a batch only once it has returned, so every record appears onc
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from judge.llm import BudgetExceeded, CallCache
 from judge.models import Answer, Record
@@ -126,7 +127,7 @@ def run_items_ray(*args, **kwargs) -> str | None:
 
 def _run_batches(
     config: RunConfig,
-    records: list[Record],
+    records: Iterable[Record],
     recorded: dict[str, list[Answer]] | None,
     store,
     cache: CallCache,
@@ -149,27 +150,34 @@ def _run_batches(
 
         cache_actor = create_cache_actor(config.cache_dir)
     task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(_process_batch)
-    batches = [records[i:i + batch_size] for i in range(0, len(records), batch_size)]
+    source = iter(records)  # a stream: batches are cut from it as tasks are submitted, so only those in flight are held
     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
     config_ref = ray.put(config)
     controls_ref = ray.put(controls)
-    pending: dict = {}
+    pending: dict = {}  # task -> how many records it holds
     stopped: str | None = None
     spent = 0.0
     started = time.perf_counter()
+    sent = batches = 0
 
-    def submit(batch):
+    def submit() -> bool:
+        nonlocal sent, batches
+        batch = list(itertools.islice(source, batch_size))
+        if not batch:
+            return False
         answers = {r.id: recorded[r.id] for r in batch if r.id in recorded} if recorded is not None else None
         ref = task.remote(config_ref, batch, answers, actors, cache_actor, use_cache, refresh, controls_ref)
-        pending[ref] = batch
+        pending[ref] = len(batch)
+        sent, batches = sent + len(batch), batches + 1
+        return True
 
-    queue = list(batches)
-    while queue and len(pending) < 2 * workers:
-        submit(queue.pop(0))
+    more = True
+    while more and len(pending) < 2 * workers:
+        more = submit()
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
         ref = done[0]
-        batch = pending.pop(ref)
+        size = pending.pop(ref)
         try:
             lines, calls, hits, misses = ray.get(ref)
         except Exception as e:  # the task failed after its retries: its records stay unfinished (resume redoes them)
@@ -177,7 +185,7 @@ def _run_batches(
             if isinstance(cause, BudgetExceeded):
                 stopped = stopped or str(cause)
             else:
-                store.log(f"ray batch of {len(batch)} records failed: {type(cause).__name__}: {str(cause)[:300]}")
+                store.log(f"ray batch of {size} records failed: {type(cause).__name__}: {str(cause)[:300]}")
                 stopped = stopped or f"a Ray batch failed after {TASK_RETRIES} retries: {type(cause).__name__}"
             continue
         for call in calls:
@@ -190,11 +198,11 @@ def _run_batches(
             store.append(result)
             if on_result:
                 on_result(result)
-        if config.max_cost_usd is not None and spent >= config.max_cost_usd and queue:
+        if config.max_cost_usd is not None and spent >= config.max_cost_usd and more:
             stopped = stopped or f"max_cost_usd {config.max_cost_usd} reached across the cluster; no new batch is started"
             store.log(stopped)
-            queue.clear()
-        if queue:
-            submit(queue.pop(0))
-    store.log(f"ray: {len(records)} records in {len(batches)} batches on {workers} CPUs in {time.perf_counter() - started:.1f} s")
+            more = False
+        if more:
+            more = submit()
+    store.log(f"ray: {sent} records in {batches} batches on {workers} CPUs in {time.perf_counter() - started:.1f} s")
     return stopped

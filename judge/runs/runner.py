@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import itertools
 import time
+from collections.abc import Iterable, Iterator, Sized
 from pathlib import Path
 from typing import Awaitable, Callable
 
@@ -32,12 +33,27 @@ def load_inputs(config: RunConfig):
     return records, recorded_answers(config, records)
 
 
-def select(records, limit: int | None, shard: tuple[int, int] | None) -> list[Record]:
-    picked = list(itertools.islice(records, limit)) if limit else list(records)
+def select(records, limit: int | None, shard: tuple[int, int] | None) -> list[str]:
+    """The ids of the records a run takes (the first ``limit``, every n-th of a shard), in dataset order."""
+    picked = [r.id for r in itertools.islice(records, limit)] if limit else [r.id for r in records]
     if shard:
         i, n = shard
-        picked = [r for k, r in enumerate(picked) if k % n == i]
+        picked = [rid for k, rid in enumerate(picked) if k % n == i]
     return picked
+
+
+def stream_selected(records: Iterable[Record], ids: list[str]) -> Iterator[Record]:
+    """The records with these ids, read from the stream in dataset order when a worker asks for the next one
+    (none is held); stops once every id is found."""
+    wanted = set(ids)
+    if not wanted:
+        return
+    for record in records:
+        if record.id in wanted:
+            wanted.discard(record.id)
+            yield record
+            if not wanted:
+                return
 
 
 ENGINE_FIELDS = {"engine", "ray"}  # how records are run, not what they give: a run may resume on another engine
@@ -48,21 +64,24 @@ def config_hash(config: RunConfig) -> str:
 
 
 async def run_items(
-    items: list,
+    items: Iterable,
     work: Callable[[object], Awaitable[RecordResult]],
     store: RunStore,
     concurrency: int,
     on_result: Callable[[RecordResult], None] | None = None,
 ) -> str | None:
-    """Process items concurrently, appending each result as it finishes. Returns why it stopped early, if it did."""
-    queue: asyncio.Queue = asyncio.Queue()
-    for item in items:
-        queue.put_nowait(item)
+    """Process items concurrently, appending each result as it finishes. ``items`` may be a stream: each worker
+    takes the next item when it is free, so only the items being worked on are held. Returns why it stopped
+    early, if it did."""
+    source = iter(items)
     stopped: list[str] = []
+    end = object()
 
     async def worker():
-        while not queue.empty() and not stopped:
-            item = queue.get_nowait()
+        while not stopped:
+            item = next(source, end)
+            if item is end:
+                return
             try:
                 result = await work(item)
             except BudgetExceeded as e:
@@ -73,13 +92,14 @@ async def run_items(
             if on_result:
                 on_result(result)
 
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(items))))))
+    workers = min(concurrency, max(1, len(items))) if isinstance(items, Sized) else concurrency
+    await asyncio.gather(*(worker() for _ in range(workers)))
     return stopped[0] if stopped else None
 
 
 def drive(
     store: RunStore,
-    items: list,
+    items: Iterable,
     work: Callable[[object], Awaitable[RecordResult]],
     order: list[str],
     config: RunConfig,
@@ -151,7 +171,7 @@ def execute(
                 f"{config_hash(config)}): resume it with the config, --limit and --shard it was started with"
             )
         wanted = set(manifest.get("records_selected", []))
-        selected = [r for r in records if r.id in wanted]  # the run's own records, whatever --shard says now
+        selected = [r.id for r in records if r.id in wanted]  # the run's own records, whatever --shard says now
         pipeline.llm.on_call = store.append_call
     else:
         meta = {
@@ -161,13 +181,13 @@ def execute(
             "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
             "same_family_clashes": pipeline.family_clashes,
             "unknown_family_answer_models": pipeline.unknown_families,
-            "records_selected": [r.id for r in selected],
+            "records_selected": selected,
         }
         store = RunStore.create(runs_root, name or config.name, config, meta)
         pipeline.llm.on_call = store.append_call
     pipeline.controls = ControlPlan.for_run(config.controls, records, selected)
     done = store.finished_ids()
-    todo = [r for r in selected if r.id not in done]
+    todo = [rid for rid in selected if rid not in done]
     store.log(f"start: {len(selected)} records selected, {len(done)} already finished, {len(todo)} to do")
     if on_start:
         on_start(len(selected), len(done))
@@ -178,10 +198,10 @@ def execute(
         from judge.runs.ray_engine import run_items_ray
 
         def remote():
-            return run_items_ray(config, todo, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
+            return run_items_ray(config, stream_selected(records, todo), recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
                                  controls=pipeline.controls)
 
-    summary = drive(store, todo, work, [r.id for r in selected], config, cache, on_result, started=started, remote=remote)
+    summary = drive(store, stream_selected(records, todo), work, selected, config, cache, on_result, started=started, remote=remote)
     elapsed = time.perf_counter() - started
     store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selected)} records")
     return store, summary

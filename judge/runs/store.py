@@ -239,22 +239,26 @@ class RunStore:
             os.fsync(f.fileno())
 
     def rewrite_in_order(self, order: list[str]) -> int:
-        """Result lines sorted by the dataset's record order, one per record id, written atomically (the lines
-        are moved as bytes, not parsed into objects). Returns how many records there are."""
+        """Result lines sorted by the dataset's record order, one per record id (the last one wins), written
+        atomically. Only each line's offset and length are held, not the line: the lines are copied as bytes.
+        Returns how many records there are."""
         self._cut_torn_tail()
         if not self.results_path.exists():
             return 0
         rank = {rid: i for i, rid in enumerate(order)}
-        lines: dict[str, bytes] = {}
+        where: dict[str, tuple[int, int]] = {}
         with open(self.results_path, "rb") as f:
+            pos = 0
             for line in f:
                 if line.strip():
-                    lines[json.loads(line)["record_id"]] = line
-        ranked = sorted(lines, key=lambda rid: (rank.get(rid, len(order)), rid))
+                    where[json.loads(line)["record_id"]] = (pos, len(line))
+                pos += len(line)
+        ranked = sorted(where, key=lambda rid: (rank.get(rid, len(order)), rid))
         tmp = self.results_path.with_name(self.results_path.name + ".tmp")
-        with writing(self.results_path), open(tmp, "wb") as f:
+        with writing(self.results_path), open(self.results_path, "rb") as src, open(tmp, "wb") as f:
             for rid in ranked:
-                f.write(lines[rid])
+                src.seek(where[rid][0])
+                f.write(src.read(where[rid][1]))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.results_path)
