@@ -91,8 +91,11 @@ def test_compare_names_the_claim_a_rewritten_answer_made_ungrounded(tmp_path):
     assert shown.returncode == 0 and "newly ungrounded in B" in shown.stdout and "בהתפרצות" in shown.stdout
     # every record rewritten: the drop is real, the gate fails and names the claims, run B and its report
     every = _run(tmp_path, "every", _rewritten(tmp_path, "faithful-paraphraser", 3))
-    gate = run_cli("compare", base, every, "--gate", "hallucination_rate:0.01")
+    gate = run_cli("compare", base, every, "--gate", "hallucination_rate:0.01", "--md", str(tmp_path / "compare.md"))
     assert gate.returncode == 1, gate.stdout
+    md = (tmp_path / "compare.md").read_text(encoding="utf-8")
+    assert "**FAIL** hallucination\\_rate" in md or "**FAIL** hallucination_rate" in md
+    assert "## Newly ungrounded in B (3)" in md and md.count(PLANTED.strip()) >= 3
     fail = next(line for line in gate.stdout.replace("\n", " ").split("FAIL ")[1:])
     assert "Newly ungrounded in B (3)" in fail and PLANTED.strip()[:10] in fail
     assert str(Path(every) / "report.html") in gate.stdout.replace("\n", "")

@@ -190,11 +190,16 @@ def compare(
     gate: list[str] = typer.Option([], "--gate", help="METRIC:MAX_DROP (repeatable): faithfulness, hallucination_rate, judge_error_rate, accuracy."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
     as_json: bool = typer.Option(False, "--json"),
+    md_out: Optional[Path] = typer.Option(None, "--md", help="Also write the comparison as Markdown to this file (e.g. for a PR comment)."),
 ) -> None:
-    """Metric deltas (B - A) with paired bootstrap 95% intervals, flipped verdicts; exit 1 when a gate fails."""
+    """Metric deltas (B - A) with paired bootstrap 95% intervals, claims newly ungrounded, fixed and flipped; exit 1 when a gate fails."""
     if allow_missing and not gate:
         raise BadInput("--allow-missing needs --gate")
     result = _compare(run_a, run_b, _gates(gate), allow_missing)
+    if md_out is not None:
+        from judge.report.markdown import compare as compare_md
+
+        md_out.write_text(compare_md(result), encoding="utf-8")
     terminal.print_json(result) if as_json else terminal.compare(result)
     if result["failed"]:
         raise GateFailed()

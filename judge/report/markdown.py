@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from judge.report.format import fmt
+from judge.report.format import fmt, fmt_ci
 from judge.scoring import blocks
 
 _SPECIAL = re.compile(r"([\\`*\[\]|#~])")
@@ -50,4 +50,27 @@ def render(scores: dict) -> str:
     lines += ["", "## Cost", "", f"Model calls {u.get('calls', 0)} (errors {u.get('errors', 0)}), cache hits {u.get('cache_hits', 0)}, "
               f"tokens {u.get('prompt_tokens', 0)} + {u.get('completion_tokens', 0)}, cost ${u.get('cost_usd', 0):.4f}"
               + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "."]
+    return "\n".join(lines) + "\n"
+
+
+def compare(result: dict, rows: int = 50) -> str:
+    """``judge compare --md``: the deltas, the gates and the claim-level differences, for a PR comment."""
+    lines = [f"# judge compare: B - A over {result['records_compared']} records", "", f"A {md(result['run_a'])}; B {md(result['run_b'])}."]
+    if result.get("note"):
+        lines += ["", md(result["note"])]
+    lines += [""] + _table(["metric", "A", "B", "delta", "95% CI"],
+                           [[name, fmt(m["a"], 4), fmt(m["b"], 4), f"{m['delta']:+.4f}", fmt_ci(m["ci95"], 4, signed=True)] for name, m in result["metrics"].items()])
+    if result["gates"]:
+        lines += ["", "## Gates", ""] + [f"- **{'FAIL' if g['failed'] else 'ok'}** {md(g['gate'])}: {md(g['why'])}" for g in result["gates"]]
+    claims = result.get("claims") or {}
+    for title, items in (("Newly ungrounded in B", claims.get("newly_ungrounded", [])), ("Fixed in B", claims.get("fixed", [])),
+                         ("Verdict flips", result.get("flips", []))):
+        if items:
+            lines += ["", f"## {title} ({len(items)})", ""] + _table(
+                ["record", "model", "claim", "A", "B"], [[c["record_id"], c["model"], c["claim"], c["a"] or "-", c["b"] or "-"] for c in items[:rows]])
+            if len(items) > rows:
+                lines += ["", f"{len(items) - rows} more: judge compare --json lists all."]
+    for key, run in (("only_a", "A"), ("only_b", "B")):
+        if claims.get(key):
+            lines += ["", f"{len(claims[key])} claims only in run {run}."]
     return "\n".join(lines) + "\n"
