@@ -55,10 +55,12 @@ def test_short_fault_soak_loses_nothing_and_accounts_for_every_token(scripted_se
 
 
 def test_three_sigkills_and_resumes_give_the_uninterrupted_results(scripted_server, tmp_path):
-    server = scripted_server(faulty_judge(seed=5), keep_bodies=False)
+    # The two runs must end with the same verdicts, so no call may run out of retries in one and not the other:
+    # a 4 s timeout (hangs last 6 s) that CPU load on a shared machine cannot exhaust 8 times over, where 1 s could.
+    server = scripted_server(faulty_judge(seed=5, timeout=4.0), keep_bodies=False)
     data, answers = make_dataset(BUNDLED_SAMPLE, BUNDLED_ANSWERS, tmp_path, answers=40)
-    straight = write_config(tmp_path, data, answers, server, tmp_path / "cache-a", name="straight")
-    killed = write_config(tmp_path, data, answers, server, tmp_path / "cache-b", name="killed")
+    straight = write_config(tmp_path, data, answers, server, tmp_path / "cache-a", name="straight", timeout=4.0)
+    killed = write_config(tmp_path, data, answers, server, tmp_path / "cache-b", name="killed", timeout=4.0)
     result, _ = soak_run(straight, tmp_path / "runs-a")
     assert result.returncode == 0, result.stderr[-2000:]
     reference = Path(json.loads(result.stdout)["run_dir"])
