@@ -23,24 +23,33 @@ from judge.problems import DatasetError, Problem
 
 def _align_shard(batch: dict, corpus: str, shards: int) -> dict:
     """One shard's units (a Ray Data batch of numpy columns): its share of the title index, then each unit."""
+    import time
+
     shard = int(batch["shard"][0])
+    started = time.perf_counter()
     try:
         index = TitleIndex(corpus, share=(shard, shards))
     except DatasetError as e:  # sent back as data; the driver raises the problems of every shard together
         problems = json.dumps([p.model_dump() for p in e.problems])
         return {"n": [-1], "result": [problems], "shard": [shard]}
-    out = []
+    built = time.perf_counter()
+    out, marker = [], None
     for n, kind, title, text in zip(batch["n"], batch["kind"], batch["title"], batch["text"]):
         if n < 0:  # the shard's marker: every shard runs, so every shard's share of the id check is made
+            marker = len(out)
             out.append("")
             continue
         res = align_unit(Unit(str(kind), str(title), json.loads(text)), index)
         out.append(json.dumps({"failed": res.failed, "used": res.used, "branches": res.branches, "gold": res.gold}))
+    if marker is not None:  # the shard's timing and share, for the benchmark
+        out[marker] = json.dumps({"shard": shard, "build_s": built - started, "align_s": time.perf_counter() - built,
+                                  "units": len(out) - 1, "chunks_held": sum(len(a) for a in index.offsets.values())})
     return {"n": batch["n"], "result": out, "shard": batch["shard"]}
 
 
-def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = None) -> tuple[list[dict], AlignStats]:
-    """The kept rows and the stats, as :func:`judge.align.align` gives them, computed on Ray Data."""
+def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = None, timings: list | None = None) -> tuple[list[dict], AlignStats]:
+    """The kept rows and the stats, as :func:`judge.align.align` gives them, computed on Ray Data.
+    ``timings``: a list that receives each shard's build and alignment seconds (benchmarks)."""
     from judge.runs.ray_engine import RayUnavailable, connect
 
     connect(None)  # Ray missing: a clear error, before any work
@@ -70,6 +79,8 @@ def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = Non
         for row in ds.iter_rows():
             if row["n"] == -1:
                 problems[int(row["shard"])] = [Problem(**p) for p in json.loads(row["result"])]
+            if row["n"] == -2 and timings is not None and row["result"]:
+                timings.append(json.loads(row["result"]))
             if row["n"] < 0:
                 continue
             r = json.loads(row["result"])
