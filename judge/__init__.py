@@ -1,3 +1,17 @@
-"""judge: a grounding evaluator for LLM answers."""
+"""judge: a grounding evaluator for LLM answers.
+
+``judge.evaluate(config)`` runs an evaluation and returns the run (see judge.api); the API is imported on
+first use, so ``import judge`` (and ``judge --help``) stays light.
+"""
 
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "aevaluate", "evaluate"]
+
+
+def __getattr__(name: str):
+    if name in ("evaluate", "aevaluate"):
+        from judge import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'judge' has no attribute {name!r}")

@@ -14,39 +14,57 @@ from pathlib import Path
 
 import pytest
 
-from judge.verdicts import JUDGE_ERROR
+from judge.verdicts import JUDGE_ERROR, NOT_GROUNDED
 
 
 class GroundingError(AssertionError):
-    """A grounding assertion that failed, with the numbers."""
+    """A grounding assertion that failed, with the numbers, the claims and where the run is."""
 
 
-def run_config(config: str | Path, runs_dir: str | Path = "runs", **kwargs) -> Path:
-    """Run a config (``judge run``) and return its run directory; scores and reports are written too."""
-    from judge.report import write_reports
-    from judge.runs.config import load_run_config
-    from judge.runs.runner import execute
-
-    store, _ = execute(load_run_config(config), runs_root=Path(runs_dir), **kwargs)
-    write_reports(store.path)
-    return store.path
+SHOWN_CLAIMS = 5  # claims named in a failure message; the report lists them all
 
 
-def _run_dir(run_or_config: str | Path, runs_dir: str | Path) -> Path:
-    path = Path(run_or_config)
-    if path.is_dir():
-        return path
-    return run_config(path, runs_dir)
+def _where(run) -> str:
+    return f"run {run.path}; report {run.report_path}"
 
 
-def assert_grounded(run_or_config: str | Path, min_faithfulness: float | None = None, max_hallucination: float | None = None,
+def _not_grounded(run) -> list[str]:
+    lines = []
+    for c in run.claims(label=NOT_GROUNDED):
+        if len(lines) == SHOWN_CLAIMS:
+            lines.append("...")
+            break
+        lines.append(f"  {c.label}: {c.record_id} / {c.model}: {c.text[:160]}")
+    return lines
+
+
+def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
+    """Run a config (a path, a dict or a RunConfig; see judge.evaluate) and return its run directory, scored
+    and reported. Fails like ``judge run`` exits 3: when too many claims ended in judge_error, a stage failed
+    for every record, or nothing was judged (the message gives the causes and the run's path)."""
+    from judge.api import evaluate
+
+    run = evaluate(config, runs_dir=runs_dir, **kwargs)
+    if run.failures:
+        raise GroundingError("\n".join([*run.failures, _where(run)]))
+    return run.path
+
+
+def _run_dir(run_or_config, runs_dir: str | Path) -> Path:
+    if isinstance(run_or_config, (str, Path)) and Path(run_or_config).is_dir():
+        return Path(run_or_config)
+    return run_config(run_or_config, runs_dir)
+
+
+def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_hallucination: float | None = None,
                     max_judge_errors: int | None = None, runs_dir: str | Path = "runs") -> dict:
-    """Fail unless the run's overall faithfulness, hallucination rate and judge errors are within bounds."""
+    """Fail unless the run's overall faithfulness, hallucination rate and judge errors are within bounds;
+    the message names the claims that are not grounded (up to SHOWN_CLAIMS) and the report."""
     from judge.runs.run import Run
 
-    run_dir = _run_dir(run_or_config, runs_dir)
-    overall = Run.open(run_dir).summary["overall"]
-    problems = []
+    run = Run.open(_run_dir(run_or_config, runs_dir))
+    overall = run.summary["overall"]
+    problems = list(run.failures)
     if min_faithfulness is not None and (overall["faithfulness"] is None or overall["faithfulness"] < min_faithfulness):
         problems.append(f"faithfulness {overall['faithfulness']} < {min_faithfulness}")
     if max_hallucination is not None and (overall["hallucination_rate"] is None or overall["hallucination_rate"] > max_hallucination):
@@ -54,18 +72,21 @@ def assert_grounded(run_or_config: str | Path, min_faithfulness: float | None = 
     if max_judge_errors is not None and overall["labels"][JUDGE_ERROR] > max_judge_errors:
         problems.append(f"{overall['labels'][JUDGE_ERROR]} judge errors > {max_judge_errors}")
     if problems:
-        raise GroundingError(f"{run_dir}: " + "; ".join(problems))
+        raise GroundingError("\n".join(["; ".join(problems), "not grounded:", *_not_grounded(run), _where(run)]))
     return overall
 
 
-def assert_no_regression(run_or_config: str | Path, baseline: str | Path, gates: list[str], runs_dir: str | Path = "runs") -> dict:
-    """Fail when a gated metric dropped against the baseline run beyond its threshold (and beyond noise)."""
+def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str], runs_dir: str | Path = "runs",
+                         allow_missing: bool = False) -> dict:
+    """Fail when a gated metric dropped against the baseline run beyond its threshold (and beyond noise), or
+    is missing in either run (unless ``allow_missing``); the message names the claims newly ungrounded."""
+    from judge.runs.run import Run
     from judge.scoring.compare import Gate, compare
 
-    run_dir = _run_dir(run_or_config, runs_dir)
-    result = compare(Path(baseline), run_dir, [Gate.parse(g) for g in gates])
+    run = Run.open(_run_dir(run_or_config, runs_dir))
+    result = compare(Path(baseline), run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
     if result["failed"]:
-        raise GroundingError("; ".join(g["why"] for g in result["gates"] if g["failed"]))
+        raise GroundingError("\n".join([g["why"] for g in result["gates"] if g["failed"]] + [_where(run)]))
     return result
 
 
@@ -75,14 +96,14 @@ class JudgeGrounding:
     def __init__(self, runs_dir: Path):
         self.runs_dir = runs_dir
 
-    def run(self, config: str | Path, **kwargs) -> Path:
+    def run(self, config, **kwargs) -> Path:
         return run_config(config, self.runs_dir, **kwargs)
 
-    def assert_grounded(self, run_or_config: str | Path, **bounds) -> dict:
+    def assert_grounded(self, run_or_config, **bounds) -> dict:
         return assert_grounded(run_or_config, runs_dir=self.runs_dir, **bounds)
 
-    def assert_no_regression(self, run_or_config: str | Path, baseline: str | Path, gates: list[str]) -> dict:
-        return assert_no_regression(run_or_config, baseline, gates, runs_dir=self.runs_dir)
+    def assert_no_regression(self, run_or_config, baseline: str | Path, gates: list[str], allow_missing: bool = False) -> dict:
+        return assert_no_regression(run_or_config, baseline, gates, runs_dir=self.runs_dir, allow_missing=allow_missing)
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """The typer app and the one error boundary: every command is registered through :func:`command`, which
 turns a failure into one plain line (or one line per problem) on stderr and the exit code of the contract:
-0 ok; 1 a gate failed; 2 the input, config or environment is wrong; 3 the run finished but its judges
-cannot be trusted (a judge below min_control_accuracy on its control claims); 130 interrupted."""
+0 ok; 1 a gate failed; 2 the input, config or environment is wrong (a model that cannot be called included,
+refused before the first record); 3 the run finished and wrote everything, but cannot pass: too many claims
+ended in judge_error (max_error_rate), a stage failed for every record, nothing was judged, or a judge fell
+below min_control_accuracy on its control claims; 130 interrupted."""
 
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ class GateFailed(Exception):
 
 
 class JudgesFailed(Exception):
-    """The run finished, but a judge failed its control claims (exit 3); the message says which and how."""
+    """The run finished but cannot pass (exit 3): judge errors, a failed stage, or a judge failing its controls;
+    the message says which and why."""
 
 
 class BadInput(ValueError):

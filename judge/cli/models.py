@@ -1,4 +1,5 @@
-"""Commands on models: families (the family registry) and ping (one call through the LLM port)."""
+"""Commands on models: families (the family registry), ping (one call through the LLM port) and doctor (what
+is installed and which models can be called)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,18 @@ def ping(
     except LLMError as e:
         raise BadInput(f"{name}: {e}") from None
     terminal.print_json(out) if as_json else terminal.ping(name, out)
+
+
+@command()
+def doctor(
+    models: Optional[Path] = typer.Option(None, "--models", help="A YAML file with models (default: the packaged configs/models.yaml)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """What is installed, and which models can be called and why not (key, extra, server); no model is called."""
+    from judge.llm.preflight import check_models, installed
+    from judge.resources import shipped_dir
+
+    path = models or shipped_dir("configs") / "models.yaml"
+    out = {"installed": installed().model_dump(), "models_file": str(path),
+           "models": [s.model_dump() for s in check_models(load_models(path))]}
+    terminal.print_json(out) if as_json else terminal.doctor(out)

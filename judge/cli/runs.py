@@ -55,14 +55,14 @@ def _finished(store, summary: dict) -> dict:
     return summary
 
 
-def _check_judges(summary: dict) -> None:
-    """Exit 3 when a judge failed its control claims (min_control_accuracy), naming the judge and the kind."""
-    from judge.controls.health import HealthReport
+def _check_run(summary: dict) -> None:
+    """Exit 3 when the finished run cannot pass: a judge failed its control claims, too many claims ended in
+    judge_error (max_error_rate), a stage failed for every record, or nothing was judged; each with its cause."""
+    from judge.runs.outcome import run_failures
 
-    if summary.get("judge_health"):
-        failed = HealthReport.model_validate(summary["judge_health"]).failure_lines()
-        if failed:
-            raise JudgesFailed("\n".join(failed))
+    failed = run_failures(summary)
+    if failed:
+        raise JudgesFailed("\n".join(failed))
 
 
 def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False) -> dict:
@@ -129,7 +129,7 @@ def run(
         terminal.summary(summary)
         if result is not None:
             terminal.compare(result)
-    _check_judges(summary)
+    _check_run(summary)
     if result is not None and result["failed"]:
         raise GateFailed()
 
@@ -152,7 +152,7 @@ def rejudge(
     store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh)
     summary = _finished(store, summary)
     terminal.print_json(summary) if as_json else terminal.summary(summary)
-    _check_judges(summary)
+    _check_run(summary)
 
 
 @command()
@@ -168,7 +168,7 @@ def merge(
     store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
     summary = _finished(store, summary)
     terminal.print_json(summary) if as_json else terminal.summary(summary)
-    _check_judges(summary)
+    _check_run(summary)
 
 
 @command()

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel
 
 from judge.llm.config import ModelConfig
-from judge.llm.errors import LocalModelUnavailable
+from judge.llm.errors import LLMError, LocalModelUnavailable
 
 EMBEDDED_PREFIX = "local/"
 
@@ -111,6 +111,17 @@ def preflight(models: Iterable[ModelConfig], *, timeout: float = 2.0) -> list[st
         if status.problem:
             lines.append(f"model {status.name} ({status.model}): {status.problem}")
     return lines
+
+
+class ModelsUnavailable(LLMError):
+    """Models a run needs that cannot be called: refused before the first record (exit 2), one line each."""
+
+
+def require(models: Iterable[ModelConfig], *, timeout: float = 2.0) -> None:
+    """Raise :class:`ModelsUnavailable` unless every model can be called."""
+    lines = preflight(models, timeout=timeout)
+    if lines:
+        raise ModelsUnavailable("\n".join(lines + ["nothing was run; `judge doctor` shows which models can be called and why not"]))
 
 
 class Installed(BaseModel):

@@ -239,6 +239,11 @@ def summary(s: dict) -> None:
         f"(errors {u['errors']}), cache hits {u['cache_hits']}, tokens {u['prompt_tokens']} + {u['completion_tokens']}, cost {cost}",
         soft_wrap=True, markup=False,
     )
+    if s.get("outcome"):
+        from judge.runs.outcome import Outcome
+
+        for e in Outcome.model_validate(s["outcome"]).errors:  # the cause, not only a count
+            c.print(f"errors: {e.line()}", soft_wrap=True, markup=False)
     for note in s.get("notes", []):
         c.print(note, soft_wrap=True, markup=False)
     if s.get("same_family_clashes"):
@@ -372,3 +377,18 @@ def scores(scores: dict, run_dir: Path) -> None:
                 table.add_row(*(fmt(v) for v in row))
             c.print(table)
     c.print(f"written: {run_dir / 'scores.json'}, {run_dir / 'report.md'}, {run_dir / 'report.html'}", markup=False, soft_wrap=True)
+
+
+def doctor(out: dict) -> None:
+    from rich.markup import escape
+
+    c = console()
+    inst = out["installed"]
+    c.print(f"python {inst['python']}; " + ", ".join(f"{k} {v or 'not installed'}" for k, v in inst["packages"].items()),
+            soft_wrap=True, markup=False)
+    t = Table(title=f"models of {out['models_file']}")
+    for col in ("name", "model", "usable", "why not"):
+        t.add_column(col, overflow="fold")
+    for m in out["models"]:
+        t.add_row(escape(m["name"]), escape(m["model"]), "yes" if m["problem"] is None else "no", escape(m["problem"] or ""))
+    c.print(t)

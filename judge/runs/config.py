@@ -130,6 +130,10 @@ class RunConfig(_Section):
     # a judge below it on its control claims: exit 3. 0.5: a judge answering one label to everything scores
     # about 1/3, a random one 1/4; 0 reports without gating
     min_control_accuracy: float = Field(0.5, ge=0, le=1)
+    # the share of claims that may end in judge_error before the run exits 3 (it still writes everything);
+    # below 1, a stage (one model's generation, decomposition or judging) failing for every record exits 3
+    # too; a run that judged nothing exits 3 whatever this says
+    max_error_rate: float = Field(0.0, ge=0, le=1)
     record_concurrency: int = Field(4, ge=1, le=64)
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way
@@ -170,9 +174,16 @@ def load_run_config(path: str | Path) -> RunConfig:
         data = read_yaml(path) or {}
     except ConfigFileError as e:
         raise ConfigError(str(e)) from None
+    return run_config_from_dict(data, path.resolve().parent, str(path))
+
+
+def run_config_from_dict(data, base: Path, where: str = "config") -> RunConfig:
+    """A run config from its mapping: relative paths (models_file, dataset, answers, cache_dir) are taken
+    from ``base``; ``where`` names the config in errors (its file, or "config" for the Python API)."""
+    path = where
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
-    base = path.resolve().parent
+    data = dict(data)
     try:
         models: dict = {}
         if data.get("models_file"):

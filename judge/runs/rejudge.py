@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judge.judges.registry import model_judges
 from judge.llm import CallCache, ModelConfig
+from judge.llm.preflight import require
 from judge.pipeline import build_pipeline, rejudge_record
 from judge.runs.config import RunConfig
 from judge.runs.run import Run
@@ -33,6 +35,7 @@ def rejudge(
 ) -> tuple[RunStore, dict]:
     old = Run.open(run_dir)
     config = rejudge_config(old.config, judges, extra_models)
+    require(config.model(n) for n in model_judges(judges))  # before the first claim, as judge run does
     previous = list(old.results())
     records = old.records  # the new config reads the same dataset
     missing = [r.record_id for r in previous if r.record_id not in records]

@@ -1,21 +1,45 @@
 """An opened run directory: ``Run.open(path)`` reads its config and manifest once, and loads its records,
 recorded answers, summary and calls at most once, when first asked. Results stream from results.jsonl
 each time they are iterated (memory does not grow with the run). Scoring, agreement, compare and the
-reports all take a Run."""
+reports all take a Run. It is also what the Python API (judge.api.evaluate) hands back: ``summary``,
+``scores``, ``claims(label=..., model=...)``, ``report_path`` and ``failures``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 
-from judge.models import Answer, Record
+from pydantic import BaseModel
+
+from judge.models import Answer, Record, Span
 from judge.problems import DatasetError
-from judge.results import RecordResult
+from judge.results import ClaimResult, RecordResult
 from judge.runs.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
 from judge.runs.store import RunStore
+
+
+class JudgedClaim(BaseModel):
+    """One claim of one answer as the run judged it: where it comes from, and its ClaimResult (verdicts,
+    candidates, checks, evidence spans with ``source[start:end] == excerpt``)."""
+
+    record_id: str
+    model: str  # the model under test whose answer the claim is from
+    result: ClaimResult
+
+    @property
+    def text(self) -> str:
+        return self.result.text
+
+    @property
+    def label(self) -> str:
+        return self.result.label
+
+    @property
+    def evidence(self) -> list[Span]:
+        return self.result.evidence
 
 
 class Run:
@@ -65,3 +89,32 @@ class Run:
 
     def results(self) -> Iterator[RecordResult]:
         return self.store.iter_finished()
+
+    @cached_property
+    def scores(self) -> dict:
+        """scores.json (written by the reports; {} when the run was never scored)."""
+        path = self.path / "scores.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    @property
+    def report_path(self) -> Path:
+        return self.path / "report.html"
+
+    @property
+    def failures(self) -> list[str]:
+        """Why this run must not pass (the CLI's exit 3): empty when it may."""
+        from judge.runs.outcome import run_failures
+
+        return run_failures(self.summary)
+
+    def claims(self, label: str | Iterable[str] | None = None, model: str | None = None) -> Iterator[JudgedClaim]:
+        """The answers' claims in dataset order, optionally only those with ``label`` (one or several) or from
+        answers of ``model``; streamed from results.jsonl."""
+        labels = {label} if isinstance(label, str) else set(label) if label is not None else None
+        for r in self.results():
+            for a in r.answers:
+                if model is not None and a.model != model:
+                    continue
+                for c in a.claims:
+                    if labels is None or c.label in labels:
+                        yield JudgedClaim(record_id=r.record_id, model=a.model, result=c)

@@ -17,6 +17,7 @@ from typing import Awaitable, Callable
 
 from judge.controls.mix import ControlPlan
 from judge.llm import BudgetExceeded, CallCache
+from judge.llm.preflight import require
 from judge.models import Record
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
@@ -56,7 +57,8 @@ def stream_selected(records: Iterable[Record], ids: list[str]) -> Iterator[Recor
                 return
 
 
-ENGINE_FIELDS = {"engine", "ray"}  # how records are run, not what they give: a run may resume on another engine
+ENGINE_FIELDS = {"engine", "ray", "max_error_rate"}  # how records are run or gated, not what they give: a run may
+# resume on another engine, or with another tolerance
 
 
 def config_hash(config: RunConfig) -> str:
@@ -158,6 +160,7 @@ def execute(
         from judge.runs.ray_engine import connect
 
         connect(config.ray.address)  # Ray missing or the cluster unreachable: refused before any record
+    require(config.model(n) for n in config.called_model_names())  # no key, no extra, no server: refused now
     records, recorded = load_inputs(config)
     selected = select(records, config.limit, shard)
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from judge.controls.health import judge_health, observations
 from judge.results import RecordResult, Usage
+from judge.runs.outcome import OutcomeTally
 from judge.verdicts import TRIAGE, rates
 
 
@@ -20,8 +21,10 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
     usage = Usage()
     answers = triaged = fallbacks = generation_errors = truncated = records = 0
     seen = []  # the judges' verdicts on the controls
+    tally = OutcomeTally(getattr(config, "max_error_rate", 0.0))
     for r in results:
         records += 1
+        tally.add(r)
         seen.extend(observations(r))
         usage.add(r.usage)
         for a in r.answers:
@@ -55,6 +58,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         "answers_truncated": truncated,
         "judge_health": judge_health(seen, by_judge, getattr(config, "min_control_accuracy", None)).model_dump(),
         "usage": (spent if spent is not None else usage).model_dump(),
+        "outcome": tally.outcome().model_dump(),
         "notes": notes(config),
     }
 

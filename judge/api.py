@@ -1,0 +1,111 @@
+"""The Python API: evaluate a config and read the verdicts as typed objects, without the CLI or pytest.
+
+    import judge
+    run = judge.evaluate("configs/deterministic.yaml")                 # or a dict, or a RunConfig
+    for c in run.claims(label=["unsupported", "contradicted"]):
+        print(c.record_id, c.model, c.label, c.text, [e.excerpt for e in c.evidence])
+    print(run.summary["overall"]["faithfulness"], run.report_path, run.failures)
+
+``records`` (plain-format dicts: id, question, source or sources, answer or answers) replace the config's
+dataset; ``answers`` ({record id: text} or {record id: {model: text}}) attach answers to them. They are
+written once, under the runs directory, so the run can be re-scored and resumed like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from judge.runs.config import ConfigError, RunConfig, run_config_from_dict
+from judge.runs.run import Run
+
+INPUTS_DIR = ".inputs"  # under the runs directory: records given in memory, content-addressed
+
+
+def _plain_records(records: Iterable[Mapping[str, Any]], answers: Mapping[str, Any] | None) -> list[dict]:
+    out = []
+    for i, r in enumerate(records):
+        if hasattr(r, "model_dump"):
+            r = r.model_dump(exclude_none=True)
+        if not isinstance(r, Mapping):
+            raise ConfigError(f"records[{i}]: expected a mapping in the plain format (id, question, source, answer), found {type(r).__name__}")
+        out.append(dict(r))
+    if answers is not None:
+        by_id = {r.get("id"): r for r in out}
+        for rid, given in answers.items():
+            if rid not in by_id:
+                raise ConfigError(f"answers: record {rid!r} is not among the records")
+            record = by_id[rid]
+            if "answer" in record or "answers" in record:
+                raise ConfigError(f"answers: record {rid!r} already has an answer; give it in one place")
+            record["answers" if isinstance(given, Mapping) else "answer"] = dict(given) if isinstance(given, Mapping) else given
+    return out
+
+
+def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
+    """The records as a plain JSONL file named by its content: the same records are written once."""
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    path = runs_dir / INPUTS_DIR / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    return path
+
+
+def _config(config: str | Path | Mapping | RunConfig, data_path: Path | None) -> RunConfig:
+    from judge.runs.config import DatasetRef, load_run_config
+
+    if isinstance(config, RunConfig):
+        cfg = config
+    elif isinstance(config, Mapping):
+        data = dict(config)
+        if data_path is not None:
+            data["dataset"] = {"path": str(data_path), "format": "plain"}
+        return run_config_from_dict(data, Path.cwd())
+    else:
+        cfg = load_run_config(config)
+    if data_path is not None:
+        cfg = cfg.model_copy(update={"dataset": DatasetRef(path=str(data_path), format="plain"), "answers": None})
+    return cfg
+
+
+def evaluate(
+    config: str | Path | Mapping | RunConfig,
+    *,
+    records: Iterable[Mapping[str, Any]] | None = None,
+    answers: Mapping[str, Any] | None = None,
+    runs_dir: str | Path = "runs",
+    name: str | None = None,
+    limit: int | None = None,
+    use_cache: bool = True,
+    reports: bool = True,
+) -> Run:
+    """Run a config (``judge run``) and return the run, scored and with its reports unless ``reports`` is
+    False. A model that cannot be called, or bad input, raises before the first record; a run that finished
+    but cannot pass (judge errors, a failed stage) is returned with ``failures`` saying why."""
+    from judge.runs.runner import execute
+
+    if answers is not None and records is None:
+        raise ConfigError("answers need records: give both (plain-format records, and answers by record id)")
+    runs_root = Path(runs_dir)
+    data_path = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else None
+    cfg = _config(config, data_path)
+    if limit:
+        cfg = cfg.model_copy(update={"limit": limit})
+    store, _ = execute(cfg, runs_root=runs_root, name=name or cfg.name, use_cache=use_cache)
+    if reports:
+        from judge.report import write_reports
+
+        write_reports(store.path)
+    return Run.open(store.path)
+
+
+async def aevaluate(config: str | Path | Mapping | RunConfig, **kwargs) -> Run:
+    """:func:`evaluate` off the event loop (the run drives its own loop in a worker thread)."""
+    return await asyncio.to_thread(evaluate, config, **kwargs)
