@@ -54,7 +54,10 @@ def test_run_with_baseline_gate_over_a_missing_metric(base_and_broken, scripted_
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
     args = ["run", str(path), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--baseline", base, "--gate", "faithfulness:0.1"]
     result = run_cli(*args)
-    assert result.returncode == 1 and "FAIL faithfulness" in result.stdout, result.stdout + result.stderr
-    assert run_cli(*args, "--allow-missing").returncode == 0
+    # every judge call failed: the run itself cannot pass (exit 3, before the gate's 1), and the gate still says why
+    assert result.returncode == 3 and "FAIL faithfulness" in result.stdout, result.stdout + result.stderr
+    assert "run failed: every claim" in result.stderr
+    allowed = run_cli(*args, "--allow-missing")  # the gate may allow a missing metric; the failed run is still 3
+    assert allowed.returncode == 3 and "allowed by --allow-missing" in allowed.stdout
     alone = run_cli("compare", base, base, "--allow-missing")
     assert alone.returncode == 2 and "--allow-missing needs --gate" in alone.stderr

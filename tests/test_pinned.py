@@ -50,9 +50,9 @@ def _check(case: str, name: str, text: str) -> None:
     assert text == expected, f"{case}/{name} differs from the pinned output"
 
 
-def _run(config: Path, tmp_path: Path, *extra: str) -> Path:
+def _run(config: Path, tmp_path: Path, *extra: str, code: int = 0) -> Path:
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == code, result.stderr
     return Path(json.loads(result.stdout)["run_dir"])
 
 
@@ -141,4 +141,4 @@ def test_generated_answers_and_a_judge_that_fails(scripted_server, tmp_path):
         generate={"models": ["writer"]}, decompose={"method": "sentences"},
         adjudicate={"judges": ["judge-b", "judge-c"], "triage": True},
     )
-    _check_run("generated", _run(config, tmp_path))
+    _check_run("generated", _run(config, tmp_path, code=3))  # judge-b failed for every claim: written, exit 3

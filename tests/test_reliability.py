@@ -136,7 +136,7 @@ def test_nul_bytes_and_mixed_newlines_keep_offsets_exact(tmp_path):
 def test_an_answer_with_no_claims(tmp_path):
     answers = "".join(json.dumps({"record_id": rid, "model": "m", "answer": text}) + "\n" for rid, text in (("he-pkg-001", ""), ("he-pkg-002", "   ")))
     result = _run_deterministic(tmp_path, answers=answers)
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.returncode == 3 and "nothing was judged" in result.stderr, result.stderr[-2000:]  # written, but no pass
     summary = json.loads(result.stdout)
     assert summary["overall"]["claims"] == 0 and summary["answers"] == 2 and summary["overall"]["faithfulness"] is None
 

@@ -75,8 +75,8 @@ class OutcomeTally:
     def add(self, result: RecordResult) -> None:
         self.records += 1
         for a in result.answers:
-            if a.decomposition.method == "llm" and a.answer.strip():
-                self._count("decompose", a.decomposition.model or "decomposer", a.decomposition.fallback_reason)
+            if a.decomposition.model is not None and a.answer.strip():  # an LLM decomposer was asked (and may have fallen back)
+                self._count("decompose", a.decomposition.model, a.decomposition.fallback_reason)
             self._count("generate", a.model, a.generation_error)
             for c in a.claims:
                 self.claims += 1

@@ -160,11 +160,11 @@ def execute(
         from judge.runs.ray_engine import connect
 
         connect(config.ray.address)  # Ray missing or the cluster unreachable: refused before any record
-    require(config.model(n) for n in config.called_model_names())  # no key, no extra, no server: refused now
     records, recorded = load_inputs(config)
     selected = select(records, config.limit, shard)
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
+    require(config.model(n) for n in config.called_model_names())  # no key, no extra, no server: refused now
     if resume is not None:
         store = RunStore.open(resume, lock=True)  # a second --resume of it is refused while this one runs
         manifest = store.manifest()
