@@ -380,8 +380,6 @@ def scores(scores: dict, run_dir: Path) -> None:
 
 
 def doctor(out: dict) -> None:
-    from rich.markup import escape
-
     c = console()
     inst = out["installed"]
     c.print(f"python {inst['python']}; " + ", ".join(f"{k} {v or 'not installed'}" for k, v in inst["packages"].items()),
@@ -390,5 +388,5 @@ def doctor(out: dict) -> None:
     for col in ("name", "model", "usable", "why not"):
         t.add_column(col, overflow="fold")
     for m in out["models"]:
-        t.add_row(escape(m["name"]), escape(m["model"]), "yes" if m["problem"] is None else "no", escape(m["problem"] or ""))
+        t.add_row(m["name"], m["model"], "yes" if m["problem"] is None else "no", m["problem"] or "")
     c.print(t)
