@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.verdicts import JUDGE_ERROR, NOT_GROUNDED
+from judge.verdicts import JUDGE_ERROR
 
 
 class GroundingError(AssertionError):
@@ -29,13 +29,15 @@ def _where(run) -> str:
 
 
 def _not_grounded(run) -> list[str]:
-    lines = []
-    for c in run.claims(label=NOT_GROUNDED):
-        if len(lines) == SHOWN_CLAIMS:
-            lines.append("...")
-            break
-        lines.append(f"  {c.label}: {c.record_id} / {c.model}: {c.text[:160]}")
-    return lines
+    """The claims that are not grounded, most severe first, as the terminal lists them (scoring.ungrounded)."""
+    from judge.scoring.ungrounded import more_line, not_grounded, passage_text, summary_line
+
+    ng = not_grounded(run.results(), cap=SHOWN_CLAIMS)
+    lines = [summary_line(ng)]
+    for c in ng.claims:
+        lines += [f"  {c.label.upper()}  {c.record_id} / {c.model}: {c.text}", f"      passage: {passage_text(c.passage)}"]
+    more = more_line(ng, str(run.report_path))
+    return lines + ([more] if more else [])
 
 
 def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
@@ -72,7 +74,7 @@ def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_ha
     if max_judge_errors is not None and overall["labels"][JUDGE_ERROR] > max_judge_errors:
         problems.append(f"{overall['labels'][JUDGE_ERROR]} judge errors > {max_judge_errors}")
     if problems:
-        raise GroundingError("\n".join(["; ".join(problems), "not grounded:", *_not_grounded(run), _where(run)]))
+        raise GroundingError("\n".join(["; ".join(problems), *_not_grounded(run), _where(run)]))
     return overall
 
 
@@ -85,8 +87,8 @@ def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str], 
 
     run = Run.open(_run_dir(run_or_config, runs_dir))
     result = compare(Path(baseline), run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
-    if result["failed"]:
-        raise GroundingError("\n".join([g["why"] for g in result["gates"] if g["failed"]] + [_where(run)]))
+    if result["failed"]:  # each reason names the claims newly ungrounded, the run and its report
+        raise GroundingError("\n".join(g["why"] for g in result["gates"] if g["failed"]))
     return result
 
 

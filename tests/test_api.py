@@ -116,3 +116,16 @@ def test_the_plugin_fails_a_run_whose_judge_failed(pytester, scripted_server, mo
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "run failed: every claim" in out and "scripted status 401" in out and "report.html" in out
+
+
+def test_the_plugins_failure_names_the_claims_and_the_report(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(f"""
+        def test_strict(judge_grounding):
+            judge_grounding.assert_grounded({str(DETERMINISTIC)!r}, min_faithfulness=0.99)
+    """)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "faithfulness" in out and "not grounded" in out and "CONTRADICTED" in out and "passage:" in out
+    assert "report.html" in out
