@@ -22,10 +22,10 @@ def shared(relative: str) -> Path:
     return path
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run the real `judge` command line in a subprocess (``env``: variables added to this one's)."""
     return subprocess.run(
-        [sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=300,
+        [sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=timeout,
         env={**os.environ, **env} if env else None,
     )
 

@@ -346,9 +346,11 @@ def test_deterministic_config_needs_no_model(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed (pip install -e '.[local]')")
 def test_the_default_config_gives_every_record_a_judged_claim_on_the_embedded_models(tmp_path):
-    result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    # the embedded models on a loaded 2-core machine take minutes (the README's figure); the limit is not the test
+    result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", timeout=1500)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
+    assert summary["outcome"]["judged"] >= 3 and not summary["outcome"]["reasons"]
     assert summary["records"] == 3 and summary["by_model"]["local-qwen"]["claims"] >= 3
     assert any("demonstration" in note and "local-gemma" in note for note in summary["notes"])
     for r in results_of(summary["run_dir"]):
