@@ -98,8 +98,16 @@ def test_bad_records_name_the_record_and_field(tmp_path):
         judge.evaluate({"adjudicate": {"judges": ["deterministic"]}}, records=APOLLO, answers={"nope": "x"}, runs_dir=tmp_path / "runs")
 
 
-def test_the_plugin_fails_a_run_whose_judge_failed(pytester, scripted_server, monkeypatch):
+def _users_failing_test(pytester, monkeypatch, call: str) -> str:
+    """A user's test file with one test making ``call`` on the fixture, run in a subprocess; it must fail. Its output."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # this checkout's judge, whatever an editable install points at
+    pytester.makepyfile(f"def test_user(judge_grounding):\n    judge_grounding.{call}\n")
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    return result.stdout.str()
+
+
+def test_the_plugin_fails_a_run_whose_judge_failed(pytester, scripted_server, monkeypatch):
     server = scripted_server(lambda request, n: Reply(status=401))
     config = pytester.path / "broken.yaml"
     config.write_text(
@@ -108,24 +116,11 @@ def test_the_plugin_fails_a_run_whose_judge_failed(pytester, scripted_server, mo
         f"decompose: {{method: sentences}}\nadjudicate: {{judges: [j], triage: false}}\ncontrols: {{enabled: false}}\n"
         f"cache_dir: {pytester.path / 'cache'}\n"
     )
-    pytester.makepyfile(f"""
-        def test_grounded(judge_grounding):
-            judge_grounding.assert_grounded({str(config)!r}, min_faithfulness=0.0)
-    """)
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    out = result.stdout.str()
+    out = _users_failing_test(pytester, monkeypatch, f"assert_grounded({str(config)!r}, min_faithfulness=0.0)")
     assert "run failed: every claim" in out and "scripted status 401" in out and "report.html" in out
 
 
 def test_the_plugins_failure_names_the_claims_and_the_report(pytester, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makepyfile(f"""
-        def test_strict(judge_grounding):
-            judge_grounding.assert_grounded({str(DETERMINISTIC)!r}, min_faithfulness=0.99)
-    """)
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    out = result.stdout.str()
+    out = _users_failing_test(pytester, monkeypatch, f"assert_grounded({str(DETERMINISTIC)!r}, min_faithfulness=0.99)")
     assert "faithfulness" in out and "not grounded" in out and "CONTRADICTED" in out and "passage:" in out
     assert "report.html" in out
