@@ -4,6 +4,7 @@ named by the gate with the path of run B and its report."""
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from judge.models import Span
@@ -117,3 +118,16 @@ def test_an_improvement_reads_improved_and_intervals_have_four_decimals(tmp_path
     assert len(lo.split(".")[1]) == 4 and len(hi.split(".")[1]) == 4
     fixed = out["claims"]["fixed"]  # the planted claims are gone in B: fixed
     assert [(c["claim"].strip(), c["b"]) for c in fixed] == [(PLANTED.strip(), None)] * 3
+
+
+def test_the_pytest_plugins_regression_failure_names_the_claims_and_the_report(tmp_path):
+    from judge.pytest_plugin import GroundingError, assert_no_regression
+
+    base = _run(tmp_path, "base", BUNDLED_ANSWERS)
+    every = _run(tmp_path, "every", _rewritten(tmp_path, "faithful-paraphraser", 3))
+    with pytest.raises(GroundingError) as failed:
+        assert_no_regression(every, baseline=base, gates=["hallucination_rate:0.01"])
+    message = str(failed.value)
+    assert "hallucination_rate" in message and PLANTED.strip()[:10] in message and "he-pkg-001" in message
+    assert str(Path(every) / "report.html") in message.replace("\n", "")
+    assert_no_regression(base, baseline=base, gates=["hallucination_rate:0.01"])  # the same run passes
