@@ -16,17 +16,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from judge.runs.config import ConfigError, RunConfig, run_config_from_dict
 from judge.runs.run import Run
+from judge.runs.store import RunDirError
 
 INPUTS_DIR = ".inputs"  # under the runs directory: records given in memory, content-addressed
 
 
 def _plain_records(records: Iterable[Mapping[str, Any]], answers: Mapping[str, Any] | None) -> list[dict]:
+    if isinstance(records, (str, bytes, Mapping)) or hasattr(records, "model_dump"):
+        raise ConfigError(f"records: expected a list of records (mappings in the plain format), found one {type(records).__name__}")
     out = []
     for i, r in enumerate(records):
         if hasattr(r, "model_dump"):
@@ -50,11 +55,16 @@ def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
     """The records as a plain JSONL file named by its content: the same records are written once."""
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     path = runs_dir / INPUTS_DIR / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
-    if not path.exists():
+    if path.exists():
+        return path
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # one per writer: concurrent evaluations race safely
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise RunDirError(f"{runs_dir}: cannot write the records there ({e.strerror or type(e).__name__})") from None
     return path
 
 
@@ -65,8 +75,9 @@ def _config(config: str | Path | Mapping | RunConfig, data_path: Path | None) ->
         cfg = config
     elif isinstance(config, Mapping):
         data = dict(config)
-        if data_path is not None:
+        if data_path is not None:  # the records given replace the config's dataset and its answers file
             data["dataset"] = {"path": str(data_path), "format": "plain"}
+            data.pop("answers", None)
         return run_config_from_dict(data, Path.cwd())
     else:
         cfg = load_run_config(config)
@@ -93,10 +104,12 @@ def evaluate(
 
     if answers is not None and records is None:
         raise ConfigError("answers need records: give both (plain-format records, and answers by record id)")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise ConfigError(f"limit: expected a whole number of records >= 1, found {limit!r}")
     runs_root = Path(runs_dir)
     data_path = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else None
     cfg = _config(config, data_path)
-    if limit:
+    if limit is not None:
         cfg = cfg.model_copy(update={"limit": limit})
     store, _ = execute(cfg, runs_root=runs_root, name=name or cfg.name, use_cache=use_cache)
     if reports:

@@ -30,7 +30,7 @@ def number(name: str) -> float:
     default, kind, _ = NUMERIC[name]
     raw = os.environ.get(name, default)
     if kind == "int":
-        if not raw.strip().isdigit() or int(raw) < 1:
+        if not (raw.strip().isascii() and raw.strip().isdecimal()) or int(raw) < 1:
             raise _problem(name, raw, "a whole number of at least 1")
         return int(raw)
     try:

@@ -53,6 +53,9 @@ def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
 
 
 def _run_dir(run_or_config, runs_dir: str | Path) -> Path:
+    """A Run (judge.evaluate's), a run directory, or a config to run now."""
+    if hasattr(run_or_config, "store") and hasattr(run_or_config, "path"):
+        return Path(run_or_config.path)
     if isinstance(run_or_config, (str, Path)) and Path(run_or_config).is_dir():
         return Path(run_or_config)
     return run_config(run_or_config, runs_dir)
@@ -65,8 +68,10 @@ def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_ha
     from judge.runs.run import Run
 
     run = Run.open(_run_dir(run_or_config, runs_dir))
-    overall = run.summary["overall"]
     problems = list(run.failures)
+    if not run.summary:  # a run that never finished: its failure says so, there are no numbers to check
+        raise GroundingError("\n".join([*problems, _where(run)]))
+    overall = run.summary["overall"]
     if min_faithfulness is not None and (overall["faithfulness"] is None or overall["faithfulness"] < min_faithfulness):
         problems.append(f"faithfulness {overall['faithfulness']} < {min_faithfulness}")
     if max_hallucination is not None and (overall["hallucination_rate"] is None or overall["hallucination_rate"] > max_hallucination):
@@ -86,7 +91,12 @@ def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str], 
     from judge.scoring.compare import Gate, compare
 
     run = Run.open(_run_dir(run_or_config, runs_dir))
-    result = compare(Path(baseline), run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
+    if run.failures:  # a run that cannot pass is no evidence of "no regression", whatever the gates allow
+        raise GroundingError("\n".join([*run.failures, _where(run)]))
+    baseline = Path(baseline.path) if hasattr(baseline, "path") else Path(baseline)
+    result = compare(baseline, run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
+    if not result["records_compared"]:
+        raise GroundingError(f"{baseline} and {run.path} have no finished record in common")
     if result["failed"]:  # each reason names the claims newly ungrounded, the run and its report
         raise GroundingError("\n".join(g["why"] for g in result["gates"] if g["failed"]))
     return result

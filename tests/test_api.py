@@ -124,3 +124,24 @@ def test_the_plugins_failure_names_the_claims_and_the_report(pytester, monkeypat
     out = _users_failing_test(pytester, monkeypatch, f"assert_grounded({str(DETERMINISTIC)!r}, min_faithfulness=0.99)")
     assert "faithfulness" in out and "not grounded" in out and "CONTRADICTED" in out and "passage:" in out
     assert "report.html" in out
+
+
+def test_api_edges(tmp_path):
+    import concurrent.futures
+
+    import judge
+    from judge.api import _write_inputs
+    from judge.pytest_plugin import assert_grounded
+    from judge.runs.config import ConfigError
+
+    with pytest.raises(ConfigError, match="expected a list of records"):
+        judge.evaluate({"adjudicate": {"judges": ["deterministic"]}}, records=APOLLO[0], runs_dir=tmp_path / "runs")
+    with pytest.raises(ConfigError, match="limit"):
+        judge.evaluate(DETERMINISTIC, limit=0, runs_dir=tmp_path / "runs")
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:  # evaluations of the same records at once
+        paths = set(pool.map(lambda _: _write_inputs(APOLLO, tmp_path / "race"), range(16)))
+    assert len(paths) == 1 and [p.name for p in (tmp_path / "race" / ".inputs").iterdir()] == [next(iter(paths)).name]
+    run = judge.evaluate({"adjudicate": {"judges": ["deterministic"]}}, records=APOLLO, answers=ANSWERS, runs_dir=tmp_path / "runs")
+    with pytest.raises(ValueError, match="unknown label"):
+        list(run.claims(label="nonsense"))
+    assert assert_grounded(run, min_faithfulness=0.1)["claims"] == len(list(run.claims()))  # a Run is accepted

@@ -131,3 +131,27 @@ def test_the_pytest_plugins_regression_failure_names_the_claims_and_the_report(t
     assert "hallucination_rate" in message and PLANTED.strip()[:10] in message and "he-pkg-001" in message
     assert str(Path(every) / "report.html") in message.replace("\n", "")
     assert_no_regression(base, baseline=base, gates=["hallucination_rate:0.01"])  # the same run passes
+
+
+def test_a_claim_that_gets_worse_while_staying_ungrounded_is_listed():
+    text = "A is 1. B is 2."
+    a = _answer(text, [("A is 1.", "partially_supported"), ("B is 2.", "contradicted")])
+    b = _answer(text, [("A is 1.", "contradicted"), ("B is 2.", "unsupported")])
+    diff = claim_diff({"r": RecordResult(record_id="r", question="q", language="English", answers=[a])},
+                      {"r": RecordResult(record_id="r", question="q", language="English", answers=[b])}, ["r"])
+    assert diff.newly_ungrounded == [] and diff.fixed == []
+    assert [(c.claim, c.a, c.b) for c in diff.worsened] == [("A is 1.", "partially_supported", "contradicted")]
+
+
+def test_comparing_runs_with_no_record_in_common_is_refused(tmp_path):
+    base = _run(tmp_path, "base", BUNDLED_ANSWERS)
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "elsewhere", "question": "q?", "source": "The sky is blue.", "answer": "The sky is blue."}) + "\n")
+    cfg = tmp_path / "other.yaml"
+    cfg.write_text(yaml.safe_dump({"name": "other", "dataset": {"path": str(other)}, "cache_dir": str(tmp_path / "cache")}))
+    result = run_cli("run", str(cfg), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    unrelated = json.loads(result.stdout)["run_dir"]
+    refused = run_cli("compare", base, unrelated, "--gate", "faithfulness:0.1")
+    assert refused.returncode == 2 and "no finished record in common" in refused.stderr
+    unwritable = run_cli("compare", base, base, "--md", str(tmp_path))
+    assert unwritable.returncode == 2 and "--md" in unwritable.stderr and "Traceback" not in unwritable.stderr

@@ -125,3 +125,20 @@ def test_doctor_says_which_models_can_be_called(scripted_server, tmp_path, monke
     assert server.stats.requests == 0  # doctor calls no model
     table = run_cli("doctor", "--models", str(models))
     assert table.returncode == 0 and "keyless" in table.stdout
+
+
+def test_a_run_stopped_by_its_budget_exits_3_saying_it_is_incomplete(scripted_server, tmp_path):
+    server = scripted_server(pipeline_model())
+    price = ", price: {input_per_million: 100000.0, output_per_million: 100000.0}"
+    config = _config(tmp_path, server.base_url, extra="max_cost_usd: 0.01\nrecord_concurrency: 1\n", judge_extra=price)
+    result = _run(config, tmp_path)
+    assert result.returncode == 3, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "run failed: incomplete" in result.stderr and "--resume" in result.stderr
+
+
+def test_a_bad_port_and_credentials_in_api_base(tmp_path):
+    from judge.llm.preflight import server_problem
+
+    assert "Port out of range" in server_problem("http://localhost:99999/v1", 1)
+    line = server_problem("http://user:s3cr3tpassword@127.0.0.1:1/v1?api_key=abcdefghijklmnop", 1)
+    assert "s3cr3tpassword" not in line and "abcdefghijklmnop" not in line and "127.0.0.1:1/v1" in line

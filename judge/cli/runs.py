@@ -68,7 +68,10 @@ def _check_run(summary: dict) -> None:
 def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False) -> dict:
     from judge.scoring.compare import compare
 
-    return compare(baseline, run_dir, gates, allow_missing=allow_missing)
+    result = compare(baseline, run_dir, gates, allow_missing=allow_missing)
+    if not result["records_compared"]:  # unrelated runs: nothing to gate on is a wrong input, not a pass
+        raise BadInput(f"{baseline} and {run_dir} have no finished record in common: compare runs over the same data")
+    return result
 
 
 def _with_engine(cfg, engine: str | None, ray_address: str | None):
@@ -199,7 +202,10 @@ def compare(
     if md_out is not None:
         from judge.report.markdown import compare as compare_md
 
-        md_out.write_text(compare_md(result), encoding="utf-8")
+        try:
+            md_out.write_text(compare_md(result), encoding="utf-8")
+        except OSError as e:
+            raise BadInput(f"--md {md_out}: cannot write it ({e.strerror or type(e).__name__})") from None
     terminal.print_json(result) if as_json else terminal.compare(result)
     if result["failed"]:
         raise GateFailed()

@@ -53,19 +53,31 @@ def _embedded_problem(cfg: ModelConfig) -> str | None:
     return None
 
 
+def shown_base(url) -> str:
+    """An api_base as it may be printed: scheme, host, port and path; never a user:password or a query."""
+    from judge.llm.redact import redact
+
+    netloc = url.netloc.rpartition("@")[2]
+    return redact(f"{url.scheme}://{netloc}{url.path}")
+
+
 def server_problem(api_base: str, timeout: float) -> str | None:
     """A TCP connect to the server: cheap, and catches the usual 'server not started'."""
     url = urlparse(api_base if "://" in api_base else f"http://{api_base}")
+    shown = shown_base(url)
     host = url.hostname
     if not host:
-        return f"api_base {api_base!r} has no host"
-    port = url.port or (443 if url.scheme == "https" else 80)
+        return f"api_base {shown!r} has no host"
+    try:
+        port = url.port or (443 if url.scheme == "https" else 80)
+    except ValueError as e:
+        return f"api_base {shown!r}: {e}"
     try:
         with socket.create_connection((host, port), timeout=timeout):
             return None
     except OSError as e:
         reason = e.strerror or type(e).__name__
-        return f"server {api_base} is not reachable ({reason})"
+        return f"server {shown} is not reachable ({reason})"
 
 
 def _key_problem(cfg: ModelConfig) -> str | None:

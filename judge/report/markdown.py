@@ -12,7 +12,7 @@ import re
 from judge.report.format import fmt, fmt_ci
 from judge.scoring import blocks
 
-_SPECIAL = re.compile(r"([\\`*\[\]|#~])")
+_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
 
 def md(text) -> str:
@@ -63,7 +63,8 @@ def compare(result: dict, rows: int = 50) -> str:
     if result["gates"]:
         lines += ["", "## Gates", ""] + [f"- **{'FAIL' if g['failed'] else 'ok'}** {md(g['gate'])}: {md(g['why'])}" for g in result["gates"]]
     claims = result.get("claims") or {}
-    for title, items in (("Newly ungrounded in B", claims.get("newly_ungrounded", [])), ("Fixed in B", claims.get("fixed", [])),
+    for title, items in (("Newly ungrounded in B", claims.get("newly_ungrounded", [])), ("Worse in B", claims.get("worsened", [])),
+                         ("Fixed in B", claims.get("fixed", [])),
                          ("Verdict flips", result.get("flips", []))):
         if items:
             lines += ["", f"## {title} ({len(items)})", ""] + _table(

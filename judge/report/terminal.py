@@ -267,6 +267,7 @@ def compare(result: dict) -> None:
     _claim_changes(c, f"{_claims(result['flips'])} whose verdict flipped", result["flips"])
     claims = result.get("claims") or {}
     _claim_changes(c, f"{_claims(claims.get('newly_ungrounded', []))} newly ungrounded in B", claims.get("newly_ungrounded", []))
+    _claim_changes(c, f"{_claims(claims.get('worsened', []))} not grounded in both and worse in B", claims.get("worsened", []))
     _claim_changes(c, f"{_claims(claims.get('fixed', []))} fixed in B (ungrounded in A; supported or gone in B)", claims.get("fixed", []))
     for key, run in (("only_a", "A"), ("only_b", "B")):
         if claims.get(key):

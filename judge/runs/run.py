@@ -19,6 +19,7 @@ from judge.results import ClaimResult, RecordResult
 from judge.runs.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
 from judge.runs.store import RunStore
+from judge.verdicts import VERDICT_LABELS
 
 
 class JudgedClaim(BaseModel):
@@ -105,12 +106,17 @@ class Run:
         """Why this run must not pass (the CLI's exit 3): empty when it may."""
         from judge.runs.outcome import run_failures
 
+        if not self.summary:
+            return [f"{self.path} has no summary.json: the run did not finish (judge run CONFIG --resume {self.path})"]
         return run_failures(self.summary)
 
     def claims(self, label: str | Iterable[str] | None = None, model: str | None = None) -> Iterator[JudgedClaim]:
         """The answers' claims in dataset order, optionally only those with ``label`` (one or several) or from
         answers of ``model``; streamed from results.jsonl."""
         labels = {label} if isinstance(label, str) else set(label) if label is not None else None
+        unknown = sorted((labels or set()) - set(VERDICT_LABELS))
+        if unknown:
+            raise ValueError(f"unknown label(s) {', '.join(unknown)}; expected some of {', '.join(VERDICT_LABELS)}")
         for r in self.results():
             for a in r.answers:
                 if model is not None and a.model != model:

@@ -40,6 +40,7 @@ class ClaimDiff(BaseModel):
 
     matched: int = 0
     newly_ungrounded: list[ClaimChange] = []
+    worsened: list[ClaimChange] = []  # not grounded in both, more severe in B (partially supported -> contradicted)
     fixed: list[ClaimChange] = []
     flips: list[ClaimChange] = []
     only_a: list[ClaimChange] = []
@@ -117,7 +118,7 @@ def claim_diff(a_results: dict[str, RecordResult], b_results: dict[str, RecordRe
                         a=ca.label if ca is not None else None, b=cb.label if cb is not None else None, match=how, similarity=sim,
                     )
                     _file(diff, change)
-    for key in ("newly_ungrounded", "fixed", "flips", "only_a", "only_b"):  # most severe verdict in B (then A) first, stable
+    for key in ("newly_ungrounded", "worsened", "fixed", "flips", "only_a", "only_b"):  # most severe verdict in B (then A) first, stable
         getattr(diff, key).sort(key=lambda c: (-SEVERITY.get(c.b or "", -1), -SEVERITY.get(c.a or "", -1)))
     return diff
 
@@ -133,6 +134,8 @@ def _file(diff: ClaimDiff, c: ClaimChange) -> None:
         diff.only_a.append(c)
     if c.b in NOT_GROUNDED and c.a not in NOT_GROUNDED:
         diff.newly_ungrounded.append(c)
+    elif c.a in NOT_GROUNDED and c.b in NOT_GROUNDED and SEVERITY[c.b] > SEVERITY[c.a]:
+        diff.worsened.append(c)
     if c.a in NOT_GROUNDED and (c.b is None or c.b == SUPPORTED):
         diff.fixed.append(c)
 

@@ -141,4 +141,8 @@ def _see(claims, run_b: Path) -> str:
     new = claims.newly_ungrounded
     named = "; ".join(describe(c) for c in new[:NAMED_CLAIMS]) + (f"; and {len(new) - NAMED_CLAIMS} more" if len(new) > NAMED_CLAIMS else "")
     head = f". Newly ungrounded in B ({len(new)}): {named}" if new else ". No claim is newly ungrounded in B"
+    worse = claims.worsened
+    if worse:
+        head += f". Worse in B ({len(worse)}): " + "; ".join(describe(c) for c in worse[:NAMED_CLAIMS]) + (
+            f"; and {len(worse) - NAMED_CLAIMS} more" if len(worse) > NAMED_CLAIMS else "")
     return f"{head}. Run B: {run_b}; report: {Path(run_b) / 'report.html'}"
