@@ -142,8 +142,10 @@ def test_deeply_nested_json_in_a_dataset_is_a_clear_error(tmp_path, name, text):
     path.write_text(text)
     fmt = ["--format", "plain"] if name.endswith(".jsonl") else ["--format", "hebrew-qa"]
     for args in (["validate", str(path)], ["validate", str(path), *fmt]):
-        result = run_cli(*args)
+        result, peak = cli_with_peak_rss(*args)
         assert result.returncode == 2, result.stderr[-500:]
+        # the bound (300 MB + 20x the file); ijson's C backend once took 10 GB here, O(n^2) prefixes per buffer
+        assert peak is None or peak < 300e6 + 20 * len(text), f"{args}: peak RSS {peak / 1e6:.0f} MB"
         assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
         assert len(result.stderr.strip().splitlines()) <= 2
         assert "nested deeper" in result.stderr or "cannot tell the format" in result.stderr

@@ -100,6 +100,10 @@ def max_record_bytes() -> int:
 
 
 MAX_DEPTH = 64  # JSON nesting deeper than any of our formats needs (and far below Python's recursion limit)
+# ijson's C backend turns a whole read buffer into events before yielding one, each with its prefix string
+# ("item.item.item..."): a buffer of n opening brackets costs O(n^2) memory before the depth check above can
+# stop it (200,000 brackets in a 64 KB buffer: 10 GB). A small buffer bounds that at a few MB.
+PARSE_BUFFER = 4096
 
 
 def too_large(size: int, where: str) -> str:
@@ -293,7 +297,7 @@ def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -
         reader = _Counting(f)
         index, builder, depth, item_depth, started, first = 0, None, 0, 0, 0, True
         try:
-            for where, event, value in backend.parse(reader, use_float=True):
+            for where, event, value in backend.parse(reader, use_float=True, buf_size=PARSE_BUFFER):
                 if first and prefix == "item" and event != "start_array":
                     problems.append(Problem(file=file, message=f"expected a JSON array of records, found {kinds.get(event, 'a ' + event)}"))
                     return
