@@ -23,6 +23,7 @@ from judge.stages.checks import check_claim
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate
 from judge.text import detect_language
+from judge.text.control import defuse
 
 PROMPTS = ("answer", "decompose", "judge")
 
@@ -83,7 +84,7 @@ def build_pipeline(
     if unknown := unknown_answer_models(answers):
         logging.getLogger("judge").warning(
             "cannot tell the model family of the recorded answers of %s: the cross-family rule is not checked for them "
-            "(give each answer a family field)", ", ".join(unknown))
+            "(give each answer a family field)", defuse(", ".join(unknown)))
     prompts = {name: load_prompt(name) for name in PROMPTS}
     llm = LLM(cache, config.max_cost_usd)
     return Pipeline(config, llm, prompts, build_panel(config, llm, prompts["judge"]), recorded, clashes, unknown_families=unknown)

@@ -220,3 +220,17 @@ def test_a_tampered_cache_value_is_re_asked_and_counted_as_a_miss(scripted_serve
     assert (cache.hits, cache.misses) == (0, 1) and cache.enabled
     again, record = _ask(cache, server)  # the re-asked answer replaced the tampered one
     assert record.cached and server.stats.requests == 2 and (cache.hits, cache.misses) == (1, 1)
+
+
+def test_terminal_escape_sequences_in_data_never_reach_the_terminal(tmp_path):
+    """A model name or an answer carrying ESC sequences (clear screen, set title) is printed with them defused."""
+    data = tmp_path / "esc.jsonl"
+    row = {"id": "r1", "question": "q?", "source": "Lima is the capital of Peru.",
+           "answers": {"m\x1b[2J": "Lima is the capital of Peru. It has 40 million people.\x1b]0;pwned\x07"}}
+    data.write_text(json.dumps(row) + "\n")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: esc\ndataset: {{path: {data}}}\ncache_dir: {tmp_path / 'cache'}\n")
+    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "40 million" in result.stdout and "\ufffd" in result.stdout  # the claim is listed, its ESC defused
+    assert "\x1b" not in result.stdout and "\x1b" not in result.stderr

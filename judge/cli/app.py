@@ -58,7 +58,9 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
 
 def fail(message: str, code: int = EXIT_BAD_INPUT):
     """Stop the command with one line on stderr."""
-    sys.stderr.write(f"{message}\n")
+    from judge.text.control import defuse  # data in a message never drives the terminal
+
+    sys.stderr.write(defuse(message) + "\n")
     raise typer.Exit(code)
 
 
@@ -71,10 +73,11 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
         def bounded(*args, **kwargs):
             from judge import env
             from judge.problems import DatasetError
+            from judge.text.control import defuse
 
             try:
                 for warning in env.check():  # a bad JUDGE_* value: refused before any work
-                    sys.stderr.write(f"{warning}\n")
+                    sys.stderr.write(defuse(warning) + "\n")
                 return fn(*args, **kwargs)
             except typer.Exit:
                 raise
@@ -86,7 +89,7 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                 fail("interrupted: a run keeps every finished record; finish it with --resume RUN_DIR", EXIT_INTERRUPTED)
             except DatasetError as e:
                 for p in e.problems:
-                    sys.stderr.write(f"{p}\n")
+                    sys.stderr.write(defuse(f"{p}") + "\n")
                 raise typer.Exit(EXIT_BAD_INPUT)
             except _bad_input_errors() + also as e:
                 fail(str(e))

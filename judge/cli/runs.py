@@ -11,6 +11,7 @@ import typer
 from judge.cli.app import BadInput, GateFailed, JudgesFailed, command
 from judge.cli.models import load_models
 from judge.report import terminal
+from judge.text.control import defuse
 
 
 def _shard(spec: Optional[str]) -> Optional[tuple[int, int]]:
@@ -41,7 +42,7 @@ def _reports(run_dir: Path) -> dict | None:
     try:
         return write_reports(run_dir)
     except Exception as e:  # the run itself is finished and saved: say what failed, keep the exit code
-        sys.stderr.write(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})\n")
+        sys.stderr.write(defuse(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})") + "\n")
         return None
 
 

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from judge.report.format import fmt as _fmt_places
 from judge.report.format import fmt_ci
+from judge.text.control import defuse
 from judge.verdicts import VERDICT_LABELS
 
 
@@ -22,8 +23,15 @@ def fmt(x) -> str:
     return _fmt_places(x, 4)
 
 
+class _DataConsole(Console):
+    """A console for data: never markup, never control sequences (judge.text.control)."""
+
+    def render_str(self, text: str, **kwargs):
+        return super().render_str(defuse(text), **kwargs)
+
+
 def console(stderr: bool = False) -> Console:
-    return Console(highlight=False, markup=False, stderr=stderr)  # data (model names, genres, ids) is never markup
+    return _DataConsole(highlight=False, markup=False, stderr=stderr)  # data (model names, genres, ids) is never markup
 
 
 def print_json(obj) -> None:
@@ -37,7 +45,7 @@ def pretty_json(obj) -> None:
 def problems(lines) -> None:
     """One line per problem, on stderr."""
     for p in lines:
-        sys.stderr.write(f"{p}\n")
+        sys.stderr.write(defuse(f"{p}") + "\n")
 
 
 def say(text: str) -> None:
