@@ -54,8 +54,10 @@ def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
 
 def _run_dir(run_or_config, runs_dir: str | Path) -> Path:
     """A Run (judge.evaluate's), a run directory, or a config to run now."""
-    if hasattr(run_or_config, "store") and hasattr(run_or_config, "path"):
-        return Path(run_or_config.path)
+    from judge.runs.run import Run
+
+    if isinstance(run_or_config, Run):
+        return run_or_config.path
     if isinstance(run_or_config, (str, Path)) and Path(run_or_config).is_dir():
         return Path(run_or_config)
     return run_config(run_or_config, runs_dir)
@@ -88,15 +90,17 @@ def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str], 
     """Fail when a gated metric dropped against the baseline run beyond its threshold (and beyond noise), or
     is missing in either run (unless ``allow_missing``); the message names the claims newly ungrounded."""
     from judge.runs.run import Run
+    from judge.runs.store import RunDirError
     from judge.scoring.compare import Gate, compare
 
     run = Run.open(_run_dir(run_or_config, runs_dir))
     if run.failures:  # a run that cannot pass is no evidence of "no regression", whatever the gates allow
         raise GroundingError("\n".join([*run.failures, _where(run)]))
-    baseline = Path(baseline.path) if hasattr(baseline, "path") else Path(baseline)
-    result = compare(baseline, run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
-    if not result["records_compared"]:
-        raise GroundingError(f"{baseline} and {run.path} have no finished record in common")
+    baseline = baseline.path if isinstance(baseline, Run) else Path(baseline)
+    try:
+        result = compare(baseline, run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
+    except RunDirError as e:  # runs with no record in common
+        raise GroundingError(str(e)) from None
     if result["failed"]:  # each reason names the claims newly ungrounded, the run and its report
         raise GroundingError("\n".join(g["why"] for g in result["gates"] if g["failed"]))
     return result

@@ -20,6 +20,7 @@ import numpy as np
 from judge.report.format import fmt_ci
 from judge.results import RecordResult
 from judge.runs.run import Run
+from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import claim_diff, describe
 from judge.scoring.gold import matched_gold
 from judge.scoring.sections import SECTIONS, AnswerItem
@@ -74,6 +75,8 @@ def compare(
     a_results = {r.record_id: r for r in a.results()}
     b_results = {r.record_id: r for r in b.results()}
     common = [rid for rid in a_results if rid in b_results]
+    if not common:  # unrelated runs: nothing to gate on is a wrong input, never a pass
+        raise RunDirError(f"{a.path} and {b.path} have no finished record in common: compare runs over the same data")
     only_a = sorted(set(a_results) - set(b_results))
     only_b = sorted(set(b_results) - set(a_results))
     a_records, a_recorded = a.gold_inputs
@@ -81,14 +84,14 @@ def compare(
     ca = [record_counts(a_results[i], a_records.get(i), a_recorded) for i in common]
     cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
     rng = random.Random(seed)
-    samples = [[rng.randrange(len(common)) for _ in common] for _ in range(bootstrap)] if common else []
+    samples = [[rng.randrange(len(common)) for _ in common] for _ in range(bootstrap)]
     metrics, missing = {}, {}
     for name, (num, den, higher) in METRICS.items():
         an, ad = np.array([c[num] for c in ca]), np.array([c[den] for c in ca])
         bn, bd = np.array([c[num] for c in cb]), np.array([c[den] for c in cb])
-        if not common or ad.sum() == 0 or bd.sum() == 0:
+        if ad.sum() == 0 or bd.sum() == 0:
             lacking = [run for run, d in (("A", ad), ("B", bd)) if d.sum() == 0]
-            missing[name] = "no record finished in both runs" if not common else f"run {' and '.join(lacking)}: no {_DENOMINATOR.get(den, den)}"
+            missing[name] = f"run {' and '.join(lacking)}: no {_DENOMINATOR.get(den, den)}"
             continue
         value_a, value_b = an.sum() / ad.sum(), bn.sum() / bd.sum()
         deltas = []
