@@ -5,14 +5,21 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judge.report import html, markdown
-from judge.runs.run import Run
-from judge.scoring import score
+if TYPE_CHECKING:
+    from judge.runs.run import Run
+
+# The renderers and the scoring are imported where they are used: every command imports this package for
+# its terminal module, and `judge --help` should not pay for numpy, jinja and the scoring (about 0.7 s).
 
 
 def write_reports(run: Run | Path) -> dict:
     """Score the run and write scores.json, report.md and report.html next to its results."""
+    from judge.report import html, markdown
+    from judge.runs.run import Run
+    from judge.scoring import score
+
     run = run if isinstance(run, Run) else Run.open(run)
     scores = score(run)
     run.store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
@@ -38,6 +45,8 @@ def agreement_path(run_dirs: list[Path]) -> Path:
 def write_agreement(agreement: dict, path: Path) -> Path:
     """``judge agreement``'s one output file: JSON when ``path`` ends in .json, else the HTML page. An
     existing file is never overwritten (FileExistsError)."""
+    from judge.report import html
+
     text = json.dumps(agreement, ensure_ascii=False, indent=1, default=str) + "\n" if path.suffix == ".json" else html.agreement_page(agreement)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "x", encoding="utf-8") as f:

@@ -1,18 +1,38 @@
-"""Text utilities: normalisation with an offset map, sentence segmentation, tokenisation for matching."""
+"""Text utilities: normalisation with an offset map, sentence segmentation, tokenisation for matching.
 
-from judge.text.language import detect_language
-from judge.text.normalize import NormalizedText, normalize
-from judge.text.sentences import Sentence, sentence_index, split_sentences
-from judge.text.tokens import content_words, word_forms, words
+The names are loaded on first use (PEP 562): the command line imports ``judge.text.control`` for every
+command, and `judge --help` should not pay for numpy.
+"""
 
-__all__ = [
-    "NormalizedText",
-    "Sentence",
-    "content_words",
-    "detect_language",
-    "normalize",
-    "sentence_index",
-    "split_sentences",
-    "word_forms",
-    "words",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judge.text.language import detect_language
+    from judge.text.normalize import NormalizedText, normalize
+    from judge.text.sentences import Sentence, sentence_index, split_sentences
+    from judge.text.tokens import content_words, word_forms, words
+
+_WHERE = {
+    "detect_language": "language",
+    "NormalizedText": "normalize",
+    "normalize": "normalize",
+    "Sentence": "sentences",
+    "sentence_index": "sentences",
+    "split_sentences": "sentences",
+    "content_words": "tokens",
+    "word_forms": "tokens",
+    "words": "tokens",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'judge.text' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"judge.text.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
