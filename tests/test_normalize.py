@@ -61,3 +61,28 @@ def test_out_of_range_spans_are_refused():
     n = normalize("abc")
     with pytest.raises(ValueError):
         n.to_original(2, 5)
+
+
+def test_array_mapping_agrees_with_the_translate_tables_on_any_text():
+    """Non-ASCII text is mapped through arrays learnt from the translate tables; the two must never differ
+    (text, and each character's output length, which the offset map is built from)."""
+    import numpy as np
+
+    from judge.text.normalize import _TABLES, _codes, _replace
+
+    rng = random.Random(11)
+    alphabet = list("aZ 7'\"-\t\n\u05f3\u2019\u201c\u2013\u05be\u05b0\u05bc\u0591\u00e9\u0301\ufb01\u00bd\u200f\u05d0\u0644\u064e\u0130\u1e9e\u00df")
+    for fold in (False, True):
+        repl, lengths = _TABLES[fold]
+        for _ in range(500):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
+            got, got_lengths, _ = _replace(text, _codes(text), fold)
+            assert got == text.translate(repl), repr(text)
+            assert got_lengths.tolist() == [ord(c) for c in text.translate(lengths)], repr(text)
+
+
+@pytest.mark.parametrize("text", ["a\ud800  b", "x \U0001F600\u201c y\n\n z", "", " ", "''", "\u05d0''\u05d1"])
+def test_lone_surrogates_astral_characters_and_edges_keep_the_offset_map(text):
+    n = normalize(text)
+    assert len(n.starts) == len(n.text) == len(n.ends)
+    assert all(0 <= s < e <= len(text) for s, e in zip(n.starts, n.ends))

@@ -15,7 +15,7 @@ import heapq
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import combinations
+from itertools import chain, combinations
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -101,7 +101,7 @@ class Index:
         nends = np.searchsorted(self.norm.starts, bounds[:, 1]).tolist()
         self._norm_ranges = list(zip(nstarts, nends))
         text = self.norm.text
-        self.bm25 = BM25([[f for w in words(text[a:b]) for f in word_forms(w)] for a, b in self._norm_ranges])
+        self.bm25 = BM25([list(chain.from_iterable(map(word_forms, words(text[a:b])))) for a, b in self._norm_ranges])
 
     @cached_property
     def folded(self):

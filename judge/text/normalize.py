@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,6 +24,10 @@ DASHES = "-\u05be\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 INVISIBLE = set("\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
 # Two apostrophes (or gereshes) written for a gershayim: ש''ח == ש"ח.
 _PAIR_OR_SPACE_RUN = re.compile(r"\s{2,}|['\u05f3\u2019]{2}")
+
+
+def _fold_run(m: re.Match) -> str:
+    return " " if m.group()[0].isspace() else '"'
 
 
 def _is_hebrew_or_arabic_mark(ch: str) -> bool:
@@ -100,23 +105,24 @@ def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     """NFKC, niqqud/cantillation/harakat removed, quotes, gershayim, geresh, maqaf and dashes unified,
     whitespace folded, case folded; ``fold_accents`` also drops Latin accents (Portuguese fallback)."""
     n = len(text)
-    # Step A: fold whitespace runs and doubled apostrophes into one character at the run's start.
-    keep = np.ones(n, dtype=bool)
-    pieces, last = [], 0
-    for m in _PAIR_OR_SPACE_RUN.finditer(text):
-        keep[m.start() + 1 : m.end()] = False
-        pieces.append(text[last : m.start()])
-        pieces.append(" " if m.group()[0].isspace() else '"')
-        last = m.end()
-    pieces.append(text[last:])
-    text_a = "".join(pieces)
-    pos_a = np.flatnonzero(keep)  # original offset of each text_a character
+    codes = _codes(text)
+    # Step A: fold whitespace runs and doubled apostrophes into one character at the run's start. Most texts
+    # have none, and the regular expression's scan costs more than the rest of normalisation: look first.
+    kinds = _run_kinds()[np.minimum(codes, 0xFFFF)]
+    if n > 1 and ((kinds[1:] == kinds[:-1]) & (kinds[1:] != 0)).any():
+        runs = np.array([m.span() for m in _PAIR_OR_SPACE_RUN.finditer(text)], dtype=np.int64).reshape(-1, 2)
+        delta = np.zeros(n + 1, dtype=np.int32)  # +1 after a run's first character, -1 at its end (runs never touch)
+        delta[runs[:, 0] + 1] += 1
+        delta[runs[:, 1]] -= 1
+        pos_a = np.flatnonzero(np.cumsum(delta[:n]) == 0)  # original offset of each text_a character
+        text_a = _PAIR_OR_SPACE_RUN.sub(_fold_run, text)
+        codes = _codes(text_a)
+    else:
+        pos_a, text_a = np.arange(n, dtype=np.int64), text
     pos_a_ext = np.append(pos_a, n)
 
-    # Step B: per-character replacement, with each character's output length read off a second table.
-    repl_table, len_table = _TABLES[fold_accents]
-    norm = text_a.translate(repl_table)
-    lengths = np.frombuffer(text_a.translate(len_table).encode("latin-1"), dtype=np.uint8)
+    # Step B: per-character replacement, with each character's output length.
+    norm, lengths, norm_codes = _replace(text_a, codes, fold_accents)
     kept = np.flatnonzero(lengths)
     next_kept = np.append(kept[1:], len(text_a))[: len(kept)]  # a dropped mark belongs to the letter before it
     counts = lengths[kept]
@@ -126,6 +132,59 @@ def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     if len(norm) != len(starts):  # pragma: no cover - guards the invariant the tables promise
         raise AssertionError("normalisation map out of step with the text")
     single = np.repeat(kept, counts)
-    space_mask = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32) == 32
+    space_mask = (norm_codes if norm_codes is not None else _codes(norm)) == 32
     ends = np.where(space_mask, pos_a_ext[single] + 1, ends)
     return NormalizedText(original=text, text=norm, starts=starts.astype(np.int64), ends=ends.astype(np.int64))
+
+
+def _codes(text: str) -> np.ndarray:
+    """The code points of ``text`` (a lone surrogate included, as it is)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+@lru_cache(maxsize=1)
+def _run_kinds() -> np.ndarray:
+    """For each BMP code point: 1 whitespace, 2 an apostrophe that doubles into a gershayim, 0 neither."""
+    kinds = np.array([ch.isspace() for ch in map(chr, range(0x10000))], dtype=np.uint8)
+    kinds[[ord(c) for c in "'\u05f3\u2019"]] = 2
+    return kinds
+
+
+class _Lut:
+    """The replacement table as arrays over the BMP, learnt as characters are first seen."""
+
+    def __init__(self):
+        self.out = np.zeros(0x10000, dtype=np.uint32)  # the replacement, where it is one character
+        self.length = np.zeros(0x10000, dtype=np.uint8)
+        self.seen = np.zeros(0x10000, dtype=bool)
+
+    def learn(self, codes: np.ndarray, table: _LazyTable) -> None:
+        for code in codes.tolist():
+            repl = table[code]
+            self.length[code] = len(repl)
+            self.out[code] = ord(repl) if len(repl) == 1 else 0
+            self.seen[code] = True  # last: a reader in another thread never sees a half-learnt entry
+
+
+_LUTS = {fold: _Lut() for fold in (False, True)}
+
+
+def _replace(text: str, codes: np.ndarray, fold_accents: bool) -> tuple[str, np.ndarray, np.ndarray | None]:
+    """(the replaced text, the output length of each input character, the replaced text's code points when
+    every character became exactly one).
+
+    ``str.translate`` looks every non-ASCII character up in the table one by one (several times slower than
+    this on web pages with a few curly quotes); here the text is mapped through arrays in one step."""
+    repl_table, len_table = _TABLES[fold_accents]
+    if codes.size and int(codes.max()) < 0x10000:
+        lut = _LUTS[fold_accents]
+        fresh = codes[~lut.seen[codes]]
+        if fresh.size:
+            lut.learn(np.unique(fresh), repl_table)
+        lengths = lut.length[codes]
+        if (lengths == 1).all():
+            out = lut.out[codes]
+            return out.tobytes().decode("utf-32-le", "surrogatepass"), lengths, out
+        return text.translate(repl_table), lengths, None
+    lengths = np.frombuffer(text.translate(len_table).encode("latin-1"), dtype=np.uint8)
+    return text.translate(repl_table), lengths, None
