@@ -250,6 +250,39 @@ def test_unreadable_cache_directory_runs_on_without_the_cache(scripted_server, t
     assert any("running without the cache" in r.message for r in caplog.records)
 
 
+class _FullDisk:
+    """A cache store (diskcache's interface) whose disk fills up: reads miss, every write fails."""
+
+    def get(self, key):
+        return None
+
+    def set(self, key, value):
+        time.sleep(0.05)  # long enough for the concurrent writes to overlap in their threads
+        raise OSError(28, "No space left on device")
+
+    def delete(self, key):
+        pass
+
+    def close(self):
+        raise OSError(5, "Input/output error")
+
+
+def test_cache_writes_failing_together_warn_once_and_every_call_still_answers(scripted_server, caplog):
+    server = scripted_server([GOOD] * 6)
+    cache = CallCache.over(_FullDisk())
+    llm = LLM(cache)
+
+    async def go():
+        return await asyncio.gather(*(llm.structured(cfg_for(server), [{"role": "user", "content": f"claim {i}"}], Verdict) for i in range(6)))
+
+    with caplog.at_level(logging.WARNING, logger="judge.llm"):
+        results = run(go())
+        cache.close()
+    assert [r.label for r, _ in results] == ["supported"] * 6
+    assert not cache.enabled and "No space left on device" in cache.disabled_reason
+    assert sum("running without the cache" in r.message for r in caplog.records) == 1
+
+
 def test_keys_come_from_the_named_environment_variable_and_never_reach_the_cache(scripted_server, tmp_path, monkeypatch):
     canary = "sk-canary-" + "7" * 24
     monkeypatch.setenv("JUDGE_TEST_KEY", canary)

@@ -86,3 +86,18 @@ def test_lone_surrogates_astral_characters_and_edges_keep_the_offset_map(text):
     n = normalize(text)
     assert len(n.starts) == len(n.text) == len(n.ends)
     assert all(0 <= s < e <= len(text) for s, e in zip(n.starts, n.ends))
+
+
+def test_the_normalize_function_is_never_shadowed_by_its_module():
+    """``judge.text`` loads its names lazily; importing the submodule first (as unpickling a NormalizedText
+    in a fresh worker does) must still leave ``from judge.text import normalize`` the function."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import judge.text.normalize\nfrom judge.text import normalize\nimport judge.text\n"
+            "assert callable(normalize) and judge.text.normalize is normalize, normalize\nprint(normalize('A  b').text)")
+    root = str(Path(__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env={"PYTHONPATH": root, "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "a b"

@@ -13,11 +13,13 @@ import hashlib
 import json
 import logging
 import sqlite3
+import threading
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 log = logging.getLogger("judge.llm")
+_DISABLE_LOCK = threading.Lock()
 T = TypeVar("T")
 
 
@@ -59,9 +61,14 @@ class CallCache:
         return cache
 
     def _disable(self, reason: str) -> None:
-        self.enabled = False
-        self._cache = None
-        self.disabled_reason = reason
+        """Turn the cache off with one warning. Writes run in threads, so several may fail at once: the
+        first reason is kept and said; the store object stays, so a call already past the check fails (and
+        is caught) rather than meeting None."""
+        with _DISABLE_LOCK:
+            if self.disabled_reason is not None:
+                return
+            self.enabled = False
+            self.disabled_reason = reason
         log.warning("%s; running without the cache", reason)
 
     def get(self, key: str, check: Callable[[dict], T] = lambda value: value) -> T | None:
@@ -108,4 +115,7 @@ class CallCache:
 
     def close(self) -> None:
         if self._cache is not None:
-            self._cache.close()
+            try:
+                self._cache.close()
+            except Exception as e:  # a store that failed earlier may fail to close too; the run is done with it
+                log.debug("closing the cache: %s", e)

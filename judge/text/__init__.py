@@ -7,6 +7,8 @@ command, and `judge --help` should not pay for numpy.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -36,3 +38,16 @@ def __getattr__(name: str):
     value = getattr(importlib.import_module(f"judge.text.{_WHERE[name]}"), name)
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """Importing a submodule binds it on its package; ``judge.text.normalize`` (the module) must not shadow
+    ``normalize`` (the function), whichever of the two is imported first."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _WHERE and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
