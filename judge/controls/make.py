@@ -90,9 +90,12 @@ class _Profile:
     words: frozenset[str]
 
 
+def _language(record: Record) -> str:
+    return detect_language(record.question + " " + record.sources[0].text[:2000])
+
+
 def _profile(record: Record) -> _Profile:
-    language = detect_language(record.question + " " + record.sources[0].text[:2000])
-    return _Profile(language, _sentences_of(record.id, [(s.doc_id, s.text) for s in record.sources]), _words_of(s.text for s in record.sources))
+    return _Profile(_language(record), _sentences_of(record.id, [(s.doc_id, s.text) for s in record.sources]), _words_of(s.text for s in record.sources))
 
 
 def _sentences_of(record_id: str, texts) -> list[_Sentence]:
@@ -120,17 +123,20 @@ class _Donor:
     has_sentences: bool
 
     @classmethod
-    def of(cls, record: Record, profile: _Profile) -> _Donor:
+    def of(cls, record: Record, language: str, sentences: list[_Sentence] | None = None) -> _Donor:
+        """``sentences``: the record's claim sentences, where the caller has them already."""
         if sum(len(s.text) for s in record.sources) <= DONOR_CHARS:
             texts = tuple((s.doc_id, s.text) for s in record.sources)
-            return cls(record.id, profile.language, profile.words, texts, bool(profile.sentences))
+            if sentences is None:
+                sentences = _sentences_of(record.id, texts)
+            return cls(record.id, language, _words_of(t for _, t in texts), texts, bool(sentences))
         out, left = [], DONOR_CHARS
         for src in record.sources:
             if left <= 0:
                 break
             out.append((src.doc_id, src.text[:left]))
             left -= len(out[-1][1])
-        return cls(record.id, profile.language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)))
+        return cls(record.id, language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)))
 
     def sentences(self) -> list[_Sentence]:
         return _sentences_of(self.record_id, self.texts)
@@ -170,15 +176,18 @@ class ControlData:
         for r in records:
             if keep:
                 data.records[r.id] = r
-            prof = _profile(r)
+            # Only what is kept is computed: a record's sentences while the names pool fills, its donor
+            # profile when its id ranks into the sample (about DONOR_SAMPLE x ln(records / DONOR_SAMPLE)).
+            language = _language(r)
+            sentences = _sentences_of(r.id, [(s.doc_id, s.text) for s in r.sources]) if len(names) < POOL_CAP else None
             rank = _donor_rank(r.id)
             if len(sample) < DONOR_SAMPLE or rank < -sample[0][0]:
                 if len(sample) < DONOR_SAMPLE:
                     heapq.heappush(sample, (-rank, r.id))
                 else:
                     del data.donors[heapq.heapreplace(sample, (-rank, r.id))[1]]
-                data.donors[r.id] = _Donor.of(r, prof)
-            pattern = month_pattern(prof.language)
+                data.donors[r.id] = _Donor.of(r, language, sentences)
+            pattern = month_pattern(language)
             for src in r.sources:
                 for m in _numbers(src.text):
                     canon = _canon_number(m.group())
@@ -186,12 +195,12 @@ class ControlData:
                     if len(kind) < POOL_CAP:
                         kind[canon] = None
                 if pattern is not None:
-                    seen = months.setdefault(prof.language, {})
+                    seen = months.setdefault(language, {})
                     for m in pattern.finditer(src.text):
                         if len(seen) < POOL_CAP:
                             seen[m.group(1)] = None
-            if len(names) < POOL_CAP:
-                for s in prof.sentences:
+            if sentences is not None:
+                for s in sentences:
                     names.update(dict.fromkeys(n for n in names_in(s.text) if _name_shape(n) is not None))
         data.numbers = {k: list(v) for k, v in numbers.items()}
         data.months = {k: list(v) for k, v in months.items()}
@@ -245,11 +254,14 @@ def _claim_sentences(record_id: str, doc_id: str, text: str) -> list[_Sentence]:
         if m and m.end() < s.end:
             start = m.end()
         body = text[start : s.end]
-        if "\n" in body or not (MIN_CHARS <= len(body) <= MAX_CHARS) or len(_WORD.findall(body)) < MIN_WORDS:
+        if "\n" in body or not (MIN_CHARS <= len(body) <= MAX_CHARS):
+            continue
+        words_ = _WORD.findall(body)
+        if len(words_) < MIN_WORDS:
             continue
         if not _STATEMENT_END.search(body) or body[0].islower() or body[0] in "#|*-" or "|" in body:
             continue  # headings, menus, fragments and questions are not claims
-        latin = [w for w in _WORD.findall(body) if w[0].isascii() and w[0].isalpha()]
+        latin = [w for w in words_ if w[0].isascii() and w[0].isalpha()]
         if len(latin) >= MIN_WORDS and sum(w[0].isupper() for w in latin) > 0.5 * len(latin):
             continue  # a list of names or a title-case heading
         out.append(_Sentence(record_id, doc_id, start, s.end, body))
@@ -334,19 +346,25 @@ def reword(text: str, language: str) -> str | None:
 # -- contradicted ---------------------------------------------------------------------------------------
 
 
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_DIGITS = re.compile(r"\d+")
+_LETTER_BEFORE = re.compile(r"[A-Za-z]-?$")
+_LETTER_OR_RANGE_AFTER = re.compile(r"[^\W\d_]|-\d")
+
+
 def _magnitude(number: str) -> float:
-    m = re.match(r"\d+(?:\.\d+)?", number.replace(",", ""))
+    m = _LEADING_NUMBER.match(number.replace(",", ""))
     return math.log10(max(float(m.group()), 0.1)) if m else 0.0
 
 
 def number_shape(canon: str) -> str:
     """A number's kind (percent, year, time, number) and its written shape: 4.5% swaps with 7.2%, never 19.08.2019."""
-    return number_kind(canon) + ":" + re.sub(r"\d+", "9", canon)
+    return number_kind(canon) + ":" + _DIGITS.sub("9", canon)
 
 
 def _numbers(text: str) -> list[re.Match]:
     """Numbers that stand alone: not part of a model name (F-35) or a word (1970s)."""
-    return [m for m in _NUMBER.finditer(text) if not re.search(r"[A-Za-z]-?$", text[max(0, m.start() - 2) : m.start()]) and not re.match(r"[^\W\d_]|-\d", text[m.end() : m.end() + 2])]
+    return [m for m in _NUMBER.finditer(text) if not _LETTER_BEFORE.search(text[max(0, m.start() - 2) : m.start()]) and not _LETTER_OR_RANGE_AFTER.match(text[m.end() : m.end() + 2])]
 
 
 def swap_number(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:

@@ -55,16 +55,20 @@ class NumberMention:
         return sum(bool(forms & theirs) for forms in self.context)
 
 
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_YEAR = re.compile(r"(1[0-9]|20|21)\d\d")
+
+
 def _canon_number(text: str) -> str:
     text = text.replace(" ", "")
-    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    return _THOUSANDS_COMMA.sub("", text)
 
 
 def number_kind(number: str) -> str:
     """percent, year, time or number (day is told by context, in :func:`mentions`)."""
     if number.endswith("%"):
         return "percent"
-    if re.fullmatch(r"(1[0-9]|20|21)\d\d", number):
+    if _YEAR.fullmatch(number):
         return "year"
     if ":" in number:
         return "time"

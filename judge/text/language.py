@@ -6,8 +6,15 @@ Enough to tell a prompt "answer in Hebrew" or "write the claims in Portuguese"; 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 _WORD = re.compile(r"[^\W\d_]+")
+# Characters counted by script (in C: a per-character generator cost 3 ms on a 2,000-character text).
+_HEBREW = re.compile("[\u0590-\u05ff]")
+_ARABIC = re.compile("[\u0600-\u06ff]")
+_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
+_PT_LETTERS = re.compile("[ãõçâêô]")
+_ES_LETTERS = re.compile("[ñ¿¡]")
 _PT = frozenset("de da do das dos que não em um uma para com por os as é são mais como foi pela pelo ao à".split())
 _EN = frozenset("the of and to in is was that for with as by on are be this from it at which an".split())
 _ES = frozenset("el la los las del que y en un una por con para es se al lo como más pero".split())
@@ -15,9 +22,9 @@ _ES = frozenset("el la los las del que y en un una por con para es se al lo como
 
 def detect_language(text: str) -> str:
     """'Hebrew', 'Arabic', 'Portuguese', 'Spanish' or 'English' (the default for Latin or empty text)."""
-    hebrew = sum(1 for c in text if "\u0590" <= c <= "\u05ff")
-    arabic = sum(1 for c in text if "\u0600" <= c <= "\u06ff")
-    latin = sum(1 for c in text if c.isascii() and c.isalpha() or "\u00c0" <= c <= "\u024f")
+    hebrew = _count(_HEBREW, text)
+    arabic = _count(_ARABIC, text)
+    latin = _count(_LATIN, text)
     best = max(hebrew, arabic, latin)
     if best == 0:
         return "English"
@@ -25,10 +32,14 @@ def detect_language(text: str) -> str:
         return "Hebrew"
     if best == arabic:
         return "Arabic"
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = Counter(map(str.lower, _WORD.findall(text)))
     scores = {
-        "Portuguese": sum(w in _PT for w in words) + 2 * sum(c in "ãõçâêô" for c in text.lower()),
-        "Spanish": sum(w in _ES for w in words) + 2 * sum(c in "ñ¿¡" for c in text),
-        "English": sum(w in _EN for w in words),
+        "Portuguese": sum(words[w] for w in _PT) + 2 * _count(_PT_LETTERS, text.lower()),
+        "Spanish": sum(words[w] for w in _ES) + 2 * _count(_ES_LETTERS, text),
+        "English": sum(words[w] for w in _EN),
     }
     return max(scores, key=lambda k: (scores[k], k == "English"))
+
+
+def _count(pattern: re.Pattern, text: str) -> int:
+    return len(text) - len(pattern.sub("", text))

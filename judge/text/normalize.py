@@ -24,10 +24,7 @@ DASHES = "-\u05be\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 INVISIBLE = set("\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
 # Two apostrophes (or gereshes) written for a gershayim: ש''ח == ש"ח.
 _PAIR_OR_SPACE_RUN = re.compile(r"\s{2,}|['\u05f3\u2019]{2}")
-
-
-def _fold_run(m: re.Match) -> str:
-    return " " if m.group()[0].isspace() else '"'
+LONG_TEXT = 2000  # characters from which normalisation works on arrays of code points
 
 
 def _is_hebrew_or_arabic_mark(ch: str) -> bool:
@@ -105,18 +102,22 @@ def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     """NFKC, niqqud/cantillation/harakat removed, quotes, gershayim, geresh, maqaf and dashes unified,
     whitespace folded, case folded; ``fold_accents`` also drops Latin accents (Portuguese fallback)."""
     n = len(text)
-    codes = _codes(text)
-    # Step A: fold whitespace runs and doubled apostrophes into one character at the run's start. Most texts
-    # have none, and the regular expression's scan costs more than the rest of normalisation: look first.
-    kinds = _run_kinds()[np.minimum(codes, 0xFFFF)]
-    if n > 1 and ((kinds[1:] == kinds[:-1]) & (kinds[1:] != 0)).any():
-        runs = np.array([m.span() for m in _PAIR_OR_SPACE_RUN.finditer(text)], dtype=np.int64).reshape(-1, 2)
-        delta = np.zeros(n + 1, dtype=np.int32)  # +1 after a run's first character, -1 at its end (runs never touch)
-        delta[runs[:, 0] + 1] += 1
-        delta[runs[:, 1]] -= 1
-        pos_a = np.flatnonzero(np.cumsum(delta[:n]) == 0)  # original offset of each text_a character
-        text_a = _PAIR_OR_SPACE_RUN.sub(_fold_run, text)
-        codes = _codes(text_a)
+    # Long texts go through arrays of code points; for short ones (claims, sentences) setting those up costs
+    # more than the per-character work it saves.
+    codes = _codes(text) if n >= LONG_TEXT else None
+    # Step A: fold whitespace runs and doubled apostrophes into one character at the run's start.
+    if _has_runs(text, codes):
+        keep = np.ones(n, dtype=bool)
+        pieces, last = [], 0
+        for m in _PAIR_OR_SPACE_RUN.finditer(text):
+            keep[m.start() + 1 : m.end()] = False
+            pieces.append(text[last : m.start()])
+            pieces.append(" " if m.group()[0].isspace() else '"')
+            last = m.end()
+        pieces.append(text[last:])
+        text_a = "".join(pieces)
+        pos_a = np.flatnonzero(keep)  # original offset of each text_a character
+        codes = _codes(text_a) if codes is not None else None
     else:
         pos_a, text_a = np.arange(n, dtype=np.int64), text
     pos_a_ext = np.append(pos_a, n)
@@ -135,6 +136,15 @@ def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     space_mask = (norm_codes if norm_codes is not None else _codes(norm)) == 32
     ends = np.where(space_mask, pos_a_ext[single] + 1, ends)
     return NormalizedText(original=text, text=norm, starts=starts.astype(np.int64), ends=ends.astype(np.int64))
+
+
+def _has_runs(text: str, codes: np.ndarray | None) -> bool:
+    """Whether step A has anything to fold. On a long text the regular expression's scan costs more than
+    the rest of normalisation, and most texts have no run: two run characters touching is looked for first."""
+    if codes is None:
+        return _PAIR_OR_SPACE_RUN.search(text) is not None
+    kinds = _run_kinds()[np.minimum(codes, 0xFFFF)]
+    return bool(((kinds[1:] == kinds[:-1]) & (kinds[1:] != 0)).any())
 
 
 def _codes(text: str) -> np.ndarray:
@@ -169,14 +179,15 @@ class _Lut:
 _LUTS = {fold: _Lut() for fold in (False, True)}
 
 
-def _replace(text: str, codes: np.ndarray, fold_accents: bool) -> tuple[str, np.ndarray, np.ndarray | None]:
+def _replace(text: str, codes: np.ndarray | None, fold_accents: bool) -> tuple[str, np.ndarray, np.ndarray | None]:
     """(the replaced text, the output length of each input character, the replaced text's code points when
-    every character became exactly one).
+    every character became exactly one and they were computed).
 
-    ``str.translate`` looks every non-ASCII character up in the table one by one (several times slower than
-    this on web pages with a few curly quotes); here the text is mapped through arrays in one step."""
+    ``str.translate`` serves ASCII text from a per-call cache but looks every other character up in the table
+    one by one (several times slower than arrays on web pages with a few curly quotes): a long non-ASCII
+    text is mapped through arrays in one step."""
     repl_table, len_table = _TABLES[fold_accents]
-    if codes.size and int(codes.max()) < 0x10000:
+    if codes is not None and codes.size and not text.isascii() and int(codes.max()) < 0x10000:
         lut = _LUTS[fold_accents]
         fresh = codes[~lut.seen[codes]]
         if fresh.size:
