@@ -42,7 +42,8 @@ from judge.datasets import load
 from judge.metrics.classification import classification
 from judge.metrics.free import EvidenceCeiling
 from judge.models import LABELS
-from judge.search import Index
+from judge.search import Index, offer
+from judge.search.index import CHARS_PER_TOKEN
 from judge.stages.checks import check_claim
 from judge.stages.support import (
     PARAMS_FILE,
@@ -86,8 +87,15 @@ class Item:
         return "unsupported" if self.collapse_contradicted and label == "contradicted" else label
 
 
+BUDGET_SHARE: float | None = None  # --budget-share: candidates offered by budget (judge.search.offer), not top-k
+
+
 def _featurize(item: Item, sources: dict, indexes: list[Index], k: int) -> Item:
-    found = sorted((c for ix in indexes for c in ix.search(item.text, k)), key=lambda c: -c.score)[:k]
+    if BUDGET_SHARE is None:
+        found = sorted((c for ix in indexes for c in ix.search(item.text, k)), key=lambda c: -c.score)[:k]
+    else:
+        budget = max(1, round(BUDGET_SHARE * sum(len(ix.source) for ix in indexes) / CHARS_PER_TOKEN))
+        found = offer(indexes, item.text, budget)
     checks = check_claim(item.text, found, sources)
     item.features = support_features(item.text, found, checks)
     item.triage = free_supported(item.features)
@@ -266,8 +274,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--budget-share", type=float, default=None, help="offer candidates within this share of each record's source tokens (search.budget_share) instead of the top k")
     ap.add_argument("--write", type=Path, default=None, help=f"write the fitted values (e.g. {PARAMS_FILE.relative_to(ROOT)})")
     args = ap.parse_args(argv)
+    global BUDGET_SHARE
+    BUDGET_SHARE = args.budget_share
+    if args.budget_share is not None and args.write:
+        print("--write fits the shipped values on top-k candidates (the run default); not with --budget-share", file=sys.stderr)
+        return 2
     if not (args.data / "he_qa_sample.json").exists():
         print(f"{args.data}: no he_qa_sample.json (pass --data)", file=sys.stderr)
         return 2
