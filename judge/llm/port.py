@@ -304,8 +304,8 @@ _RECORD: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar("jud
 async def _counted_acompletion(*args: Any, **kwargs: Any) -> Any:
     """``litellm.acompletion``, counting each request and its tokens into the record of the call in progress.
 
-    Counting here rather than through instructor's hooks: its hooks cost about 1 ms of CPU a call (a
-    signature check per event and a deep copy of the usage totals per attempt), a tenth of the request."""
+    Counting here rather than through instructor's hooks: with hooks, instructor checks each handler's
+    signature per event and deep-copies the usage totals per attempt, about 2 ms of CPU a call (bench/README)."""
     from judge.llm.litellm_setup import litellm
 
     record = _RECORD.get()
