@@ -42,8 +42,9 @@ from judge.datasets import load
 from judge.metrics.classification import classification
 from judge.metrics.free import EvidenceCeiling
 from judge.models import LABELS
-from judge.search import Index, offer
-from judge.search.index import CHARS_PER_TOKEN
+from judge.pipeline import candidates
+from judge.runs.config import SearchSection
+from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.stages.support import (
     PARAMS_FILE,
@@ -87,15 +88,8 @@ class Item:
         return "unsupported" if self.collapse_contradicted and label == "contradicted" else label
 
 
-BUDGET_SHARE: float | None = None  # --budget-share: candidates offered by budget (judge.search.offer), not top-k
-
-
-def _featurize(item: Item, sources: dict, indexes: list[Index], k: int) -> Item:
-    if BUDGET_SHARE is None:
-        found = sorted((c for ix in indexes for c in ix.search(item.text, k)), key=lambda c: -c.score)[:k]
-    else:
-        budget = max(1, round(BUDGET_SHARE * sum(len(ix.source) for ix in indexes) / CHARS_PER_TOKEN))
-        found = offer(indexes, item.text, budget)
+def _featurize(item: Item, sources: dict, indexes: list[Index], search: SearchSection) -> Item:
+    found = candidates(indexes, item.text, search)  # what a run's judges are shown, top k or by budget
     checks = check_claim(item.text, found, sources)
     item.features = support_features(item.text, found, checks)
     item.triage = free_supported(item.features)
@@ -118,7 +112,7 @@ def _old_rule(found, checks) -> str:
     return "partially_supported"
 
 
-def hebrew_items(data: Path, k: int) -> list[Item]:
+def hebrew_items(data: Path, search: SearchSection) -> list[Item]:
     records = {r.id: r for r in load(data / "he_qa_sample.json")}
     out = []
     for a in load(data / "he_model_answers_sample.jsonl"):
@@ -127,11 +121,11 @@ def hebrew_items(data: Path, k: int) -> list[Item]:
         indexes = [Index(s.text, s.doc_id) for s in r.sources]
         for g in a.gold_claims:
             spans = [(s.doc_id or r.sources[0].doc_id, s.start_char, s.end_char) for s in g.support]
-            out.append(_featurize(Item("hebrew answers", r.id, g.text, g.label, "he", gold_sets=[spans]), sources, indexes, k))
+            out.append(_featurize(Item("hebrew answers", r.id, g.text, g.label, "he", gold_sets=[spans]), sources, indexes, search))
     return out
 
 
-def wice_items(path: Path, k: int) -> list[Item]:
+def wice_items(path: Path, search: SearchSection) -> list[Item]:
     out = []
     for r in load(path):
         sources = {s.doc_id: s.text for s in r.sources}
@@ -139,11 +133,11 @@ def wice_items(path: Path, k: int) -> list[Item]:
         for c in r.claims:
             sets = [[(a.doc_id or r.sources[0].doc_id, a.start_char, a.end_char) for a in g] for g in c.gold_sets()]
             item = Item("WiCE test", r.id, c.text, c.label, "en", gold_sets=sets, collapse_contradicted=True)
-            out.append(_featurize(item, sources, indexes, k))
+            out.append(_featurize(item, sources, indexes, search))
     return out
 
 
-def faithbench_items(folder: Path, k: int) -> list[Item]:
+def faithbench_items(folder: Path, search: SearchSection) -> list[Item]:
     out = []
     for path in sorted(folder.glob("batch_*.json")):
         for s in json.loads(path.read_text(encoding="utf-8"))["samples"]:
@@ -154,7 +148,7 @@ def faithbench_items(folder: Path, k: int) -> list[Item]:
                 bad = any(a < sent.end and sent.start < b for a, b in marked)
                 label = "unsupported" if bad else "supported"
                 item = Item("FaithBench", str(s["sample_id"]), sent.text, label, "en", collapse_contradicted=True)
-                out.append(_featurize(item, {"source": source}, indexes, k))
+                out.append(_featurize(item, {"source": source}, indexes, search))
     return out
 
 
@@ -277,8 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-share", type=float, default=None, help="offer candidates within this share of each record's source tokens (search.budget_share) instead of the top k")
     ap.add_argument("--write", type=Path, default=None, help=f"write the fitted values (e.g. {PARAMS_FILE.relative_to(ROOT)})")
     args = ap.parse_args(argv)
-    global BUDGET_SHARE
-    BUDGET_SHARE = args.budget_share
+    search = SearchSection(k=args.k, budget_share=args.budget_share)
     if args.budget_share is not None and args.write:
         print("--write fits the shipped values on top-k candidates (the run default); not with --budget-share", file=sys.stderr)
         return 2
@@ -286,9 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.data}: no he_qa_sample.json (pass --data)", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    he = hebrew_items(args.data, args.k)
-    wice = wice_items(args.data / "external" / "wice" / "claim_test.jsonl", args.k)
-    fb = faithbench_items(args.data / "external" / "faithbench", args.k)
+    he = hebrew_items(args.data, search)
+    wice = wice_items(args.data / "external" / "wice" / "claim_test.jsonl", search)
+    fb = faithbench_items(args.data / "external" / "faithbench", search)
     featurize_s = time.perf_counter() - t0
 
     report: dict = {"featurize_seconds": round(featurize_s, 1)}

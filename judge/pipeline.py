@@ -130,7 +130,7 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     )
 
 
-def _candidates(indexes: list[Index], text: str, search: SearchSection):
+def candidates(indexes: list[Index], text: str, search: SearchSection):
     """The top k candidates over the record's sources, or what fits the configured token budget."""
     budget = budget_tokens(search, indexes)
     if budget is not None:
@@ -188,7 +188,7 @@ async def _process_answer(
 
 def _to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, sources: dict[str | None, str]) -> ClaimToJudge:
     """A claim with its offered candidates and checks (corrections are looked for in the whole source)."""
-    offered = offer(_candidates(indexes, text, search), cid)
+    offered = offer(candidates(indexes, text, search), cid)
     return ClaimToJudge(cid, text, offered, check_claim(text, offered, sources))
 
 

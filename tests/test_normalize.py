@@ -66,8 +66,6 @@ def test_out_of_range_spans_are_refused():
 def test_array_mapping_agrees_with_the_translate_tables_on_any_text():
     """Non-ASCII text is mapped through arrays learnt from the translate tables; the two must never differ
     (text, and each character's output length, which the offset map is built from)."""
-    import numpy as np
-
     from judge.text.normalize import _TABLES, _codes, _replace
 
     rng = random.Random(11)
