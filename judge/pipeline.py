@@ -14,7 +14,9 @@ from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
 from judge.llm.families import answer_family, require_known_family, unknown_answer_models
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_prompt
-from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
+from judge.judges.triage import settle, triage as triage_verdict
+from judge.models import Candidate
+from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlCost, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
 from judge.runs.config import RunConfig, SearchSection
 from judge.search import Index
 from judge.search import offer as offer_within  # the budgeted offer; `offer` here is the judges' id-giving one
@@ -114,10 +116,12 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
 
     results: list[AnswerResult] = []
     controls: list[ControlResult] = []
+    cost = ControlCost()
     for index, (model, family, text, error, truncated) in enumerate(answers):
-        result, mixed = await _process_answer(p, record, language, indexes, model, family, text, error, usage, index, len(controls))
+        result, spent, mixed = await _process_answer(p, record, language, indexes, model, family, text, error, usage, index, len(controls))
         results.append(result.model_copy(update={"truncated": truncated}))
         controls.extend(mixed)
+        cost.add(spent)
     return RecordResult(
         record_id=record.id,
         genre=record.genre,
@@ -126,6 +130,7 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
         language=language,
         answers=results,
         controls=controls,
+        control_cost=cost.rounded(),
         usage=usage,
     )
 
@@ -148,23 +153,27 @@ def budget_tokens(search: SearchSection, indexes: list[Index]) -> int | None:
 
 async def _process_answer(
     p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage, index: int = 0, given: int = 0
-) -> tuple[AnswerResult, list[ControlResult]]:
+) -> tuple[AnswerResult, ControlCost, list[ControlResult]]:
     """One answer's claims, judged together with the controls mixed into its calls (returned apart)."""
     cfg = p.config
     if not text.strip():
         how = Decomposition(method="sentences", fallback_reason="empty answer" if error is None else error)
-        return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how), []
+        return AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how), ControlCost(), []
     claims, how, calls = await decompose(
         p.llm, p.decomposer(), p.prompts["decompose"], record.question, text, language, cfg.decompose.method
     )
     for c in calls:
         usage.add_call(c)
-    controls = p.controls.for_answer(record, index, len(claims), given) if p.controls else []
-    order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
-    texts = {("claim", i): t for i, (t, _) in enumerate(claims)} | {("control", j): c.text for j, c in enumerate(controls)}
     sources = {s.doc_id: s.text for s in record.sources}
-    shown = [_to_judge(indexes, texts[item], str(at + 1), cfg.search, sources) for at, item in enumerate(order)]
-    verdicts = await judge_claims(p, record, language, shown, usage)
+    real = [_to_judge(indexes, t, f"claim{i}", cfg.search, sources) for i, (t, _) in enumerate(claims)]
+    open_real = len(real) - (len(settle(real)) if p.panel.triage else 0)
+    controls = p.controls.for_answer(record, index, real, given, open_real) if p.controls else []
+    order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
+    shown_controls = [_to_judge(indexes, c.text, f"control{j}", cfg.search, sources) for j, c in enumerate(controls)]
+    items = {("claim", i): c for i, c in enumerate(real)} | {("control", j): c for j, c in enumerate(shown_controls)}
+    shown = [_renumbered(items[item], str(at + 1)) for at, item in enumerate(order)]
+    verdicts, calls = await judge_claims(p, record, language, shown, usage)
+    cost = _control_cost([c for item, c in zip(order, shown) if item[0] == "control"], shown, calls, p.panel.triage)
     by_item = dict(zip(order, shown))
     out = []
     for i, (claim_text, spans) in enumerate(claims):
@@ -183,13 +192,39 @@ async def _process_answer(
             )
         )
     answer = AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how, claims=out)
-    return answer, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
+    return answer, cost, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
 
 
 def _to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, sources: dict[str | None, str]) -> ClaimToJudge:
     """A claim with its offered candidates and checks (corrections are looked for in the whole source)."""
     offered = offer(candidates(indexes, text, search), cid)
     return ClaimToJudge(cid, text, offered, check_claim(text, offered, sources))
+
+
+def _renumbered(claim: ClaimToJudge, cid: str) -> ClaimToJudge:
+    """The claim under the id the judges see it by (its place in the call), its candidates' ids with it."""
+    offered = offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], cid)
+    return ClaimToJudge(cid, claim.text, offered, claim.checks)
+
+
+def _control_cost(controls: list[ClaimToJudge], shown: list[ClaimToJudge], calls: list, triage: bool) -> ControlCost:
+    """The controls' share of this answer's judge calls: each call's tokens and cost times the share of the
+    claims it asked about that were controls (claims triage settled reach no call)."""
+    open_ = [c for c in shown if not (triage and triage_verdict(c) is not None)]
+    open_controls = sum(1 for c in controls if not (triage and triage_verdict(c) is not None))
+    cost = ControlCost()
+    if not open_ or not open_controls or not calls:
+        return cost
+    share = open_controls / len(open_)
+    for c in calls:
+        if c.cached:
+            continue
+        cost.calls += share
+        cost.prompt_tokens += share * c.prompt_tokens
+        cost.completion_tokens += share * c.completion_tokens
+        cost.cost_usd += share * (c.cost_usd or 0.0)
+    cost.shown = open_controls * len({c.model for c in calls})
+    return cost
 
 
 def _control_result(control: ControlClaim, answer: int, position: int, shown: ClaimToJudge, verdicts: dict[str, list[JudgeVerdict]]) -> ControlResult:
@@ -199,19 +234,20 @@ def _control_result(control: ControlClaim, answer: int, position: int, shown: Cl
     )
 
 
-async def judge_claims(p: Pipeline, record: Record, language: str, claims: list[ClaimToJudge], usage: Usage) -> dict[str, list[JudgeVerdict]]:
-    """The panel's verdicts on the claims; the judges' model calls are added to ``usage``."""
+async def judge_claims(p: Pipeline, record: Record, language: str, claims: list[ClaimToJudge], usage: Usage) -> tuple[dict[str, list[JudgeVerdict]], list]:
+    """The panel's verdicts on the claims, and the judges' call records (also added to ``usage``)."""
     context = JudgeContext(record.question, language, record.sources)
     verdicts = await p.panel.verdicts(claims, context)
     for c in context.calls:
         usage.add_call(c)
-    return verdicts
+    return verdicts, context.calls
 
 
 async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> RecordResult:
     """A finished record's stored claims, controls and candidates, judged again by this pipeline's panel, in
     the order (and so with the ids) the original calls showed them."""
     usage = Usage()
+    cost = ControlCost()
     answers, controls = [], []
     for index, a in enumerate(old.answers):
         mine = [c for c in old.controls if c.answer == index]
@@ -222,7 +258,8 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
             ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
             for n, (kind, item) in enumerate(order)
         ]
-        verdicts = await judge_claims(p, record, old.language, shown, usage) if shown else {}
+        verdicts, calls = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])
+        cost.add(_control_cost([tj for (kind, _), tj in zip(order, shown) if kind == "control"], shown, calls, p.panel.triage))
         new_claims = []
         for (kind, item), tj in zip(order, shown):
             label, evidence = panel_verdict(verdicts[tj.cid])
@@ -232,4 +269,4 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
                 c = item[1]
                 new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
         answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
-    return RecordResult(**{**old.model_dump(), "answers": answers, "controls": controls, "usage": usage})
+    return RecordResult(**{**old.model_dump(), "answers": answers, "controls": controls, "usage": usage, "control_cost": cost})

@@ -98,7 +98,7 @@ class AnswerResult(BaseModel):
     claims: list[ClaimResult] = []
 
 
-ControlKind = Literal["copy", "reworded", "number", "date", "entity", "negation", "unrelated"]
+ControlKind = Literal["claim", "copy", "reworded", "number", "date", "entity", "negation", "subject", "unrelated"]
 
 
 class ControlClaim(BaseModel):
@@ -109,9 +109,26 @@ class ControlClaim(BaseModel):
     text: str
     label: Literal["supported", "contradicted", "unsupported"]
     kind: ControlKind
-    origin_record_id: str  # the record whose source ``origin`` slices (another record's, for "unrelated")
-    origin: Span
+    origin_record_id: str  # the record the control was made from (another record's, for "unrelated")
+    origin: Span | None = None  # the source span its base claim was verified on; None for another record's own claim
     change: str = ""  # what the rule changed, for a person reading the results
+
+
+class ControlCost(BaseModel):
+    """What the controls cost, apart from the real claims: their share of each judge call they sat in."""
+
+    shown: int = 0  # control slots the model judges were asked about
+    calls: float = 0.0  # call-equivalents (a call's share that was controls)
+    prompt_tokens: float = 0.0
+    completion_tokens: float = 0.0
+    cost_usd: float = 0.0
+
+    def add(self, other: ControlCost) -> None:
+        for name in ControlCost.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def rounded(self) -> ControlCost:
+        return ControlCost(shown=self.shown, calls=round(self.calls, 3), prompt_tokens=round(self.prompt_tokens), completion_tokens=round(self.completion_tokens), cost_usd=round(self.cost_usd, 8))
 
 
 class ControlResult(BaseModel):
@@ -135,4 +152,5 @@ class RecordResult(BaseModel):
     language: str
     answers: list[AnswerResult] = []
     controls: list[ControlResult] = []  # judge.controls: measured apart, never part of the answers
+    control_cost: ControlCost = Field(default_factory=ControlCost)  # the controls' share of the judge calls (in usage too)
     usage: Usage = Field(default_factory=Usage)

@@ -35,6 +35,7 @@ CREDIT: dict[str, float] = {"supported": 1.0, "partially_supported": 0.5, "unsup
 HALLUCINATED: tuple[str, ...] = ("unsupported", "contradicted")
 GROUNDED: tuple[str, ...] = ("supported", "partially_supported")  # counts toward attribution when it cites
 NOT_GROUNDED: tuple[str, ...] = (*HALLUCINATED, "partially_supported")  # the claims every report lists first
+CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")  # the labels a control claim is made with
 
 
 def is_judged(label: str) -> bool:

@@ -24,7 +24,7 @@ def _run(tmp_path: Path, name: str, search: dict) -> list[RecordResult]:
         "adjudicate": {"judges": ["deterministic"]},
         "search": search,
         "cache_dir": str(tmp_path / "cache"),
-        "min_control_accuracy": 0,
+        "controls": {"gate": False},
     }
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")

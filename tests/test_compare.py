@@ -24,7 +24,7 @@ def config_with_judge(tmp_path: Path, server, name: str, judge_model: str, famil
         "decompose": {"method": "sentences"},
         "adjudicate": {"judges": judges or [judge_model], "triage": False},
         "cache_dir": str(tmp_path / f"cache-{name}"),
-        "min_control_accuracy": 0,  # scripted judges that call most claims supported: not a test of controls
+        "controls": {"gate": False},  # scripted judges that call most claims supported: not a test of controls
     }
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
@@ -125,7 +125,7 @@ def two_judge_panel(tmp_path: Path, server, name: str, answers: Path, adjudicate
         "decompose": {"method": "sentences"},
         "adjudicate": adjudicate,
         "cache_dir": str(tmp_path / "cache"),
-        "min_control_accuracy": 0,
+        "controls": {"gate": False},
     }
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))

@@ -64,7 +64,7 @@ def _check_run(case: str, run_dir: Path, paths: dict[str, str] | None = None) ->
 
 
 def _config(tmp_path: Path, name: str, **fields) -> Path:
-    config = {"name": name, "dataset": {"path": str(BUNDLED_SAMPLE)}, "cache_dir": str(tmp_path / f"cache-{name}"), "min_control_accuracy": 0, **fields}
+    config = {"name": name, "dataset": {"path": str(BUNDLED_SAMPLE)}, "cache_dir": str(tmp_path / f"cache-{name}"), "controls": {"gate": False}, **fields}
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     return path

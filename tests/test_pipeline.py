@@ -35,7 +35,7 @@ def write_config(tmp_path: Path, server, **overrides) -> Path:
         "adjudicate": {"judges": ["judge-b", "deterministic"], "batch_claims": True, "triage": True},
         "cache_dir": str(tmp_path / "cache"),
         "record_concurrency": 2,
-        "min_control_accuracy": 0,  # these scripted judges call most claims supported: not a test of controls
+        "controls": {"gate": False},  # these scripted judges call most claims supported: not a test of controls
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(config.get(key), dict):

@@ -2,8 +2,8 @@
 turns a failure into one plain line (or one line per problem) on stderr and the exit code of the contract:
 0 ok; 1 a gate failed; 2 the input, config or environment is wrong (a model that cannot be called included,
 refused before the first record); 3 the run finished and wrote everything, but cannot pass: too many claims
-ended in judge_error (max_error_rate), a stage failed for every record, nothing was judged, or a judge fell
-below min_control_accuracy on its control claims; 130 interrupted."""
+ended in judge_error (max_error_rate), a stage failed for every record, nothing was judged, or a judge
+that failed or could not be verified on its control claims; 130 interrupted."""
 
 from __future__ import annotations
 

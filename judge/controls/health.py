@@ -1,30 +1,76 @@
-"""Judge health: how each judge did on the control claims, and a plain verdict a person can act on.
+"""Judge health: how each judge did on the control claims, and whether that is evidence enough to trust it.
 
-Per judge: accuracy on its controls with a seeded bootstrap 95% interval, recall per control label (and
-per kind of control: copy, reworded, number, date, entity, negation, unrelated), what it answered instead
-when wrong, and its label distribution on the real claims next to it. A judge error on a control counts as
-a miss (a judge that cannot answer cannot be trusted either). The verdict names the failure:
-"lenient: calls 9 of 10 contradicted controls supported", "strict: ...", "unreliable: ...", or
-"trustworthy on controls". Below ``min_accuracy`` a judge fails, and the run exits 3.
+Per judge and per control label (supported, contradicted, unsupported): recall with an exact
+(Clopper-Pearson) interval. The gate passes a judge only when the one-sided lower bound of its recall on
+*every* label clears ``floor``: a point estimate on a dozen controls passes judges that guess (DESIGN.md,
+"Control claims are adversarial by design"). A judge is
+
+- ``passed``: every label's lower bound >= floor;
+- ``failed``: some label recalled below ``WEAK`` (0.5) on at least ``min_per_label`` controls: it misses
+  that label, and the verdict says which and how ("misses contradicted: 0 of 7, calls them supported");
+- ``unverified``: neither: too few controls to tell (exit 3 all the same: a run is "passed" only with
+  evidence), and the verdict says what it lacked;
+- ``reported``: a rule with no model (the deterministic judge, triage) or a run whose gate is off: its
+  figures are shown, nothing is gated.
+
+Kinds of control (number, date, entity, negation, subject, ...) recalled below ``WEAK`` are named in every
+verdict, gated or not. A judge error on a control counts as a miss. The defaults (floor 0.4, one-sided
+95%, 24 controls per label) are justified in bench/README.md by the gate's false-pass rates on noisy judges.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal
 
-import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
-from judge.controls.make import CONTROL_LABELS
-from judge.results import RecordResult
+from judge.results import ControlCost, RecordResult
+from judge.verdicts import CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE
 
-BOOTSTRAP = 1000
-MIN_CONTROLS = 3  # fewer and no verdict is given
-LABEL_FLOOR = 0.5  # a label recalled less often than this is named in the verdict
+WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
 LENIENT_ANSWERS = ("supported", "partially_supported")
-Status = Literal["trustworthy", "lenient", "strict", "unreliable", "too_few"]
+Status = Literal["passed", "failed", "unverified", "reported"]
+RULE_HOWS = (DETERMINISTIC, TRIAGE)  # verdicts of rules, not models: reported, never gated
+
+
+@lru_cache(maxsize=4096)
+def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Two-sided Clopper-Pearson interval of a proportion k/n."""
+    from scipy.stats import beta
+
+    if n == 0:
+        return 0.0, 1.0
+    a = (1 - confidence) / 2
+    lo = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    return lo, hi
+
+
+@lru_cache(maxsize=4096)
+def lower_bound(k: int, n: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper-Pearson lower bound: the recall the judge has at least, at ``confidence``."""
+    from scipy.stats import beta
+
+    return 0.0 if k == 0 or n == 0 else float(beta.ppf(1 - confidence, k, n - k + 1))
+
+
+def min_per_label(floor: float, confidence: float = 0.95) -> int:
+    """The fewest controls of a label on which a judge right every time can clear ``floor``."""
+    if floor <= 0:
+        return 1
+    return max(1, math.ceil(math.log(1 - confidence) / math.log(floor) - 1e-9))
+
+
+class GateConfig(BaseModel):
+    """What the gate asks of a judge (``controls.floor``, ``controls.confidence``, ``controls.gate``)."""
+
+    gate: bool = True
+    floor: float = 0.4
+    confidence: float = 0.95
 
 
 class ControlObservation(BaseModel):
@@ -35,6 +81,7 @@ class ControlObservation(BaseModel):
     label: str  # the control's known label
     kind: str
     answered: str  # the judge's label, or "judge_error"
+    how: str = "model"  # how the verdict was reached: a rule's verdicts are reported, not gated
 
 
 class LabelRecall(BaseModel):
@@ -42,11 +89,14 @@ class LabelRecall(BaseModel):
     controls: int
     correct: int
     recall: float
+    ci95: list[float]  # two-sided exact interval
+    lower: float  # one-sided lower bound at the gate's confidence
     answered_instead: dict[str, int] = {}  # the judge's other answers on these controls, most frequent first
 
 
 class JudgeHealth(BaseModel):
     judge: str
+    gated: bool  # a model judge under a gate that is on
     controls: int
     correct: int
     errors: int
@@ -55,76 +105,98 @@ class JudgeHealth(BaseModel):
     by_label: list[LabelRecall]
     by_kind: list[LabelRecall]
     real_labels: dict[str, int] = {}  # its verdicts on the real claims
+    blind_spots: list[str] = []  # "misses negations: 0 of 7"
     status: Status
     verdict: str
-    passed: bool | None  # None when no minimum is set or there are too few controls
+
+    @computed_field
+    @property
+    def passed(self) -> bool | None:
+        """None where nothing is gated; else whether the gate passed it."""
+        return None if self.status == "reported" else self.status == "passed"
 
 
 class HealthReport(BaseModel):
-    min_accuracy: float | None
-    judges: list[JudgeHealth]
+    enabled: bool = True  # controls were mixed in at all
+    gate: bool = True
+    floor: float = 0.4
+    confidence: float = 0.95
+    judges: list[JudgeHealth] = []
+    cost: ControlCost = ControlCost()
+    judge_tokens: int = 0  # prompt + completion tokens of every judge call, for the controls' share
 
     @property
     def failed(self) -> list[JudgeHealth]:
-        return [j for j in self.judges if j.passed is False]
+        """Gated judges that did not pass: failed or unverified (each exits 3)."""
+        return [j for j in self.judges if j.gated and j.status != "passed"]
+
+    @property
+    def verified(self) -> bool:
+        """Every gated judge passed and at least one judge was gated."""
+        gated = [j for j in self.judges if j.gated]
+        return bool(gated) and all(j.status == "passed" for j in gated)
+
+    def headline(self) -> str:
+        """The first line of every report about the judges: whether their verdicts can be trusted."""
+        if not self.enabled:
+            return "JUDGES NOT VERIFIED: controls are off (controls.enabled: false); no judge was checked on claims of known label"
+        if not self.gate:
+            return "JUDGES NOT VERIFIED: the control gate is off (controls.gate: false); health is reported, nothing gated"
+        gated = [j for j in self.judges if j.gated]
+        if not gated:
+            return "judges: no model judge to verify (rules are reported with their control figures)"
+        bad = [j for j in gated if j.status != "passed"]
+        if not bad:
+            return f"judges verified: {', '.join(j.judge for j in gated)} cleared recall {self.floor:.2f} on every control label ({self.confidence:.0%} lower bound)"
+        return "JUDGES NOT VERIFIED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
 
     def lines(self) -> list[str]:
-        """One plain line per judge (terminal, report.md): accuracy with its interval, the verdict, pass/fail."""
+        """One plain line per judge (terminal, report.md): recall per label with its interval, the verdict."""
         out = []
         for j in self.judges:
-            if j.accuracy is None:
-                out.append(f"{j.judge}: no controls")
+            if not j.controls:
+                out.append(f"{j.judge}: no controls; {j.verdict}")
                 continue
-            ci = f" [{j.accuracy_ci95[0]:.2f}, {j.accuracy_ci95[1]:.2f}]" if j.accuracy_ci95 else ""
-            mark = {True: "passed", False: "FAILED", None: "not gated"}[j.passed]
-            out.append(f"{j.judge}: accuracy {j.accuracy:.2f}{ci} on {j.controls} controls, {mark}; {j.verdict}")
+            recalls = ", ".join(f"{r.label} {r.correct}/{r.controls} [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" for r in j.by_label)
+            out.append(f"{j.judge}: {recalls}; {j.verdict}")
+        if self.cost.shown:
+            c = self.cost
+            share = f", {(c.prompt_tokens + c.completion_tokens) / self.judge_tokens:.1%} of judge tokens" if self.judge_tokens else ""
+            out.append(f"controls cost: {c.shown} control claims shown to model judges, {c.calls:.1f} call-equivalents, "
+                       f"{c.prompt_tokens + c.completion_tokens:.0f} tokens{share}, ${c.cost_usd:.4f}")
         return out
 
     def table(self) -> tuple[list[str], list[list]]:
         """Headers and rows of the judge-health table that report.md and report.html both render."""
-        headers = ["judge", "controls", "accuracy", "95% CI", *(f"{lbl} recall" for lbl in CONTROL_LABELS), "gate", "verdict"]
+        headers = ["judge", "controls", *(f"{lbl} recall [95% CI]" for lbl in CONTROL_LABELS), "status", "verdict"]
         rows = []
         for j in self.judges:
-            recall = {r.label: r.recall for r in j.by_label}
-            ci = f"[{j.accuracy_ci95[0]:.2f}, {j.accuracy_ci95[1]:.2f}]" if j.accuracy_ci95 else "n/a"
-            gate = {True: "passed", False: "FAILED", None: "not gated"}[j.passed]
-            rows.append([j.judge, j.controls, j.accuracy, ci, *(recall.get(lbl) for lbl in CONTROL_LABELS), gate, j.verdict])
+            recall = {r.label: f"{r.correct}/{r.controls} [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" for r in j.by_label}
+            rows.append([j.judge, j.controls, *(recall.get(lbl, "none") for lbl in CONTROL_LABELS), j.status, j.verdict])
         return headers, rows
 
     def failure_lines(self) -> list[str]:
-        """One line per failed judge, naming what it failed: what the summary and the exit-3 message say."""
-        return [
-            f"judge {j.judge} failed its controls: accuracy {j.accuracy:.2f} < {self.min_accuracy:.2f} on {j.controls}; {j.verdict}"
-            for j in self.failed
-        ]
+        """One line per gated judge that did not pass, naming what it failed or lacked (exit 3)."""
+        return [f"judge {j.judge} {j.status} on its controls: {j.verdict}" for j in self.failed]
 
 
 def observations(result: RecordResult) -> list[ControlObservation]:
     """Every judge's verdict on each control of a record (triage's settlements under the name "triage")."""
     return [
         ControlObservation(
-            judge="triage" if v.how == "triage" else v.judge,
+            judge=TRIAGE if v.how == TRIAGE else v.judge,
             control_id=c.control.id,
             label=c.control.label,
             kind=c.control.kind,
             answered=v.label,
+            how=v.how,
         )
         for c in result.controls
         for v in c.verdicts
     ]
 
 
-def bootstrap_ci(hits: list[int], seed: int = 0, resamples: int = BOOTSTRAP) -> list[float] | None:
-    """Percentile 95% interval of the mean of 0/1 outcomes, resampled with a seeded generator."""
-    if len(hits) < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    values = np.asarray(hits, dtype=float)
-    means = values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(axis=1)
-    return [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]
-
-
-def _recalls(rows: list[ControlObservation], key: str, order: Iterable[str]) -> list[LabelRecall]:
+def _recalls(rows: list[ControlObservation], key: str, order: Iterable[str], confidence: float) -> list[LabelRecall]:
     out = []
     for value in order:
         mine = [r for r in rows if getattr(r, key) == value]
@@ -132,37 +204,56 @@ def _recalls(rows: list[ControlObservation], key: str, order: Iterable[str]) -> 
             continue
         correct = sum(r.answered == r.label for r in mine)
         instead = Counter(r.answered for r in mine if r.answered != r.label)
-        out.append(
-            LabelRecall(label=value, controls=len(mine), correct=correct, recall=correct / len(mine), answered_instead=dict(instead.most_common()))
-        )
+        out.append(LabelRecall(
+            label=value, controls=len(mine), correct=correct, recall=correct / len(mine),
+            ci95=list(exact_interval(correct, len(mine))), lower=lower_bound(correct, len(mine), confidence),
+            answered_instead=dict(instead.most_common()),
+        ))
     return out
 
 
-def _verdict(by_label: list[LabelRecall], accuracy: float, errors: int, n: int, passing: bool) -> tuple[Status, str]:
-    """The status and the sentence: the worst-recalled labels, and which way the judge leans on them."""
-    weak = sorted((r for r in by_label if r.recall < LABEL_FLOOR), key=lambda r: r.recall)
-    if not weak and passing:
-        return "trustworthy", f"trustworthy on controls ({accuracy:.0%} of {n})"
-    parts = []
-    for r in weak:
-        top, times = next(iter(r.answered_instead.items()), ("?", 0))
-        parts.append(f"calls {times} of {r.controls} {r.label} controls {top.replace('_', ' ')}")
-    if errors:
-        parts.append(f"{errors} judge errors on controls")
-    lenient = any(r.label != "supported" and next(iter(r.answered_instead), "") in LENIENT_ANSWERS for r in weak)
-    strict = any(r.label == "supported" for r in weak)
-    status: Status = "lenient" if lenient and not strict else "strict" if strict and not lenient else "unreliable"
-    detail = "; ".join(parts) or f"accuracy {accuracy:.0%} on {n} controls"
-    return status, f"{status}: {detail}"
+def _miss(r: LabelRecall, what: str) -> str:
+    top, times = next(iter(r.answered_instead.items()), ("?", 0))
+    return f"misses {what}: {r.correct} of {r.controls}" + (f", calls {times} {top.replace('_', ' ')}" if times else "")
+
+
+def _assess(by_label: list[LabelRecall], errors: int, gate: GateConfig) -> tuple[Status, str]:
+    """passed / failed / unverified, with the sentence that says why."""
+    need = min_per_label(gate.floor, gate.confidence)
+    have = {r.label: r for r in by_label}
+    weak = [r for r in by_label if r.controls >= need and r.recall < WEAK]
+    if weak:
+        detail = "; ".join(_miss(r, r.label) for r in sorted(weak, key=lambda r: r.recall))
+        return "failed", detail + (f"; {errors} judge errors on controls" if errors else "")
+    lacking = []
+    for label in CONTROL_LABELS:
+        r = have.get(label)
+        if r is None:
+            lacking.append(f"no {label} control (needs >= {need})")
+        elif r.lower < gate.floor:
+            more = f"{r.controls} {label} controls, needs >= {need} all right" if r.controls < need else \
+                f"{label} recall {r.correct}/{r.controls}, lower bound {r.lower:.2f} < {gate.floor:.2f}"
+            lacking.append(more)
+    if lacking:
+        return "unverified", "too little evidence: " + "; ".join(lacking) + " (raise controls.per_label or judge more records)"
+    bounds = ", ".join(f"{r.label} >= {r.lower:.2f}" for r in by_label)
+    return "passed", f"passed: recall {bounds} ({gate.confidence:.0%} lower bounds, floor {gate.floor:.2f})"
+
+
+_KIND_NAMES = {"number": "numbers", "date": "dates", "entity": "names", "negation": "negations", "subject": "swapped subjects",
+               "claim": "verified claims", "reworded": "reworded claims"}
 
 
 def judge_health(
     observations: Iterable[ControlObservation],
     real_labels: dict[str, Counter] | None = None,
-    min_accuracy: float | None = None,
-    seed: int = 0,
+    gate: GateConfig | None = None,
+    enabled: bool = True,
+    cost: ControlCost | None = None,
+    judge_tokens: int = 0,
 ) -> HealthReport:
     """Every judge's health from its verdicts on the controls (and its label counts on real claims)."""
+    gate = gate or GateConfig()
     by_judge: dict[str, list[ControlObservation]] = {}
     for o in observations:
         by_judge.setdefault(o.judge, []).append(o)
@@ -170,32 +261,31 @@ def judge_health(
     judges = []
     for name in sorted(set(by_judge) | set(real_labels)):
         rows = by_judge.get(name, [])
-        hits = [int(r.answered == r.label) for r in rows]
         n = len(rows)
-        errors = sum(r.answered == "judge_error" for r in rows)
-        accuracy = sum(hits) / n if n else None
-        by_label = _recalls(rows, "label", CONTROL_LABELS)
-        kinds = list(dict.fromkeys(r.kind for r in rows))
-        if n < MIN_CONTROLS:
-            status, verdict, passed = "too_few", f"too few controls to tell ({n} < {MIN_CONTROLS})", None
+        correct = sum(r.answered == r.label for r in rows)
+        errors = sum(r.answered == JUDGE_ERROR for r in rows)
+        by_label = _recalls(rows, "label", CONTROL_LABELS, gate.confidence)
+        by_kind = _recalls(rows, "kind", sorted({r.kind for r in rows}), gate.confidence)
+        blind = [_miss(k, _KIND_NAMES.get(k.label, k.label)) for k in by_kind if k.recall < WEAK and k.controls >= 2]
+        rule = name == TRIAGE or name == DETERMINISTIC or (rows and all(r.how in RULE_HOWS for r in rows))
+        gated = enabled and gate.gate and not rule
+        if not gated:
+            status: Status = "reported"
+            why = "a rule with no model: reported, not gated" if rule else "not gated"
+            if rows:
+                weak = [r for r in by_label if r.recall < WEAK]
+                why = "; ".join([why] + [_miss(r, r.label) for r in weak])
+        elif not n:
+            status, why = "unverified", "no control reached this judge"
         else:
-            passing = min_accuracy is None or accuracy >= min_accuracy
-            status, verdict = _verdict(by_label, accuracy, errors, n, passing)
-            passed = None if not min_accuracy else passing  # 0 reports only: nothing to pass
-        judges.append(
-            JudgeHealth(
-                judge=name,
-                controls=n,
-                correct=sum(hits),
-                errors=errors,
-                accuracy=accuracy,
-                accuracy_ci95=bootstrap_ci(hits, seed),
-                by_label=by_label,
-                by_kind=_recalls(rows, "kind", sorted(kinds)),
-                real_labels=dict(sorted(real_labels.get(name, Counter()).items())),
-                status=status,
-                verdict=verdict,
-                passed=passed,
-            )
-        )
-    return HealthReport(min_accuracy=min_accuracy, judges=judges)
+            status, why = _assess(by_label, errors, gate)
+        if blind and status != "failed":
+            why += "; blind spots: " + "; ".join(blind)
+        judges.append(JudgeHealth(
+            judge=name, gated=gated, controls=n, correct=correct, errors=errors,
+            accuracy=correct / n if n else None, accuracy_ci95=list(exact_interval(correct, n)) if n else None,
+            by_label=by_label, by_kind=by_kind, real_labels=dict(sorted(real_labels.get(name, Counter()).items())),
+            blind_spots=blind, status=status, verdict=why,
+        ))
+    return HealthReport(enabled=enabled, gate=gate.gate, floor=gate.floor, confidence=gate.confidence, judges=judges,
+                        cost=(cost or ControlCost()).rounded(), judge_tokens=judge_tokens)

@@ -1,17 +1,23 @@
-"""Control claims: claims made from a run's own sources by rule, so their label is known by construction.
+"""Control claims: claims whose label is known by construction, made from the run's own claims, so that no
+surface feature (length, words shared with the question or the passages, near-copy of a passage, template,
+a call holding only controls) tells them from the real claims a judge sees (DESIGN.md, "Control claims are
+adversarial by design").
 
-- supported: a source sentence, reworded where a rule applies (a lead-in clause moved to the end or back,
-  words from the language's synonym table), else copied;
-- contradicted: a source sentence with one number, year, month or name swapped for another of the same
-  kind found elsewhere in the data, or with a negation inserted or removed;
-- unsupported: a sentence of another record's source (the one sharing fewest words with this record)
-  phrased as a claim about this record's subject.
+The bases are the answer's claims the search verified (:func:`verified`: every content word in the best
+candidate, numbers and names as the source states them, no conflict in the source). From each:
 
-Every control is checked against its own record's sources with the project's search before it is kept: a
-contradicted or unsupported control must not be found verbatim there, and an unsupported one must not be
-close to anything there. Every choice is drawn from ``random.Random(f"{seed}:{record_id}")`` so the same
-data and seed give the same controls. The span a control was made from (``origin``) slices its source
-exactly.
+- supported: the verified claim as it stands (or reworded by rule where triage would settle it as it is);
+- contradicted: the verified claim with one fact the source states changed: a number, year or month swapped
+  for another of the same kind found elsewhere in the data, a name swapped for one of the same shape that
+  the record never mentions, or a negation inserted or removed;
+- unsupported: the verified claim with what it is about (the record's subject, or a name the question
+  asks about) swapped for another record's subject the source never mentions; where no claim names it, a
+  claim-like sentence of another record on the nearest topic.
+
+Every contradicted or unsupported control is checked against its own record's sources with the project's
+search: it must not be found verbatim there. Every choice is drawn from a seeded generator keyed by record
+and answer, so the same data and seed give the same controls. ``origin`` is the source span the base claim
+was verified on (it slices its source exactly).
 """
 
 from __future__ import annotations
@@ -30,7 +36,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from judge.controls.lexicon import (
-    ABOUT,
     LEAD_INS,
     NEGATION,
     NOT_NAMES,
@@ -41,13 +46,13 @@ from judge.controls.lexicon import (
 )
 from judge.models import Record, Span
 from judge.results import ControlClaim, ControlKind
+from judge.verdicts import CONTROL_LABELS
 from judge.search import Index
-from judge.judges.triage import VERBATIM_METHODS
+from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
 from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
 from judge.stages.checks import number_kind
 from judge.text import content_words, detect_language, normalize, split_sentences
 
-CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 CONTRADICTION_KINDS: tuple[str, ...] = ("number", "date", "entity", "negation")
 UNRELATED_MAX_SCORE = 0.5  # an unsupported control's best candidate in its record scores below this
 MIN_WORDS, MIN_CHARS, MAX_CHARS = 5, 25, 320
@@ -57,12 +62,21 @@ _STATEMENT_END = re.compile(r"[.!\u06d4][\"'\u05f3\u05f4\u201d\u2019\u00bb)\]]*$
 
 
 class ControlsConfig(BaseModel):
-    """How many controls a run mixes into its judges' calls."""
+    """How many controls a run mixes into its judges' calls, and what the gate asks of a judge on them.
+
+    A run asks for ``per_label`` controls of each label (spread over its records), or ``rate`` per real
+    claim where that is more, at most ``max_per_answer`` in one answer's calls. The gate (on unless
+    ``gate: false``) passes a model judge only when the one-sided ``confidence`` lower bound of its recall on
+    every label clears ``floor``; bench/README.md gives the false-pass rates behind the defaults."""
 
     model_config = {"extra": "forbid"}
     enabled: bool = True
+    gate: bool = True
+    floor: float = Field(0.4, gt=0, lt=1)
+    confidence: float = Field(0.95, ge=0.5, lt=1)
+    per_label: int = Field(24, ge=1, le=10_000)
     rate: float = Field(0.125, ge=0, le=1)  # controls per real claim (about 1 per 8)
-    min_per_run: int = Field(3, ge=0, le=100)  # each judge sees at least this many controls per run
+    max_per_answer: int = Field(24, ge=1, le=1000)  # a judge call holds real claims too: at most this many controls
     seed: int = 0
 
 
@@ -121,25 +135,40 @@ class _Donor:
     words: frozenset[str]
     texts: tuple[tuple[str, str], ...]  # (doc_id, text prefix)
     has_sentences: bool
+    claims: tuple[str, ...] = ()  # what the dataset says of it in claim form: gold claims, reference and recorded answers' sentences
 
     @classmethod
     def of(cls, record: Record, language: str, sentences: list[_Sentence] | None = None) -> _Donor:
         """``sentences``: the record's claim sentences, where the caller has them already."""
+        claims = _answer_claims(record)
         if sum(len(s.text) for s in record.sources) <= DONOR_CHARS:
             texts = tuple((s.doc_id, s.text) for s in record.sources)
             if sentences is None:
                 sentences = _sentences_of(record.id, texts)
-            return cls(record.id, language, _words_of(t for _, t in texts), texts, bool(sentences))
+            return cls(record.id, language, _words_of(t for _, t in texts), texts, bool(sentences), claims)
         out, left = [], DONOR_CHARS
         for src in record.sources:
             if left <= 0:
                 break
             out.append((src.doc_id, src.text[:left]))
             left -= len(out[-1][1])
-        return cls(record.id, language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)))
+        return cls(record.id, language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)), claims)
 
     def sentences(self) -> list[_Sentence]:
         return _sentences_of(self.record_id, self.texts)
+
+
+MAX_DONOR_CLAIMS = 12
+
+
+def _answer_claims(record: Record) -> tuple[str, ...]:
+    """Claims the dataset itself makes about a record (gold claims, then the sentences of its reference and
+    recorded answers): real claims in the answers' own style, for another record's unsupported controls."""
+    found = [c.text for c in record.claims if getattr(c, "text", None)]
+    for answer in [record.reference_answer or ""] + [a.answer for a in record.answers]:
+        found += [s.text for s in split_sentences(answer)] if answer else []
+    out = [t.strip() for t in found if MIN_CHARS <= len(t.strip()) <= MAX_CHARS and len(_WORD.findall(t)) >= 3 and not t.rstrip().endswith("?")]
+    return tuple(dict.fromkeys(out))[:MAX_DONOR_CLAIMS]
 
 
 def _donor_rank(record_id: str) -> int:
@@ -161,6 +190,7 @@ class ControlData:
     numbers: dict[str, list[str]] = field(default_factory=dict)  # kind -> canonical numbers, first seen first
     months: dict[str, list[str]] = field(default_factory=dict)  # language -> month names seen
     names: list[str] = field(default_factory=list)
+    subjects: dict[str, list[str]] = field(default_factory=dict)  # language -> records' subjects seen (subject_of)
     _profiles: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _indexes: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
@@ -172,6 +202,7 @@ class ControlData:
         numbers: dict[str, dict[str, None]] = {}
         months: dict[str, dict[str, None]] = {}
         names: dict[str, None] = {}
+        subjects: dict[str, dict[str, None]] = {}
         sample: list[tuple[int, str]] = []  # (-rank, id): a max-heap of the DONOR_SAMPLE lowest ranks
         for r in records:
             if keep:
@@ -187,6 +218,9 @@ class ControlData:
                 else:
                     del data.donors[heapq.heapreplace(sample, (-rank, r.id))[1]]
                 data.donors[r.id] = _Donor.of(r, language, sentences)
+            seen_subjects = subjects.setdefault(language, {})
+            if len(seen_subjects) < POOL_CAP and (subject := subject_of(r)) and len(subject) <= 60 and len(subject.split()) >= 2:
+                seen_subjects[subject] = None
             pattern = month_pattern(language)
             for src in r.sources:
                 for m in _numbers(src.text):
@@ -205,6 +239,7 @@ class ControlData:
         data.numbers = {k: list(v) for k, v in numbers.items()}
         data.months = {k: list(v) for k, v in months.items()}
         data.names = list(names)[:POOL_CAP]
+        data.subjects = {k: list(v) for k, v in subjects.items()}
         return data
 
     def seeing(self, record: Record) -> ControlData:
@@ -406,7 +441,7 @@ def swap_month(text: str, language: str, data: ControlData, rng: random.Random) 
 def swap_name(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
     """A name replaced by one of the same shape that appears in another record and nowhere in this one."""
     own_text = " ".join(s.text for s in data.records[record_id].sources)
-    names = [n for n in names_in(text) if _name_shape(n) and text.find(n) > 0]
+    names = [n for n in names_in(text) if _name_shape(n) not in (None, "acronym") and text.find(n) > 0]  # an acronym may be a unit
     if not names:
         return None
     old = rng.choice(names)
@@ -457,28 +492,93 @@ def subject_of(record: Record) -> str | None:
     return counted[0][1] if counted and counted[0][0] else None
 
 
-def unrelated_claim(record_id: str, data: ControlData, rng: random.Random) -> tuple[str, _Sentence] | None:
-    """A sentence of the record that shares fewest words with this one, phrased about this record's subject."""
+def _key_entity(text: str, record: Record) -> str | None:
+    """What a claim is about: the record's subject where the claim names it, else its longest name that the
+    question names too, else its first name (a claim about the record's subject names it, or one of its parts)."""
+    subject = subject_of(record)
+    if subject and len(subject.split()) >= 2 and _whole(subject, text):  # one word may be a verb or an adjective
+        return subject
+    names = [n for n in names_in(text) if _name_shape(n) not in (None, "acronym") and _whole(n, text)]
+    asked = [n for n in names if n in record.question]
+    pick = max(asked, key=len) if asked else (names[0] if names else None)
+    return pick
+
+
+def _whole(phrase: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
+
+
+def swap_subject(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
+    """The claim's key entity replaced by another record's subject (or a name of the data) of the same
+    language that its own sources never mention: the same sentence, now about something the source is silent
+    on. Its length, its words shared with the question and passage, and its similarity stay a real claim's."""
+    record = data.records[record_id]
+    old = _key_entity(text, record)
+    if not old:
+        return None
+    own = normalize(" ".join(s.text for s in record.sources)).text
+    old_words = set(_WORD.findall(old.lower()))
+    language = data.language(record_id)
+    pool = [x for x in data.subjects.get(language, []) if x != old]
+    if _name_shape(old):
+        pool += [n for n in data.names if _name_shape(n) == _name_shape(old)]
+    pool = [x for x in dict.fromkeys(pool) if normalize(x).text not in own and not (set(_WORD.findall(x.lower())) & old_words)]
+    if not pool:
+        return None
+    new = rng.choice(sorted(pool))
+    new = new[:1].upper() + new[1:] if text.startswith(old) else new
+    at = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", text)
+    return text[: at.start()] + new + text[at.end() :], f"{old} -> {new} (absent from the source)"
+
+
+def unrelated_claim(record_id: str, data: ControlData, rng: random.Random, turn: int = 0) -> tuple[str, _Sentence] | None:
+    """A claim-like sentence of another record on the nearest topic (most words shared with this record's
+    question), as it stands: a last resort where no claim of the answer names what it is about."""
     record = data.records[record_id]
     language = data.language(record_id)
-    mine = data.words(record_id)
-    donors = [r for r, d in data.donors.items() if r != record_id and d.language == language and d.has_sentences]
+    asked = set(content_words(normalize(record.question).text))
+    donors = [r for r, d in data.donors.items() if r != record_id and d.language == language and (d.has_sentences or d.claims)]
     if not donors:
         return None
-    donors.sort(key=lambda r: (len(mine & data.donors[r].words) / max(1, len(mine | data.donors[r].words)), r))
-    donor = donors[0] if len(donors) < 3 else rng.choice(donors[: max(1, len(donors) // 3)])
-    sentence = rng.choice(data.donors[donor].sentences())
-    subject = subject_of(record)
-    body = sentence.text
-    if subject is None or language not in ABOUT:
-        return body, sentence
-    first = body.split()[0]
-    if first in _CAPITALISED_STOPWORDS or (language != "English" and first[:1].isupper() and first.lower() in LEAD_INS.get(language, ())):
-        body = body[:1].lower() + body[1:]
-    return ABOUT[language].format(subject=subject, claim=body), sentence
+    donors.sort(key=lambda r: (not data.donors[r].claims, -len(asked & data.donors[r].words), r))
+    near = donors[: max(1, min(3, len(donors)))]
+    donor = near[(turn + rng.randrange(len(near))) % len(near)] if turn == 0 else near[turn % len(near)]
+    if data.donors[donor].claims:  # a real claim of another record, as the dataset states it
+        claims = sorted(data.donors[donor].claims, key=lambda t: (-len(asked & set(content_words(normalize(t).text))), t))
+        text = claims[(turn // len(near)) % len(claims)]
+        return text, _Sentence(donor, "", 0, 0, "")
+    sentences = data.donors[donor].sentences()
+    sentences.sort(key=lambda s: (-len(asked & set(content_words(normalize(s.text).text))), s.start))
+    sentence = rng.choice(sentences[: max(1, min(3, len(sentences)))])
+    return sentence.text, sentence
 
 
-# -- one record's controls ------------------------------------------------------------------------------
+# -- the claims controls are made from ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A real claim the search verified: every content word of it in its best candidate, whose number and
+    names it states as the source does, with no conflict anywhere in the source. Its label is known:
+    supported. ``triaged``: found verbatim, so triage settles it (as it would settle it shown as a control)."""
+
+    text: str
+    span: Span  # where the source states it (the best candidate's first part)
+    triaged: bool
+
+
+def verified(text: str, candidates: list, checks) -> Verified | None:
+    """The claim as a base for controls, or None where the search cannot vouch for it."""
+    if not candidates or text.rstrip().endswith(("?", "\u061f", ":")):
+        return None
+    f = support_features(text, candidates[:1], checks)
+    if f.conflicts or f.mismatches or f.numbers_missing or f.names_missing or f.coverage < 1.0 or f.words < 3:
+        return None
+    part = candidates[0].parts[0]
+    return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free_supported(f))
+
+
+# -- one answer's controls ------------------------------------------------------------------------------
 
 
 def _found_verbatim(record_id: str, text: str, data: ControlData) -> bool:
@@ -489,44 +589,68 @@ def _found_verbatim(record_id: str, text: str, data: ControlData) -> bool:
     return best is not None and best.method in VERBATIM_METHODS
 
 
-def _span(s: _Sentence) -> Span:
-    return Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text)
+def _span(s: _Sentence) -> Span | None:
+    return Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text) if s.text else None
 
 
-def _supported(s: _Sentence, language: str) -> tuple[str, ControlKind, str]:
-    reworded = reword(s.text, language)
-    return (reworded, "reworded", "reworded by rule") if reworded else (s.text, "copy", "copied")
+def _supported_forms(base: Verified, language: str) -> list[tuple[str, ControlKind, str]]:
+    """A verified claim shown as any claim is (unless triage would settle it), and its rewording."""
+    out: list[tuple[str, ControlKind, str]] = []
+    if not base.triaged:
+        out.append((base.text, "claim", "a verified claim of the answer, as it stands"))
+    reworded = reword(base.text, language)
+    if reworded:
+        out.append((reworded, "reworded", "a verified claim, reworded by rule"))
+    return out
 
 
-def _contradicted(s: _Sentence, language: str, data: ControlData, rng: random.Random) -> tuple[str, ControlKind, str] | None:
+def _perturbed(base: Verified, record_id: str, language: str, data: ControlData, rng: random.Random) -> list[tuple[str, ControlKind, str]]:
+    """The verified claim with one fact the source states changed: a number, a month, a name, a negation."""
     kinds = list(CONTRADICTION_KINDS)
     rng.shuffle(kinds)
+    out: list[tuple[str, ControlKind, str]] = []
     for kind in kinds:
         if kind == "number":
-            made = swap_number(s.text, s.record_id, data, rng)
+            made = swap_number(base.text, record_id, data, rng)
         elif kind == "date":
-            made = swap_month(s.text, language, data, rng)
+            made = swap_month(base.text, language, data, rng)
         elif kind == "entity":
-            made = swap_name(s.text, s.record_id, data, rng)
+            made = swap_name(base.text, record_id, data, rng)
         else:
-            made = flip_negation(s.text, language)
-        if made is not None and not _found_verbatim(s.record_id, made[0], data):
-            return made[0], kind, made[1]
-    return None
+            made = flip_negation(base.text, language)
+        if made is not None and not _found_verbatim(record_id, made[0], data):
+            out.append((made[0], kind, made[1]))  # type: ignore[arg-type]
+    return out
 
 
-def controls_for_record(record_id: str, data: ControlData, count: int, seed: int = 0, offset: int = 0) -> list[ControlClaim]:
-    """Up to ``count`` controls for one record, labels taken in turn (supported, contradicted, unsupported)
-    from ``offset``; a label no rule can make for this record is skipped. Pure: the same inputs give the
-    same controls."""
-    if count <= 0 or not data.sentences(record_id):
+def controls_for_answer(
+    record_id: str, bases: list[Verified], data: ControlData, count: int, seed: int = 0, key: str = "", offset: int = 0, first_id: int = 0
+) -> list[ControlClaim]:
+    """Up to ``count`` controls made from one answer's verified claims, labels taken in turn (supported,
+    contradicted, unsupported) from ``offset``: a verified claim as it is (or reworded), with one stated fact
+    changed, or with what it is about swapped for something the source never mentions. A label no rule can
+    make here is skipped; when no claim of the answer names its subject, an unsupported control is a
+    claim-like sentence of another record on the nearest topic. Pure: the same inputs give the same controls."""
+    if count <= 0 or not bases:
         return []
-    rng = random.Random(f"{seed}:{record_id}")
+    rng = random.Random(f"{seed}:{record_id}:{key}")
     language = data.language(record_id)
-    sentences = list(data.sentences(record_id))
-    rng.shuffle(sentences)
-    used: set[tuple[str, int]] = set()
+    order = list(bases)
+    rng.shuffle(order)
+    options: dict[str, list] = {label: [] for label in CONTROL_LABELS}
+    for base in order:
+        options["supported"] += [(base, *m) for m in _supported_forms(base, language)]
+        options["contradicted"] += [(base, *m) for m in _perturbed(base, record_id, language, data, rng)]
+        swapped = swap_subject(base.text, record_id, data, rng)
+        if swapped and not _found_verbatim(record_id, swapped[0], data):
+            options["unsupported"].append((base, swapped[0], "subject", swapped[1]))
+    # one control per base and label first (breadth), then the rest of each base's forms
+    for label, made in options.items():
+        seen: set = set()
+        first = [m for m in made if not (m[0].text in seen or seen.add(m[0].text))]
+        options[label] = first + [m for m in made if not any(m is f for f in first)]
     out: list[ControlClaim] = []
+    texts = {b.text for b in bases}
     failed: set[str] = set()
     turn = offset
     while len(out) < count and len(failed) < len(CONTROL_LABELS):
@@ -534,55 +658,35 @@ def controls_for_record(record_id: str, data: ControlData, count: int, seed: int
         turn += 1
         if label in failed:
             continue
-        made = _make(label, record_id, sentences, used, language, data, rng)
-        if made is None:
+        pick = None
+        while options[label]:
+            cand = options[label].pop(0)
+            if cand[1] not in texts or label == "supported":
+                pick = cand
+                break
+        if pick is None and label == "unsupported":
+            unrelated = unrelated_claim(record_id, data, rng, first_id + len(out))
+            if unrelated and unrelated[0] not in texts:
+                text, sentence = unrelated
+                best = data.best_match(record_id, text)
+                if (best is None or best.score < UNRELATED_MAX_SCORE) and not _found_verbatim(record_id, text, data):
+                    texts.add(text)
+                    out.append(_control(record_id, first_id + len(out), text, label, "unrelated", f"a sentence of record {sentence.record_id}", sentence.record_id, _span(sentence)))
+                    continue
+        if pick is None:
             failed.add(label)
             continue
-        text, kind, change, origin_record, origin = made
-        out.append(
-            ControlClaim(
-                id=f"control:{record_id}:{len(out)}",
-                record_id=record_id,
-                text=text,
-                label=label,
-                kind=kind,
-                origin_record_id=origin_record,
-                origin=_span(origin),
-                change=change,
-            )
-        )
+        base, text, kind, change = pick
+        texts.add(text)
+        out.append(_control(record_id, first_id + len(out), text, label, kind, change, record_id, base.span))
     return out
 
 
-def _make(label: str, record_id: str, sentences: list[_Sentence], used: set, language: str, data: ControlData, rng: random.Random):
-    if label == "unsupported":
-        for _ in range(4):
-            made = unrelated_claim(record_id, data, rng)
-            if made is None:
-                return None
-            text, origin = made
-            key = (origin.record_id, origin.start)
-            best = data.best_match(record_id, text)
-            if key not in used and (best is None or best.score < UNRELATED_MAX_SCORE) and not _found_verbatim(record_id, text, data):
-                used.add(key)
-                return text, "unrelated", f"a sentence of record {origin.record_id}", origin.record_id, origin
-        return None
-    if label == "supported":  # a reworded sentence first: a copy is settled by triage before any judge sees it
-        sentences = sorted(sentences, key=lambda s: reword(s.text, language) is None)
-    for s in sentences:
-        key = (s.record_id, s.start)
-        if key in used:
-            continue
-        if label == "supported":
-            text, kind, change = _supported(s, language)
-        else:
-            made = _contradicted(s, language, data, rng)
-            if made is None:
-                continue
-            text, kind, change = made
-        used.add(key)
-        return text, kind, change, s.record_id, s
-    return None
+def _control(record_id: str, n: int, text: str, label: str, kind: str, change: str, origin_record: str, origin: Span | None) -> ControlClaim:
+    return ControlClaim(
+        id=f"control:{record_id}:{n}", record_id=record_id, text=text, label=label, kind=kind,
+        origin_record_id=origin_record, origin=origin, change=change,
+    )
 
 
 def control_count(n_claims: int, rate: float, key: str, seed: int = 0) -> int:
@@ -594,7 +698,7 @@ def control_count(n_claims: int, rate: float, key: str, seed: int = 0) -> int:
 
 
 def floor_plan(record_ids: list[str], minimum: int) -> dict[str, int]:
-    """At least ``minimum`` controls per run: the first records get one each (more when there are fewer)."""
+    """At least ``minimum`` controls per run, spread over the records in turn (more each when there are fewer)."""
     if not record_ids or minimum <= 0:
         return {}
     plan: dict[str, int] = {}

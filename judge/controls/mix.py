@@ -1,5 +1,6 @@
-"""Where a record's controls go among an answer's claims: how many, and at which places, drawn from seeded
-generators so that the same data, config and seed give the same calls (and the cache answers them)."""
+"""Where a record's controls go among an answer's claims: how many, made from which claims, and at which
+places, drawn from seeded generators so that the same data, config and seed give the same calls (and the
+cache answers them)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from judge.controls.make import ControlData, ControlsConfig, control_count, controls_for_record, floor_plan
+from judge.controls.make import ControlData, ControlsConfig, Verified, control_count, controls_for_answer, floor_plan, verified
 from judge.models import Record
 from judge.results import ControlClaim
+from judge.verdicts import CONTROL_LABELS
 
 
 def interleave(n_claims: int, n_controls: int, key: str, seed: int = 0) -> list[tuple[str, int]]:
@@ -24,7 +26,7 @@ def interleave(n_claims: int, n_controls: int, key: str, seed: int = 0) -> list[
 
 @dataclass
 class ControlPlan:
-    """A run's controls: the data the rules draw from, and each record's guaranteed minimum."""
+    """A run's controls: the data the rules draw from, and each record's share of what the gate needs."""
 
     config: ControlsConfig
     data: ControlData
@@ -33,27 +35,27 @@ class ControlPlan:
 
     @classmethod
     def for_run(cls, config: ControlsConfig, records: Iterable[Record], selected_ids: list[str]) -> ControlPlan | None:
-        """Built in one pass over all the dataset's records (swaps and unrelated sentences come from anywhere in
-        the data; none is held); the minimum per run is spread over the selected records."""
+        """Built in one pass over all the dataset's records (swaps and subjects come from anywhere in the data;
+        none is held); the per_label x 3 controls the gate needs are spread over the selected records."""
         if not config.enabled:
             return None
         ids = list(selected_ids)
         data = ControlData.from_records(records, keep=False)
-        return cls(config, data, floor_plan(ids, config.min_per_run), {rid: i for i, rid in enumerate(ids)})
+        return cls(config, data, floor_plan(ids, config.per_label * len(CONTROL_LABELS)), {rid: i for i, rid in enumerate(ids)})
 
-    def for_answer(self, record: Record, answer_index: int, n_claims: int, given: int) -> list[ControlClaim]:
-        """The controls to mix into one answer's calls, after ``given`` already mixed into the record's earlier
-        answers: rate x claims (seeded rounding), and at least what the record's floor still asks for."""
-        if not n_claims:
+    def for_answer(self, record: Record, answer_index: int, claims: list, given: int, open_claims: int) -> list[ControlClaim]:
+        """The controls to mix into one answer's calls, made from its verified claims (``claims``: the
+        answer's ClaimToJudge), after ``given`` already mixed into the record's earlier answers: rate x
+        claims (seeded rounding), or what the record's share of the gate still asks for, at most
+        max_per_answer. None where no real claim of the answer reaches a judge (``open_claims``): a call
+        never holds only controls."""
+        if not claims or open_claims <= 0:
             return []
         c = self.config
-        count = max(control_count(n_claims, c.rate, key=f"{record.id}:{answer_index}", seed=c.seed), self.floors.get(record.id, 0) - given)
+        want = max(control_count(len(claims), c.rate, key=f"{record.id}:{answer_index}", seed=c.seed), self.floors.get(record.id, 0) - given)
+        count = min(want, c.max_per_answer)
         if count <= 0:
             return []
-        # the first n controls of a record do not depend on how many are asked for, so slices are stable
-        pool = controls_for_record(record.id, self.data.seeing(record), given + count, seed=c.seed, offset=self.positions.get(record.id, 0))
-        return pool[given:]
-
-    def controls_pool(self, record: Record, size: int = 12) -> list[ControlClaim]:
-        """The first ``size`` controls of a record: every control a run can mix in for it, in order."""
-        return controls_for_record(record.id, self.data.seeing(record), size, seed=self.config.seed, offset=self.positions.get(record.id, 0))
+        bases: list[Verified] = [v for cl in claims if (v := verified(cl.text, cl.candidates, cl.checks)) is not None]
+        turn = self.positions.get(record.id, 0) + given
+        return controls_for_answer(record.id, bases, self.data.seeing(record), count, seed=c.seed, key=str(answer_index), offset=turn, first_id=given)

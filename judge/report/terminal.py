@@ -226,16 +226,15 @@ def summary(s: dict) -> None:
 
     c = console()
     health = HealthReport.model_validate(s["judge_health"]) if s.get("judge_health") else None
-    if health is not None and health.failed:  # a judge that fails its controls comes before its numbers
-        for line in health.failure_lines():
-            c.print(f"WARNING: {line}", soft_wrap=True, markup=False)
+    if health is not None:  # whether the judges can be trusted comes before their numbers
+        c.print(health.headline(), soft_wrap=True, markup=False)
     if s.get("unknown_family_answer_models"):
         c.print(f"WARNING: cannot tell the model family of the recorded answers of {', '.join(s['unknown_family_answer_models'])}: "
                 "the cross-family rule is not checked for them (give each answer a family field)", soft_wrap=True)
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
     if health is not None and health.judges:
-        gate = f" (min_control_accuracy {health.min_accuracy})" if health.min_accuracy is not None else ""
+        gate = f" (gate: recall >= {health.floor:.2f} on every label, {health.confidence:.0%} lower bound)" if health.gate and health.enabled else " (not gated)"
         c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
         for line in health.lines():
             c.print(f"  {line}", soft_wrap=True, markup=False)

@@ -126,10 +126,9 @@ class RunConfig(_Section):
     adjudicate: AdjudicateSection = AdjudicateSection()
     cache_dir: str = ".cache/judge"
     max_cost_usd: float | None = Field(None, gt=0)
-    controls: ControlsConfig = ControlsConfig()  # claims of known label mixed into the judges' calls
-    # a judge below it on its control claims: exit 3. 0.5: a judge answering one label to everything scores
-    # about 1/3, a random one 1/4; 0 reports without gating
-    min_control_accuracy: float = Field(0.5, ge=0, le=1)
+    # claims of known label mixed into the judges' calls, and the gate on them: a model judge whose recall on
+    # some label is not shown to clear controls.floor exits 3 (failed, or unverified on too little evidence)
+    controls: ControlsConfig = ControlsConfig()
     # the share of claims that may end in judge_error before the run exits 3 (it still writes everything);
     # below 1, a stage (one model's generation, decomposition or judging) failing for every record exits 3
     # too; a run that judged nothing exits 3 whatever this says
@@ -138,6 +137,17 @@ class RunConfig(_Section):
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way
     ray: RaySection = RaySection()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _controls_shorthand(cls, data):
+        if isinstance(data, dict):
+            if "min_control_accuracy" in data:
+                raise ValueError("min_control_accuracy is gone: judges are gated per label on the lower bound of their recall "
+                                 "(controls.floor, default 0.4); controls.gate: false reports without gating")
+            if data.get("controls") is False or data.get("controls") in ("off", "false"):
+                data = {**data, "controls": {"enabled": False}}
+        return data
 
     @model_validator(mode="after")
     def _answers_from_somewhere(self):

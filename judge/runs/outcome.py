@@ -110,7 +110,7 @@ class OutcomeTally:
 
 def run_failures(summary: dict) -> list[str]:
     """Every reason a finished run must not pass (exit 3), from its summary: records left unfinished, judges
-    that failed their control claims (min_control_accuracy), then the outcome's reasons with each failing
+    that failed their control claims or could not be verified on them (controls.floor), then the outcome's reasons with each failing
     model's first error."""
     from judge.controls.health import HealthReport
 

@@ -473,8 +473,9 @@ class Human(Section):
 
 
 class JudgeHealth(Section):
-    """Each judge on its control claims (judge.controls.health, from the run's summary). Reports lead with
-    it when a judge fails min_control_accuracy."""
+    """Each judge on its control claims (judge.controls.health, from the run's summary): recall per label with
+    exact intervals, the gate's status and the cost of the controls. Reports lead with it whenever the judges
+    are not verified."""
 
     key, title = "judge_health", "Judge health on control claims"
 
@@ -492,11 +493,18 @@ class JudgeHealth(Section):
             return None
         report = HealthReport.model_validate(value)
         headers, rows = report.table()
-        return Block(cls.title, [Table(headers, rows)], text="\n".join(f"WARNING: {line}" for line in report.failure_lines()) or None)
+        cost = [line for line in report.lines() if line.startswith("controls cost")]
+        return Block(cls.title, [Table(headers, rows)], text="\n".join([report.headline(), *cost]))
 
     @staticmethod
     def failing(value) -> bool:
-        return bool(value) and any(j.get("passed") is False for j in value.get("judges", []))
+        """The judges are not verified: a gated judge failed or lacked evidence, or the gate or controls are off."""
+        from judge.controls.health import HealthReport
+
+        if not value:
+            return False
+        report = HealthReport.model_validate(value)
+        return bool(report.failed) or not report.enabled or not report.gate
 
 
 # -- free verdicts and the evidence ceiling ------------------------------------------------------------------------

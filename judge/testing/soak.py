@@ -82,7 +82,7 @@ def write_config(out_dir: Path, data: Path, answers: Path, server: ScriptedServe
         "adjudicate": {"judges": ["judge"], "triage": False},
         "cache_dir": str(cache),
         "record_concurrency": 8,
-        "min_control_accuracy": 0,  # the soak's judge calls every claim supported: it tests faults, not judges
+        "controls": {"gate": False},  # the soak's judge calls every claim supported: it tests faults, not judges
         "max_error_rate": 0.2,  # injected garbage can outlast a claim's re-asks: a few judge_error claims are expected
     }
     path = out_dir / f"{name}.yaml"
