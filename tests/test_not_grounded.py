@@ -51,6 +51,33 @@ def test_best_passage_is_cited_evidence_else_the_nearest_candidate():
     assert (second.passage.text, second.passage.score, second.passage.cited) == ("xxxx", 0.3, True)
 
 
+def test_each_claim_is_shown_inside_its_answer_marked_and_escaped():
+    from judge.report import html, markdown
+
+    answer = "Mitzpe *Ramon* is <b>old</b>.\x1b[2J It has a zoo | for bears. " + "Filler. " * 60
+    start = answer.index("It has")
+    claims = [ClaimResult(claim_id=0, text="It has a zoo for bears.", label="unsupported",
+                          answer_spans=[Span(doc_id="answer", start_char=start, end_char=answer.index("bears.") + 6, excerpt="")]),
+              ClaimResult(claim_id=1, text="What is Mitzpe Ramon?", label="unsupported")]  # not located in the answer
+    r = RecordResult(record_id="r", question="q", language="English",
+                     answers=[AnswerResult(model="m", family="f", answer=answer, decomposition=Decomposition(method="sentences"), claims=claims)])
+    located, lost = not_grounded([r]).claims
+    assert [p.text for p in located.answer if p.claim] == ["It has a zoo | for bears."] and located.located
+    assert located.answer[-1].text == "…", "the answer is cut some way after the claim"
+    assert "\x1b" not in "".join(p.text for p in located.answer) and "\ufffd[2J" in located.answer[0].text
+    assert not lost.located and not any(p.claim for p in lost.answer) and lost.answer[0].text.startswith("Mitzpe")
+
+    scores = {"name": "t", "not_grounded": not_grounded([r]).model_dump(), "notes": ["demonstration: embedded models"]}
+    md = markdown.render(scores)
+    assert md.index("**demonstration**: embedded models") < md.index("## Not grounded"), "said at the top"
+    line = next(x for x in md.splitlines() if x.startswith("1. "))
+    assert "**It has a zoo \\| for bears.**" in line and "&lt;b&gt;old&lt;/b&gt;" in line and "\\*Ramon\\*" in line
+    assert "\x1b" not in md and "(its words were not found in the answer)" in next(x for x in md.splitlines() if x.startswith("2. "))
+    page = "".join(html.render(scores, [], {}))
+    assert "<mark><bdi>It has a zoo | for bears.</bdi></mark>" in page and "&lt;b&gt;old&lt;/b&gt;" in page and "\x1b" not in page
+    assert '<p class="warn demo"><bdi>demonstration: embedded models</bdi></p>' in page
+
+
 class _Isolation(HTMLParser):
     """Collects text with U+202E that is not inside a <bdi> or an element with dir (nor in <title>)."""
 
@@ -106,10 +133,12 @@ def test_a_planted_unsupported_claim_comes_first_everywhere(tmp_path):
     header = next(line for line in md.splitlines() if line.startswith("| label | record"))
     row = next(line for line in md.splitlines() if PLANTED in line)
     assert row.replace("\\|", "").count("|") == header.count("|")
+    assert f"**{PLANTED}**" in md, "report.md shows the claim marked inside its answer"
     # report.html: before the score sections and the records, linked to the claim below
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     top = html[: html.index("<h2>Records</h2>")]
     assert top.index(PLANTED) < top.index("Verdicts by model under test") and snippet in top and f"score {nearest['score']:.2f}" in top
+    assert f"<mark><bdi>{PLANTED}</bdi></mark>" in top, "the top of report.html shows the claim marked inside its answer"
     anchor = planted["anchor"]
     assert f'href="#{anchor}"' in top and f'id="{anchor}"' in html[html.index("<h2>Records</h2>"):]
     # every bidi override of the data sits in an isolate

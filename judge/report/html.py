@@ -100,7 +100,7 @@ details{margin:6px 0}summary{cursor:pointer}
 .warn{background:#fff3e0;border:1px solid #ffb74d;padding:6px 10px}
 sup.eid{font-size:10px;color:#37474f;background:#fff;border:1px solid #90a4ae;border-radius:3px;padding:0 2px;margin:0 1px}
 .outlined{outline:3px solid #1565c0;outline-offset:1px}.claim{cursor:pointer}.filtered{display:none}
-.passage{font-size:12px;color:#37474f}.ng{border-left:4px solid #e0e0e0;padding:2px 8px;margin:6px 0}
+.passage{font-size:12px;color:#37474f}.in-answer{font-size:13px;margin:2px 0}.in-answer mark{background:#ffe082;font-weight:600}.ng{border-left:4px solid #e0e0e0;padding:2px 8px;margin:6px 0}
 .filters{position:sticky;top:0;background:#fff;padding:4px 0;border-bottom:1px solid #eee;z-index:1}
 """
 
@@ -227,6 +227,12 @@ def _record_section(r: RecordResult, record: Record | None) -> str:
     return "".join(parts)
 
 
+def in_answer_html(pieces) -> str:
+    """An answer with the claim's pieces in <mark>, every piece escaped and bidi-isolated (control characters
+    were defused when the pieces were cut)."""
+    return "".join(f"<mark>{_d(p.text)}</mark>" if p.claim else _d(p.text) for p in pieces)
+
+
 def _not_grounded(value) -> str:
     """The top of the page: the not-grounded claims, most severe first, each linked to its claim below."""
     ng = NotGrounded.model_validate(value)
@@ -235,6 +241,8 @@ def _not_grounded(value) -> str:
         parts.append(
             f'<div class="ng" data-label="{escape(c.label)}" data-model="{escape(c.model)}" data-disagree="{int(c.judges_disagree)}">'
             f'<a href="#{c.anchor}">{_label(c.label)} {_d(c.record_id)} · {_d(c.model)}</a>: <bdi>{escape(c.text)}</bdi>'
+            f'<div class="in-answer" dir="auto">in its answer{"" if c.located else " (its words were not found there)"}: '
+            f"{in_answer_html(c.answer)}</div>"
             f'<div class="passage">passage: {_d(passage_text(c.passage))}</div>'
             + (f'<div class="muted">why: {_d(c.rationale)}</div>' if c.rationale else "")
             + (f'<div class="flags">checks: {_d("; ".join(c.flags))}</div>' if c.flags else "") + "</div>"
@@ -294,6 +302,8 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
              f"<title>judge report: {escape(no_bidi(name))}</title><style>{CSS}</style></head><body>",
              f"<h1>judge report: {_d(name)}</h1>",
              f"<p class=\"muted\">{_d(scores.get('run_dir', ''))} · judges: {_d(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
+    for note in scores.get("notes") or []:
+        parts.append(f'<p class="warn demo">{_d(note)}</p>')
     if scores.get("same_family_clashes"):
         parts.append(f'<p class="warn">Same-family judging allowed by the config: {_d("; ".join(scores["same_family_clashes"]))}</p>')
     parts.append(_filters(scores))

@@ -11,13 +11,14 @@ import re
 
 from judge.report.format import fmt, fmt_ci
 from judge.scoring import blocks
+from judge.text.control import defuse
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
 
 def md(text) -> str:
     """Data as inert Markdown: HTML metacharacters as entities, Markdown markup backslash-escaped, one line."""
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = defuse(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _SPECIAL.sub(r"\\\1", " ".join(s.splitlines()))
 
 
@@ -29,12 +30,39 @@ def _table(headers: list[str], rows: list[list]) -> list[str]:
     return ["| " + " | ".join(md(h) for h in headers) + " |", "|" + "---|" * len(headers)] + ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
 
 
+def marked(pieces: list[dict]) -> str:
+    """An answer with the claim's pieces in bold (data escaped; the bold markers go inside any spaces at a
+    piece's edges, where Markdown would not see them)."""
+    out = []
+    for p in pieces:
+        text = md(p["text"])
+        if p.get("claim") and text.strip():
+            lead, core, trail = text[: len(text) - len(text.lstrip())], text.strip(), text[len(text.rstrip()):]
+            text = f"{lead}**{core}**{trail}"
+        out.append(text)
+    return "".join(out)
+
+
+def _in_answers(value: dict | None) -> list[str]:
+    """Under the not-grounded table: each claim in the answer it comes from, numbered as the table's rows."""
+    claims = (value or {}).get("claims") or []
+    if not claims:
+        return []
+    lines = ["", "Each claim in its answer (the claim in bold):", ""]
+    for n, c in enumerate(claims, 1):
+        where = "" if c.get("located", True) else " (its words were not found in the answer)"
+        lines.append(f"{n}. {md(c['label'].replace('_', ' '))}, {md(c['record_id'])} · {md(c['model'])}{where}: {marked(c.get('answer') or [])}")
+    return lines
+
+
 def render(scores: dict) -> str:
     lines = [f"# judge report: {md(scores.get('name') or 'run')}", "",
              f"Run {md(scores.get('run_dir'))}; judges: {md(', '.join(scores.get('judges', [])))}; {scores.get('records')} records."]
+    for note in scores.get("notes") or []:
+        lines += ["", f"**{md(note.split(':', 1)[0])}**" + (f": {md(note.split(':', 1)[1].strip())}" if ":" in note else "")]
     if scores.get("same_family_clashes"):
         lines += ["", "**Same-family judging** (allowed by the config): " + md("; ".join(scores["same_family_clashes"]))]
-    for _, block in blocks(scores):
+    for key, block in blocks(scores):
         lines += ["", f"## {md(block.title)}", ""]
         if block.text:
             lines += [md(block.text), ""]
@@ -46,6 +74,8 @@ def render(scores: dict) -> str:
             lines += _table(t.headers, t.rows)
             if t.note:
                 lines += ["", md(t.note)]
+        if key == "not_grounded":
+            lines += _in_answers(scores.get(key))
     u = scores.get("usage") or {}
     lines += ["", "## Cost", "", f"Model calls {u.get('calls', 0)} (errors {u.get('errors', 0)}), cache hits {u.get('cache_hits', 0)}, "
               f"tokens {u.get('prompt_tokens', 0)} + {u.get('completion_tokens', 0)}, cost ${u.get('cost_usd', 0):.4f}"

@@ -46,7 +46,10 @@ def score(run: Run) -> dict:
     head = {"run_dir": str(run.path), "name": manifest.get("name"), "judges": run.config.adjudicate.judges, "records": count}
     tail = {"usage": run.summary.get("usage"), "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", [])}
     agreement = values.pop("judge_agreement", None)
-    out = {**head, **values, **tail}
+    from judge.runs.summary import notes
+
+    demonstration = notes(run.config)  # embedded models: every report says "demonstration" at its top
+    out = {**head, **values, **tail, **({"notes": demonstration} if demonstration else {})}
     if agreement is not None:
         out["judge_agreement"] = agreement
     return out

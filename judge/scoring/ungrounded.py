@@ -4,7 +4,8 @@ what the terminal summary, report.md and the top of report.html show before any 
 One list, built here (:func:`not_grounded`, or the :class:`NotGroundedSection` of scores.json that feeds the
 same collector one answer at a time); every renderer draws it and none re-derives it. Each entry carries its
 best passage (the evidence the panel cited, else the nearest candidate the search offered, else none), the
-rationale of a judge that agrees with the panel, and the deterministic checks' flags.
+rationale of a judge that agrees with the panel, the deterministic checks' flags, and the answer the claim comes
+from with the claim marked (so a "claim" that restates the question or is a garbled fragment shows as such).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from pydantic import BaseModel
 
 from judge.results import AnswerResult, ClaimChecks, ClaimResult, RecordResult
 from judge.scoring.sections import AnswerItem, Block, Section, Table
+from judge.text.control import defuse
 from judge.verdicts import NOT_GROUNDED, SEVERITY, is_judged
 
 CAP = 50  # entries kept in scores.json, report.md and the top of report.html (the rest are counted)
 TERMINAL_CAP = 10  # entries the terminal summary prints
+ANSWER_CONTEXT = 300  # characters of the answer kept either side of the claim's spans (the rest is cut, marked …)
 
 
 class Passage(BaseModel):
@@ -31,6 +34,13 @@ class Passage(BaseModel):
     text: str
     score: float | None  # the search's score of the candidate (None for a cited span no candidate covers)
     cited: bool
+
+
+class Piece(BaseModel):
+    """A run of the answer's text; ``claim``: the run is where the claim comes from (the renderers mark it)."""
+
+    text: str
+    claim: bool = False
 
 
 class NotGroundedClaim(BaseModel):
@@ -45,6 +55,8 @@ class NotGroundedClaim(BaseModel):
     rationale: str
     flags: list[str] = []
     judges_disagree: bool = False
+    answer: list[Piece] = []  # the answer it comes from, the claim's spans marked (see in_answer)
+    located: bool = True  # False: the claim's spans were not found in the answer (the answer is shown unmarked)
 
 
 class NotGrounded(BaseModel):
@@ -94,6 +106,34 @@ def nearest_candidate(claim: ClaimResult):
     return max(claim.candidates, key=lambda c: c.score) if claim.candidates else None
 
 
+def in_answer(answer: str, spans: list[tuple[int, int]], context: int = ANSWER_CONTEXT) -> list[Piece]:
+    """The answer as pieces with the claim's spans marked, cut to ``context`` characters around them (… where
+    cut); control characters shown as U+FFFD. Without spans, the answer's first ``2 * context`` characters."""
+    spans = sorted((max(0, a), min(len(answer), b)) for a, b in spans if 0 <= a < b <= len(answer))
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    lo = max(0, merged[0][0] - context) if merged else 0
+    hi = min(len(answer), merged[-1][1] + context) if merged else min(len(answer), 2 * context)
+    pieces: list[Piece] = []
+    at = lo
+    for a, b in merged:
+        if a > at:
+            pieces.append(Piece(text=answer[at:a]))
+        pieces.append(Piece(text=answer[a:b], claim=True))
+        at = b
+    if hi > at:
+        pieces.append(Piece(text=answer[at:hi]))
+    if lo > 0:
+        pieces.insert(0, Piece(text="…"))
+    if hi < len(answer):
+        pieces.append(Piece(text="…"))
+    return [Piece(text=defuse(p.text), claim=p.claim) for p in pieces if p.text]
+
+
 def rationale(claim: ClaimResult) -> str:
     """Why: the rationale of the first judge that agrees with the panel (else of any judge, else its error)."""
     agreeing = [v for v in claim.verdicts if v.label == claim.label] + list(claim.verdicts)
@@ -126,10 +166,12 @@ class Collector:
 
     @staticmethod
     def _entry(result: RecordResult, i: int, answer: AnswerResult, c: ClaimResult) -> NotGroundedClaim:
+        spans = [(s.start_char, s.end_char) for s in c.answer_spans if s.start_char < s.end_char <= len(answer.answer)]
         return NotGroundedClaim(
             record_id=result.record_id, model=answer.model, answer_index=i, claim_id=c.claim_id,
             anchor=claim_anchor(result.record_id, i, c.claim_id), text=c.text, label=c.label,
             passage=best_passage(c), rationale=rationale(c), flags=check_flags(c.checks), judges_disagree=judges_disagree(c),
+            answer=in_answer(answer.answer, spans), located=bool(spans),
         )
 
     def result(self) -> NotGrounded:
