@@ -1,106 +1,128 @@
-"""Control claims: every control's label holds by construction, the rules per language, and judge health."""
+"""Control claims: made from verified claims, each label holding by construction; the rules per language;
+and the gate: exact intervals, a lower bound per label, failed / unverified / passed, against noisy and
+lopsided judges (the false-pass rates the defaults promise)."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
 
-from judge.controls import ControlData, control_count, controls_for_record, floor_plan
-from judge.controls.health import ControlObservation, bootstrap_ci, judge_health
-from judge.controls.make import (
-    _NUMBER,
-    UNRELATED_MAX_SCORE,
-    _canon_number,
-    flip_negation,
-    move_lead_in,
-    reword,
-    swap_synonyms,
-)
+from judge.controls import ControlData, Verified, control_count, controls_for_answer, floor_plan, verified
+from judge.controls.health import ControlObservation, GateConfig, exact_interval, judge_health, lower_bound, min_per_label
+from judge.controls.make import _NUMBER, _canon_number, flip_negation, move_lead_in, reword, swap_synonyms
 from judge.datasets import load
+from judge.judges import offer
 from judge.judges.triage import VERBATIM_METHODS
-from judge.text import normalize
+from judge.search import Index
+from judge.stages.checks import check_claim
+from judge.text import normalize, split_sentences
+from judge.verdicts import CONTROL_LABELS
 from tests.conftest import BUNDLED_SAMPLE, shared
+
+BUNDLED_ANSWERS = BUNDLED_SAMPLE.parent / "he_sample_answers.jsonl"
 
 
 def _numbers(text: str) -> Counter:
     return Counter(_canon_number(m.group()).rstrip("%") for m in _NUMBER.finditer(text))
 
 
-def check_controls(records, per_record: int = 6) -> Counter:
-    """Build controls for every record and assert that each one's label holds; returns the kinds made."""
+def to_judge(record, texts: list[str], k: int = 4):
+    """Claims as the pipeline shows them to a judge: the search's top k candidates and the checks."""
+    from judge.judges import ClaimToJudge
+
+    indexes = [Index(s.text, s.doc_id) for s in record.sources]
+    sources = {s.doc_id: s.text for s in record.sources}
+    out = []
+    for i, text in enumerate(texts):
+        found = sorted((c for ix in indexes for c in ix.search(text, k)), key=lambda c: -c.score)[:k]
+        offered = offer(found, str(i + 1))
+        out.append(ClaimToJudge(str(i + 1), text, offered, check_claim(text, offered, sources)))
+    return out
+
+
+def bases_of(record, texts: list[str]) -> list[Verified]:
+    return [v for c in to_judge(record, texts) if (v := verified(c.text, c.candidates, c.checks)) is not None]
+
+
+def answer_sentences(records, answers) -> dict[str, list[str]]:
+    """Each record's recorded answers, split into sentences (the deterministic decomposer's claims)."""
+    out: dict[str, list[str]] = {}
+    for a in answers:
+        out.setdefault(a.record_id, []).extend(s.text for s in split_sentences(a.answer))
+    return out
+
+
+def check_controls(records, claims: dict[str, list[str]], per_record: int = 9) -> Counter:
+    """Controls for every record from its claims; assert that each one's label holds; returns kinds made."""
     data = ControlData.from_records(records)
     kinds: Counter = Counter()
     for r in records:
-        controls = controls_for_record(r.id, data, per_record, seed=7)
-        for c in controls:
+        bases = bases_of(r, claims.get(r.id, []))
+        texts = {b.text for b in bases}
+        for c in controls_for_answer(r.id, bases, data, per_record, seed=7):
             kinds[(c.label, c.kind)] += 1
-            origin_source = data.records[c.origin_record_id].source(c.origin.doc_id).text
-            assert origin_source[c.origin.start_char : c.origin.end_char] == c.origin.excerpt  # offsets are sacred
+            if c.origin is not None:
+                origin_source = data.records[c.origin_record_id].source(c.origin.doc_id).text
+                assert origin_source[c.origin.start_char : c.origin.end_char] == c.origin.excerpt  # offsets are sacred
             own = [normalize(s.text).text for s in r.sources]
             best = data.best_match(r.id, c.text)
+            assert "Regarding" not in c.text and "Sobre" not in c.text  # no template
             if c.label == "supported":
                 assert c.origin_record_id == r.id
-                assert _numbers(c.text) == _numbers(c.origin.excerpt), c  # rewording never touches a number
-                if c.kind == "copy":
-                    assert c.text == c.origin.excerpt
-                else:
-                    assert c.text != c.origin.excerpt
+                assert c.text in texts or c.kind == "reworded", c
+                if c.kind == "reworded":
+                    assert any(_numbers(c.text) == _numbers(t) for t in texts)  # rewording never touches a number
             else:
+                assert c.text not in texts
                 norm = normalize(c.text).text.strip(" .")
                 assert not any(norm in s for s in own), c  # found nowhere in the record's sources
                 assert best is None or best.method not in VERBATIM_METHODS, c
-            if c.label == "contradicted":
-                assert c.origin_record_id == r.id and c.text != c.origin.excerpt
-                if c.kind == "number":
-                    new = c.change.split("->")[1].strip()
-                    assert _canon_number(new).rstrip("%") not in _numbers(c.origin.excerpt)
-                    assert _numbers(c.text) != _numbers(c.origin.excerpt)
-            if c.label == "unsupported":
-                assert c.origin_record_id != r.id
-                assert best is None or best.score < UNRELATED_MAX_SCORE, (c.text, best)
+            if c.label == "contradicted" and c.kind == "number":
+                old, new = (x.strip() for x in c.change.split("->"))
+                assert _canon_number(new) != _canon_number(old)
+                assert _canon_number(old).rstrip("%") in _numbers(c.origin.excerpt)  # the source states the slot otherwise
+            if c.label == "unsupported" and c.kind == "subject":
+                new = c.change.split("->")[1].split("(")[0].strip()
+                assert normalize(new).text not in " ".join(own)  # what it is now about, the source never mentions
     return kinds
 
 
-def test_bundled_sample_controls_hold_by_construction():
+def test_bundled_sample_controls_are_made_from_verified_claims_and_hold():
     records = load(BUNDLED_SAMPLE)
-    kinds = check_controls(records)
-    assert {label for label, _ in kinds} == {"supported", "contradicted", "unsupported"}
+    kinds = check_controls(records, answer_sentences(records, load(BUNDLED_ANSWERS, "answers")))
+    assert {label for label, _ in kinds} == set(CONTROL_LABELS), kinds
+    assert kinds[("supported", "claim")] and kinds[("contradicted", "number")]
 
 
-def test_hebrew_sample_controls_hold_and_cover_every_rule_kind():
+def test_hebrew_sample_controls_hold():
     records = load(shared("he_qa_sample.json"))
-    kinds = check_controls(records)
-    made = {k for _, k in kinds}
-    assert {"reworded", "number", "negation", "unrelated"} <= made, kinds
+    answers = load(shared("he_model_answers_sample.jsonl"), "answers")
+    kinds = check_controls(records, answer_sentences(records, answers))
+    assert {label for label, _ in kinds} == set(CONTROL_LABELS), kinds
+    assert kinds[("unsupported", "subject")] + kinds[("unsupported", "unrelated")] >= 10, kinds
 
 
-def test_wice_controls_hold_by_construction():
-    records = load(shared("external/wice/claim_test.jsonl"), "wice")[:30]
-    kinds = check_controls(records, per_record=3)
-    assert sum(kinds.values()) >= 60
+def test_claims_the_search_cannot_vouch_for_are_no_base():
+    record = load(BUNDLED_SAMPLE)[1]
+    first = split_sentences(record.sources[0].text)[0].text
+    assert bases_of(record, [first])  # a sentence of the source is verified
+    assert not bases_of(record, ["The weather on Mars is mild in the afternoon."])
+    assert not bases_of(record, [first.rstrip(".") + "?"])  # a question is no claim
 
 
 def test_controls_are_seeded_and_labels_take_turns():
     records = load(BUNDLED_SAMPLE)
+    claims = answer_sentences(records, load(BUNDLED_ANSWERS, "answers"))
     data = ControlData.from_records(records)
-    rid = records[0].id
-    first = controls_for_record(rid, data, 3, seed=1)
-    assert first == controls_for_record(rid, ControlData.from_records(records), 3, seed=1)
-    assert sorted(c.label for c in first) == ["contradicted", "supported", "unsupported"]
-    assert [c.label for c in controls_for_record(rid, data, 1, seed=1, offset=1)] == ["contradicted"]
-    others = [controls_for_record(rid, data, 3, seed=s) for s in range(2, 8)]
-    assert any(o != first for o in others)
-    assert len({c.origin.start_char for c in controls_for_record(rid, data, 6, seed=1) if c.origin_record_id == rid}) == len(
-        [c for c in controls_for_record(rid, data, 6, seed=1) if c.origin_record_id == rid]
-    )  # no sentence used twice
-
-
-def test_a_single_record_run_gets_no_unrelated_control():
-    records = load(BUNDLED_SAMPLE)[:1]
-    data = ControlData.from_records(records)
-    controls = controls_for_record(records[0].id, data, 6)
-    assert controls and all(c.label != "unsupported" for c in controls)
+    r = records[1]
+    bases = bases_of(r, claims[r.id])
+    first = controls_for_answer(r.id, bases, data, 3, seed=1)
+    assert first == controls_for_answer(r.id, bases, ControlData.from_records(records), 3, seed=1)
+    assert [c.label for c in first] == list(CONTROL_LABELS)
+    assert controls_for_answer(r.id, bases, data, 1, seed=1, offset=1)[0].label == "contradicted"
+    assert controls_for_answer(r.id, [], data, 3) == []  # no verified claim, no control
 
 
 @pytest.mark.parametrize(
@@ -163,48 +185,87 @@ def test_control_count_rate_and_floor():
     assert floor_plan([], 3) == {} and floor_plan(["a"], 0) == {}
 
 
-def _observe(judge: str, answer) -> list[ControlObservation]:
-    """Ten controls of each label (kinds as the generator makes them), answered by ``answer(label, i)``."""
-    kinds = {"supported": "reworded", "contradicted": "number", "unsupported": "unrelated"}
+
+# -- the gate ----------------------------------------------------------------------------------------------
+
+
+def _observe(judge: str, answer, per_label: int = 24) -> list[ControlObservation]:
+    """``per_label`` controls of each label, answered by ``answer(label, i)``."""
+    kinds = {"supported": "claim", "contradicted": "number", "unsupported": "subject"}
     return [
         ControlObservation(judge=judge, control_id=f"{label}{i}", label=label, kind=kinds[label], answered=answer(label, i))
         for label in kinds
-        for i in range(10)
+        for i in range(per_label)
     ]
 
 
-def test_health_names_a_lenient_judge_and_fails_it():
-    report = judge_health(_observe("yes-man", lambda label, i: "supported"), min_accuracy=0.6)
-    (h,) = report.judges
-    assert h.status == "lenient" and h.passed is False
-    assert h.accuracy == pytest.approx(1 / 3)
-    assert "calls 10 of 10 contradicted controls supported" in h.verdict
-    assert "calls 10 of 10 unsupported controls supported" in h.verdict
-    lines = report.failure_lines()
-    assert len(lines) == 1 and "yes-man" in lines[0] and "contradicted" in lines[0]
+def _noisy(p: float, rng: random.Random):
+    """Right with probability p; else one of the other labels at random."""
+    def answer(label, i):
+        return label if rng.random() < p else rng.choice([x for x in ("supported", "partially_supported", "unsupported", "contradicted") if x != label])
+    return answer
 
 
-def test_health_trusts_a_truthful_judge_and_calls_a_strict_one_strict():
-    truthful = judge_health(_observe("oracle", lambda label, i: label), real_labels={"oracle": Counter(supported=5)}, min_accuracy=0.6)
-    (h,) = truthful.judges
-    assert h.status == "trustworthy" and h.passed is True and h.accuracy == 1.0 and h.accuracy_ci95 == [1.0, 1.0]
-    assert h.real_labels == {"supported": 5} and not truthful.failed
-    strict = judge_health(_observe("naysayer", lambda label, i: "unsupported" if label == "supported" else label), min_accuracy=0.6)
-    (s,) = strict.judges
-    assert s.status == "strict" and s.passed is True  # 20 of 30 right: passes, but the verdict says how it leans
-    assert "calls 10 of 10 supported controls unsupported" in s.verdict
+def _pass_rate(p: float, runs: int = 400, per_label: int = 24) -> float:
+    passed = 0
+    for seed in range(runs):
+        h = judge_health(_observe("j", _noisy(p, random.Random(seed)), per_label)).judges[0]
+        passed += h.status == "passed"
+    return passed / runs
 
 
-def test_health_counts_errors_as_misses_and_needs_enough_controls():
-    rows = _observe("flaky", lambda label, i: "judge_error" if i < 6 else label)
-    (h,) = judge_health(rows, min_accuracy=0.6).judges
-    assert h.errors == 18 and h.accuracy == pytest.approx(0.4) and h.passed is False and "18 judge errors" in h.verdict
-    (few,) = judge_health(rows[:2], min_accuracy=0.6).judges
-    assert few.status == "too_few" and few.passed is None
+def test_the_gate_false_passes_at_most_5_percent_of_guessing_judges_and_passes_good_ones():
+    """The issue's bar, over 400 seeded runs each: p <= 0.5 passes <= 5% of runs, p >= 0.8 passes >= 90%."""
+    assert _pass_rate(0.4) <= 0.05
+    assert _pass_rate(0.5) <= 0.05
+    assert _pass_rate(0.8) >= 0.90
+    assert _pass_rate(0.9) >= 0.99
+    assert 0.0 < _pass_rate(0.6) < 0.5  # in between: mostly not shown to be good enough
 
 
-def test_bootstrap_interval_brackets_the_accuracy_and_is_seeded():
-    hits = [1] * 7 + [0] * 3
-    ci = bootstrap_ci(hits, seed=3)
-    assert ci[0] < 0.7 < ci[1] and ci == bootstrap_ci(hits, seed=3)
-    assert bootstrap_ci([1]) is None
+def test_a_judge_that_fails_one_label_fails_and_the_verdict_names_it():
+    h = judge_health(_observe("lenient", lambda label, i: "supported" if label == "contradicted" else label)).judges[0]
+    assert h.status == "failed" and h.passed is False
+    assert "misses contradicted: 0 of 24, calls 24 supported" in h.verdict
+    always = judge_health(_observe("yes", lambda label, i: "supported")).judges[0]
+    assert always.status == "failed" and "unsupported" in always.verdict and "contradicted" in always.verdict
+
+
+def test_too_few_controls_is_unverified_never_passed():
+    """3 of 3 right is not [1.00, 1.00] trustworthy: the exact interval is wide and the run is unverified."""
+    h = judge_health(_observe("j", lambda label, i: label, per_label=3)).judges[0]
+    assert h.status == "unverified" and h.passed is False
+    assert "needs >= 4" in h.verdict
+    (r,) = [x for x in h.by_label if x.label == "supported"]
+    assert r.ci95[0] < 0.3 and r.ci95[1] == 1.0
+    one_label = [o for o in _observe("j", lambda label, i: label) if o.label != "unsupported"]
+    assert judge_health(one_label).judges[0].status == "unverified"  # a label never tested is no evidence
+    assert judge_health(_observe("j", lambda label, i: label, per_label=4)).judges[0].status == "passed"
+
+
+def test_exact_interval_and_lower_bound():
+    lo, hi = exact_interval(3, 3)
+    assert hi == 1.0 and abs(lo - 0.025 ** (1 / 3)) < 1e-9
+    assert exact_interval(0, 5)[0] == 0.0 and lower_bound(0, 5) == 0.0
+    assert abs(lower_bound(4, 4) - 0.05 ** 0.25) < 1e-9
+    assert min_per_label(0.4) == 4 and min_per_label(0.5) == 5
+    assert lower_bound(15, 24) < 15 / 24 < exact_interval(15, 24)[1]
+
+
+def test_rules_and_an_open_gate_are_reported_not_gated_and_blind_spots_are_named():
+    rows = _observe("deterministic", lambda label, i: label) + [
+        ControlObservation(judge="deterministic", control_id=f"n{i}", label="contradicted", kind="negation", answered="supported", how="deterministic")
+        for i in range(7)
+    ]
+    report = judge_health(rows)
+    (d,) = report.judges
+    assert d.status == "reported" and d.passed is None and not d.gated
+    assert "misses negations: 0 of 7, calls 7 supported" in d.verdict
+    off = judge_health(_observe("j", lambda label, i: "supported"), gate=GateConfig(gate=False))
+    assert off.judges[0].status == "reported" and not off.failed and off.headline().startswith("JUDGES NOT VERIFIED")
+    assert judge_health([], enabled=False).headline().startswith("JUDGES NOT VERIFIED: controls are off")
+
+
+def test_errors_are_misses():
+    h = judge_health(_observe("j", lambda label, i: "judge_error" if i % 3 else label)).judges[0]
+    assert h.errors == 48 and h.status == "failed" and "calls 16 judge error" in h.verdict

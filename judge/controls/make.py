@@ -563,7 +563,7 @@ class Verified:
     supported. ``triaged``: found verbatim, so triage settles it (as it would settle it shown as a control)."""
 
     text: str
-    span: Span  # where the source states it (the best candidate's first part)
+    span: Span  # where the source states it (the part of the best candidate sharing most of its words)
     triaged: bool
 
 
@@ -574,7 +574,8 @@ def verified(text: str, candidates: list, checks) -> Verified | None:
     f = support_features(text, candidates[:1], checks)
     if f.conflicts or f.mismatches or f.numbers_missing or f.names_missing or f.coverage < 1.0 or f.words < 3:
         return None
-    part = candidates[0].parts[0]
+    mine = set(content_words(normalize(text).text))
+    part = max(candidates[0].parts, key=lambda p: len(mine & set(content_words(normalize(p.excerpt).text))))  # first of the best
     return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free_supported(f))
 
 
