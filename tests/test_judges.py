@@ -9,7 +9,7 @@ import pytest
 
 from judge.judges import ClaimToJudge, DeterministicThresholds, JudgeContext, Panel, deterministic_verdict, offer, panel_verdict, triage
 from judge.judges.registry import needs_model, register_judge
-from judge.models import Candidate, Span
+from judge.models import Candidate, Source, Span
 from judge.results import AnswerResult, ClaimChecks, ClaimResult, Decomposition, JudgeVerdict, NumberMismatch, RecordResult
 from judge.search import Index
 from judge.scoring.gold import GoldClaim, Matched, matched_gold
@@ -37,7 +37,8 @@ def verdict(label: str, judge: str = "j", evidence: list[Span] | None = None) ->
 # -- triage --------------------------------------------------------------------------------------------------
 def test_triage_settles_only_verbatim_claims_and_cites_the_match():
     found = Index(SOURCE).search("The bridge opened in 1937.", 3)
-    settled = triage(claim("The bridge opened in 1937.", *found))
+    assert triage(claim("The bridge opened in 1937.", *found)) is None  # without the source, no whole sentence to check
+    settled = triage(claim("The bridge opened in 1937.", *found), {None: SOURCE})
     assert settled is not None and settled.label == "supported" and settled.how == "triage"
     (span,) = settled.evidence
     assert span.start_char == 0 and SOURCE[span.start_char : span.end_char] == span.excerpt and "1937" in span.excerpt
@@ -126,9 +127,9 @@ def test_a_registered_judge_sits_in_a_panel_without_a_model():
     register_judge("contrarian", lambda name, setup: Contrarian(name))
     assert not needs_model("contrarian") and needs_model("some-model")
     panel = Panel([Contrarian("contrarian")], triage=True)
-    claims = [claim("The bridge opened in 1937.", *Index(SOURCE).search("The bridge opened in 1937.", 3)),
+    claims = [claim("The bridge opened in 1937.", *Index(SOURCE, "d").search("The bridge opened in 1937.", 3)),
               ClaimToJudge("2", "It is green.", [])]
-    got = asyncio.run(panel.verdicts(claims, JudgeContext("How long is it?", "English", [])))
+    got = asyncio.run(panel.verdicts(claims, JudgeContext("How long is it?", "English", [Source(doc_id="d", text=SOURCE)])))
     assert [v.judge for v in got["1"]] == ["triage"]
     assert [(v.judge, v.label, v.rationale) for v in got["2"]] == [("contrarian", "unsupported", "How long is it?")]
 

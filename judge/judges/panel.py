@@ -44,7 +44,7 @@ class Panel:
         """Every verdict per claim id: triage's alone, or one per judge in the panel's order. The judges run
         concurrently; their call records reach ``context.calls`` in the panel's order."""
         verdicts: dict[str, list[JudgeVerdict]] = {c.cid: [] for c in claims}
-        settled = settle(claims) if self.triage else {}
+        settled = settle(claims, context) if self.triage else {}
         for cid, v in settled.items():
             verdicts[cid].append(v)
         open_claims = [c for c in claims if c.cid not in settled]

@@ -1,7 +1,8 @@
 """Deterministic support-span search over one source.
 
 A claim is looked for in four ways, from strictest to loosest: verbatim in the original text (``exact``),
-verbatim after normalisation (``normalized``) or after also folding accents (``folded``), near-verbatim
+verbatim after normalisation (``normalized``) or after also folding accents (``folded``), each on word
+boundaries only (:mod:`judge.text.bounds`: "Midwest" is not found in "Midwestern"), near-verbatim
 inside one sentence (``fuzzy``, rapidfuzz alignment), and by shared content words (``ngram``: one sentence,
 ``pair``: two sentences that together cover more of the claim than either alone). Lexical scores combine
 IDF-weighted recall of the claim's content words (the FlashRAG-style recall rule) with BM25 over words and
@@ -23,6 +24,7 @@ from rapidfuzz import fuzz
 from judge.models import Candidate, Span
 from judge.search.bm25 import BM25
 from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text.bounds import find_word
 from judge.text.tokens import word_spans
 
 _EDGE_PUNCT = " .,;:!?\"'()[]-\u2026"
@@ -247,7 +249,7 @@ class Index:
         stripped = claim.strip(_EDGE_PUNCT)
         if len(stripped) < 2:
             return []
-        at = self.source.find(stripped)
+        at = find_word(self.source, stripped)  # on word boundaries: "Midwest" is not in "Midwestern"
         if at >= 0:
             return [self._pooled_span(1.0, "exact", at, at + len(stripped))]
         # Folding accents can only help when every content word of the claim occurs somewhere.
@@ -257,7 +259,7 @@ class Index:
                 break
             normed = self.norm if method == "normalized" else self.folded
             needle = _normalized(stripped, method == "folded").strip()
-            at = normed.text.find(needle) if needle else -1
+            at = find_word(normed.text, needle)
             if at >= 0:
                 start, end = normed.to_original(at, at + len(needle))
                 return [self._pooled_span(score, method, start, end)]

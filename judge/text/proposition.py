@@ -1,0 +1,175 @@
+"""Whether a claim states a full proposition on its own: what a free verdict may be given to.
+
+A free ``supported`` says "the source states this". That is only right for a statement that means the same
+wherever it is read. Not for:
+
+- a question ("How many maths teachers are missing?") or a heading ("Anne Rice:");
+- a short answer, whose meaning is its question's: "Delhi", "yes", "Arthur's Magazine", "300 participants
+  in the programme" (the words are in the source whatever they answer);
+- a claim that opens with a pronoun or a demonstrative ("He was born in 1942.", "זו עלייה של 12 אחוזים"):
+  in the source the pronoun may stand for someone else than in the answer;
+- in Latin script, a claim with no finite verb ("largest city in the Midwest", "Born in New Orleans in
+  1941"): a noun phrase or a fragment. Verbs are told by closed lists (auxiliaries, copulas, modals,
+  irregular pasts) and by endings in context (English ``-ed`` after no determiner, ``-s`` after a subject;
+  Portuguese ``-ou``, ``-aram``, ``-am`` ...). A verb these miss costs a model call, never a wrong verdict.
+
+Hebrew and Arabic verbs cannot be told from nouns by their letters alone (``נפתח``, ``مدرسة``/``درس``) and
+their nominal sentences have no verb at all (``ירושלים היא בירת ישראל``): for them the shape of the
+sentence stands in, which triage checks against the source (the claim is a whole sentence there, ending
+with a full stop; see :mod:`judge.judges.triage`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
+_QUESTION_END = re.compile(r"[?\u061f][\"'\u201d\u2019\u05f4\u00bb)\]\s]*$")
+MIN_CONTENT_WORDS = 3  # judge.stages.support.TRIAGE_MIN_WORDS: fewer say too little to stand alone
+
+INTERROGATIVES = frozenset(
+    """
+    who whom whose what which why how
+    האם מדוע למה היכן איפה מתי כיצד איך מיהו מיהי מהו מהי מהם מהן אילו איזה איזו
+    quem qual quais
+    هل لماذا متى أين اين كيف ماذا
+    """.split()
+)
+ANAPHORA = frozenset(
+    """
+    he she it they him her his its their them this these those
+    הוא היא הם הן זה זו זאת אלה אלו
+    ele ela eles elas isso isto este esta estes estas esse essa esses essas
+    هو هي هم هن هذا هذه ذلك تلك هؤلاء
+    """.split()
+)
+_EN_AUX = frozenset(
+    """
+    is are was were be been am has have had do does did will would can could may might must shall should
+    isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't can't cannot
+    couldn't mustn't shouldn't
+    """.split()
+)
+_EN_IRREGULAR = frozenset(
+    """
+    arose awoke bore beat became began bent bet bit bled blew broke bred brought built burnt burst bought
+    cast caught chose clung came cost crept cut dealt dug dove drew dreamt drank drove ate fell fed felt
+    fought found fled flew forbade forgot forgave froze got gave went ground grew hung heard hid hit held
+    hurt kept knelt knew laid led leapt learnt left lent let lay lit lost made meant met mistook paid proved
+    quit ran rang rose said saw sought sold sent set sewed shook shone shot showed shrank shut sang sank sat
+    slept slid spoke sped spent spun spat split spread sprang stood stole stuck stung stank strode struck
+    swore swept swam swung took taught tore told thought threw thrust understood undertook upset woke wore
+    wove wept won wound withdrew wrote overcame overtook oversaw underwent outran outsold
+    remains remain lies stands holds contains includes consists belongs means seems appears becomes
+    """.split()
+)
+# Words an -ed or -s word after them is no verb of: "the talented player", "a well known", "many players".
+_EN_NOMINAL_BEFORE = frozenset(
+    """
+    the a an this that these those his her its their our my your some many several few no each every any
+    all both most more less well very highly newly so of in on at by for from with to into over under
+    about after before between among during without within than as and or
+    """.split()
+)
+_EN_SUBJECT = frozenset("he she it this that which who there".split())
+# What follows a verb and seldom a plural noun: "makes the", "runs every", "sells more", "grows up".
+_EN_AFTER_VERB = frozenset(
+    "the a an his her its their our this these those some many several two three every each all no more about up out into onto".split()
+)
+
+_PT_VERBS = frozenset(
+    """
+    é são era eram foi foram será serão seria seriam sou somos está estão estava estavam esteve estiveram
+    estará tem têm tinha tinham teve tiveram terá há havia houve haverá pode podem podia podiam pôde
+    deve devem devia possui possuem fica ficam existe existem vai vão ia faz fazem fez fizeram diz dizem
+    disse disseram dá dão deu deram vem vêm veio vieram quer querem sabe sabem trata permite permitem
+    inclui incluem representa representam apresenta apresentam oferece oferecem significa
+    es son fue fueron está están tiene tienen hay ha han
+    """.split()
+)
+_PT_NOT_VERBS = frozenset(
+    """
+    museu europeu europeus céu chapéu troféu judeu pneu ateu hebreu liceu coliseu apogeu jubileu mausoléu
+    seu meu teu adeus secretaria livraria padaria maioria história
+    """.split()
+)
+_PT_ENDINGS = re.compile(r"(?:ou|aram|eram|iram|ava|avam|iam|eu|iu|ará|erá|irá|arão|erão|irão|am|[czturs]em|aron|ieron|ó)$")
+
+
+def _in_name(i: int, capitalised: list[bool]) -> bool:
+    """Word ``i`` is capitalised inside the sentence, or opens it followed by a capitalised word."""
+    return capitalised[i] and (i > 0 or (len(capitalised) > 1 and capitalised[1]))
+
+
+def _english_verb(words: list[str], capitalised: list[bool]) -> bool:
+    """Whether an English claim has a word that is, by the lists and endings above, a finite verb."""
+    for i, w in enumerate(words):
+        if _in_name(i, capitalised):
+            continue  # "May", "Will Smith", "Bob Said"
+        if w in _EN_AUX or w in _EN_IRREGULAR or w.endswith("n't"):
+            return True
+        before = words[i - 1] if i else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if len(w) >= 5 and w.endswith("ed") and before and before not in _EN_NOMINAL_BEFORE:
+            return True  # "The bridge opened", not "the talented player", nor a sentence's first word
+        if len(w) >= 4 and w.endswith("s") and not w.endswith(("ss", "us", "is", "ous")) and before:
+            if before in _EN_SUBJECT:
+                return True  # "it hosts", "which contains"
+            if before not in _EN_NOMINAL_BEFORE and (after in _EN_AFTER_VERB or after[:1].isdigit()):
+                return True  # "Chicago hosts the ...", "The new line runs every ..."; not "gyms in Breda"
+    return False
+
+
+def _portuguese_verb(words: list[str], capitalised: list[bool]) -> bool:
+    """Whether a Portuguese (or Spanish) claim has a word that is, by the list and endings above, a finite verb."""
+    for i, w in enumerate(words):
+        if _in_name(i, capitalised):
+            continue  # "São Paulo"
+        if w in _PT_VERBS:
+            return True
+        if not i:
+            continue  # the first word: a capitalised noun as often as a verb
+        if len(w) >= 4 and w not in _PT_NOT_VERBS and _PT_ENDINGS.search(w) and words[i - 1] not in _PT_ARTICLES:
+            return True  # "a empresa criou", "os alunos estudam"; not "o museu", "da Europa"
+    return False
+
+
+_PT_ARTICLES = frozenset("o a os as um uma uns umas de do da dos das no na nos nas ao aos pelo pela seu sua meu minha el la los las".split())
+
+
+def _is_latin(words: list[str]) -> bool:
+    letters = "".join(w for w in words if not w.isdigit())
+    return bool(letters) and sum("a" <= c <= "z" or "\u00c0" <= c <= "\u024f" for c in letters) > len(letters) / 2
+
+
+def not_a_proposition(text: str) -> str | None:
+    """Why ``text`` states no full proposition that stands without its question or its context, or None
+    when it does."""
+    stripped = text.strip()
+    if not stripped:
+        return "empty"
+    if _QUESTION_END.search(stripped):
+        return "a question"
+    if stripped.rstrip("\"'\u201d\u2019)").endswith(":"):
+        return "a heading"
+    found = [(m.group(), m.group()[:1].isupper()) for m in _WORD.finditer(stripped)]
+    words = [w.lower().replace("\u2019", "'") for w, _ in found]
+    capitalised = [c for _, c in found]
+    if not words:
+        return "no words"
+    if words[0] in INTERROGATIVES:
+        return "a question"
+    from judge.text.tokens import STOPWORDS  # a light module; imported here to keep this one's import free
+
+    content = [w for w in words if w.isdigit() or (len(w) > 1 and w not in STOPWORDS)]
+    if len(content) < MIN_CONTENT_WORDS:
+        return "a short answer: its meaning is its question's"
+    if words[0] in ANAPHORA:
+        return f"opens with {found[0][0]!r}: what it stands for is in the question or the context"
+    if _is_latin(words):
+        from judge.text.language import detect_language
+
+        romance = detect_language(stripped) in ("Portuguese", "Spanish")
+        if not (_portuguese_verb if romance else _english_verb)(words, capitalised):
+            return "no verb: a noun phrase or a fragment"
+    return None
