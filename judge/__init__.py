@@ -4,9 +4,11 @@
 first use, so ``import judge`` (and ``judge --help``) stays light.
 """
 
+from judge.errors import InputError  # the project's own error type for refused input (no imports of its own)
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "aevaluate", "evaluate"]
+__all__ = ["InputError", "__version__", "aevaluate", "evaluate"]
 
 
 def __getattr__(name: str):

@@ -32,6 +32,7 @@ from judge.datasets.flashrag import (
     write_atomic,
     write_rows,
 )
+from judge.problems import DatasetError, Problem, shown
 from judge.text import normalize
 
 _WORDS = re.compile(r"\w+")
@@ -104,6 +105,72 @@ class AlignStats:
             "dropped": self.total - self.kept, "reasons": dict(self.reasons), "match_branches": dict(self.branches),
             "suffix_fallbacks": self.suffix_fallbacks,
         }
+
+
+def shape_problems(row: dict, file: str) -> list[Problem]:
+    """What makes a row unreadable by the alignment, field by field (checked for every row before any
+    look-up, so a mistyped row is one line naming it, never a TypeError halfway): ``question_decomposition``
+    a list of hops (objects whose ``support_paragraph`` is an object with a text ``title``);
+    else ``supporting_facts`` a list of [title, sentence id] pairs or {title: [...], sent_id: [...]}, and
+    ``context`` {title: [...], sentences|content: [[...], ...]} or a list of [title, [sentences]] pairs, every
+    title text. A hop whose text is missing or not text is no input error: it is dropped as
+    empty_supporting_text, as before."""
+    rid = str(row.get("id"))
+    out: list[Problem] = []
+
+    def bad(field: str, expected: str, found) -> None:
+        out.append(Problem(file=file, record_id=rid, field=f"metadata.{field}", message=f"expected {expected}, found {shown(found)}"))
+
+    meta = row.get("metadata") or {}
+    hops = meta.get("question_decomposition")
+    if hops:
+        if not isinstance(hops, list):
+            bad("question_decomposition", "a list of hops (objects with support_paragraph)", hops)
+            return out
+        for i, hop in enumerate(hops):
+            paragraph = hop.get("support_paragraph") if isinstance(hop, dict) else None
+            if not isinstance(hop, dict):
+                bad(f"question_decomposition[{i}]", "an object with support_paragraph", hop)
+            elif paragraph and not isinstance(paragraph, dict):
+                bad(f"question_decomposition[{i}].support_paragraph", "an object with title and paragraph_text", paragraph)
+            elif paragraph and not isinstance(paragraph.get("title", ""), str):
+                bad(f"question_decomposition[{i}].support_paragraph.title", "text", paragraph.get("title"))
+        return out
+    facts = meta.get("supporting_facts") or []
+    if isinstance(facts, dict):
+        titles, ids = facts.get("title", []), facts.get("sent_id", [])
+        if not isinstance(titles, list) or not all(isinstance(t, str) for t in titles):
+            bad("supporting_facts.title", "a list of titles (text)", titles)
+        if not isinstance(ids, list):
+            bad("supporting_facts.sent_id", "a list of sentence ids", ids)
+    elif isinstance(facts, list):
+        for i, fact in enumerate(facts):
+            if not (isinstance(fact, list) and len(fact) >= 2 and isinstance(fact[0], str)):
+                bad(f"supporting_facts[{i}]", "a [title, sentence id] pair", fact)
+    else:
+        bad("supporting_facts", "a list of [title, sentence id] pairs or {title: [...], sent_id: [...]}", facts)
+    ctx = meta.get("context") or {}
+    if isinstance(ctx, dict):
+        key = "sentences" if "sentences" in ctx else "content"
+        titles, texts = ctx.get("title", []), ctx.get(key, [])
+        if not isinstance(titles, list) or not all(isinstance(t, str) for t in titles):
+            bad("context.title", "a list of titles (text)", titles)
+        if not isinstance(texts, list) or not all(isinstance(t, list) for t in texts):
+            bad(f"context.{key}", "a list of sentence lists", texts)
+    elif isinstance(ctx, list):
+        for i, pair in enumerate(ctx):
+            if not (isinstance(pair, list) and len(pair) >= 2 and isinstance(pair[0], str) and isinstance(pair[1], list)):
+                bad(f"context[{i}]", "a [title, [sentences]] pair", pair)
+    else:
+        bad("context", "{title: [...], sentences: [...]} or a list of [title, [sentences]] pairs", ctx)
+    return out
+
+
+def check_shapes(rows: list[dict], file: str) -> None:
+    """DatasetError naming every mistyped row and field (the first 50), before any row is aligned."""
+    problems = [p for row in rows for p in shape_problems(row, file)]
+    if problems:
+        raise DatasetError(problems[:50])
 
 
 def _supporting_facts(meta: dict) -> list[tuple[str, int]]:
@@ -214,6 +281,7 @@ def align_row(row: dict, index: TitleIndex, stats: AlignStats) -> dict | None:
 
 
 def align(rows: list[dict], index: TitleIndex) -> tuple[list[dict], AlignStats]:
+    check_shapes(rows, "rows")
     stats = AlignStats()
     kept = [r for r in (align_row(row, index, stats) for row in rows) if r is not None]
     return kept, stats
@@ -226,6 +294,7 @@ def align_file(data: str | Path, corpus: str | Path, out: str | Path, report: st
     alignment on Ray Data, the title index split over ``workers`` shards (judge.align_ray)."""
     refuse_overwrite(out, (data, corpus))
     rows = load_rows(data)
+    check_shapes(rows, str(data))
     if engine == "ray":
         from judge.align_ray import align_on_ray
 

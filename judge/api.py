@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from judge.boundary import MAX_FLAG, SURROGATE, check_value
+from judge.problems import DatasetError, Problem, shown
 from judge.runs.config import ConfigError, RunConfig, run_config_from_dict
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
@@ -39,16 +41,31 @@ def _plain_records(records: Iterable[Mapping[str, Any]], answers: Mapping[str, A
         if not isinstance(r, Mapping):
             raise ConfigError(f"records[{i}]: expected a mapping in the plain format (id, question, source, answer), found {type(r).__name__}")
         out.append(dict(r))
+    for i, record in enumerate(out):  # the input boundary, before anything is used or written: one line each
+        check_value(record, "records", _label(record, i))
     if answers is not None:
-        by_id = {r.get("id"): r for r in out}
+        if not isinstance(answers, Mapping):
+            raise ConfigError(f"answers: expected a mapping of record id to answer, found {type(answers).__name__}")
+        check_value(dict(answers), "answers")
+        by_id = {r["id"]: r for r in out if isinstance(r.get("id"), str)}
         for rid, given in answers.items():
             if rid not in by_id:
-                raise ConfigError(f"answers: record {rid!r} is not among the records")
+                raise ConfigError(f"answers: record {rid[:80]!r} is not among the records")
             record = by_id[rid]
             if "answer" in record or "answers" in record:
-                raise ConfigError(f"answers: record {rid!r} already has an answer; give it in one place")
+                raise ConfigError(f"answers: record {rid[:80]!r} already has an answer; give it in one place")
             record["answers" if isinstance(given, Mapping) else "answer"] = dict(given) if isinstance(given, Mapping) else given
+    for i, record in enumerate(out):
+        try:
+            json.dumps(record, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise DatasetError([Problem(file="records", record_id=_label(record, i), message=f"not a JSON value: {e}")]) from None
     return out
+
+
+def _label(record: Mapping, i: int) -> str:
+    rid = record.get("id")
+    return rid if isinstance(rid, str) and 0 < len(rid) <= 200 and not SURROGATE.search(rid) else f"records[{i}]"
 
 
 def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
@@ -104,8 +121,8 @@ def evaluate(
 
     if answers is not None and records is None:
         raise ConfigError("answers need records: give both (plain-format records, and answers by record id)")
-    if limit is not None and (not isinstance(limit, int) or limit < 1):
-        raise ConfigError(f"limit: expected a whole number of records >= 1, found {limit!r}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_FLAG):
+        raise ConfigError(f"limit: expected a whole number of records from 1 to {MAX_FLAG:,}, found {shown(limit)}")
     runs_root = Path(runs_dir)
     data_path = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else None
     cfg = _config(config, data_path)

@@ -17,6 +17,9 @@ NUMERIC = {
     "JUDGE_MAX_PROBLEMS": ("50", "int", "how many problems of one file are listed"),
     "JUDGE_LOCAL_CONTEXT": ("8192", "int", "the embedded models' context in tokens"),
 }
+# the largest value each may take: a number beyond it is a typo or an attack, never a setting (1e15 MB for
+# one record would turn every size check off)
+MAXIMUM = {"JUDGE_MAX_RECORD_MB": 100_000, "JUDGE_MAX_PROBLEMS": 1_000_000, "JUDGE_LOCAL_CONTEXT": 1_048_576}
 # names earlier versions read: setting one does nothing now, which the user should hear about
 RETIRED = {"JUDGE_MAX_DATASET_MB": "files stream now, whatever their size; JUDGE_MAX_RECORD_MB bounds one record"}
 
@@ -28,17 +31,24 @@ def _problem(name: str, raw: str, expected: str) -> DatasetError:
 def number(name: str) -> float:
     """The value of a numeric JUDGE_* variable (its default when unset); DatasetError naming it when bad."""
     default, kind, _ = NUMERIC[name]
+    top = MAXIMUM[name]
     raw = os.environ.get(name, default)
+    shown = raw if len(raw) <= 40 else raw[:39] + "…"  # cut before it is formatted
     if kind == "int":
-        if not (raw.strip().isascii() and raw.strip().isdecimal()) or int(raw) < 1:
-            raise _problem(name, raw, "a whole number of at least 1")
-        return int(raw)
+        digits = raw.strip()
+        if not (digits.isascii() and digits.isdecimal()) or not digits.lstrip("0"):
+            raise _problem(name, shown, "a whole number of at least 1")
+        if len(digits.lstrip("0")) > 12 or int(digits) > top:
+            raise _problem(name, shown, f"a whole number of at most {top:,}")
+        return int(digits)
     try:
-        value = float(raw)
+        value = float(raw) if len(raw) <= 40 else math.nan
     except ValueError:
         value = math.nan
     if not 0 < value < math.inf:
-        raise _problem(name, raw, "a positive number of megabytes")
+        raise _problem(name, shown, "a positive number of megabytes")
+    if value > top:
+        raise _problem(name, shown, f"at most {top:,} megabytes")
     return value
 
 

@@ -16,7 +16,7 @@ import random
 from pathlib import Path
 
 from judge.datasets.flashrag import TitleIndex, load_rows, refuse_overwrite, write_rows
-from judge.problems import DatasetError, Problem
+from judge.problems import DatasetError, Problem, shown
 
 
 def build(row: dict, index: TitleIndex, num_docs: int, seed: int = 4, file: str = "rows") -> dict:
@@ -25,7 +25,10 @@ def build(row: dict, index: TitleIndex, num_docs: int, seed: int = 4, file: str 
 
     if num_docs < 1:
         raise DatasetError([Problem(file=file, field="num_docs", message=f"{num_docs}: a context needs at least one document")])
-    gold_ids = [str(g) for g in dict.fromkeys((row.get("metadata") or {}).get("gold_doc_ids") or row.get("gold_doc_ids") or [])]
+    given = (row.get("metadata") or {}).get("gold_doc_ids") or row.get("gold_doc_ids") or []
+    if not isinstance(given, list) or not all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in given):
+        raise fail(f"expected a list of chunk ids, found {shown(given)}")
+    gold_ids = [str(g) for g in dict.fromkeys(given)]
     if not gold_ids:
         raise fail("no gold_doc_ids (run judge align first)")
     if num_docs < len(gold_ids):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ValidationError
+
+from judge.errors import InputError
 
 
 class Problem(BaseModel):
@@ -27,7 +31,7 @@ def problems_shown() -> int:
     return int(number("JUDGE_MAX_PROBLEMS"))
 
 
-class DatasetError(Exception):
+class DatasetError(InputError):
     """Raised by :func:`judge.datasets.load` with every problem of the file, not just the first."""
 
     def __init__(self, problems: list[Problem]):
@@ -47,18 +51,44 @@ def field_path(loc: tuple) -> str:
     return out
 
 
+class _Hidden:
+    def __repr__(self) -> str:
+        return "a value not shown: it may be a secret"
+
+
+_HIDDEN = _Hidden()
+
+
 def shown(value: object, limit: int = 60) -> str:
-    """A found value as a short literal with its JSON type, for 'expected X, found Y'."""
+    """A found value as a short literal with its JSON type, for 'expected X, found Y'; cut before it is
+    formatted (a 5 MB string, a huge or deep structure or a 5000-digit number is never formatted whole)."""
+    import reprlib
+
     kind = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
-    text = repr(value)
+    if value is _HIDDEN:
+        return repr(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        text = f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"  # str() of a huge int costs (and may raise)
+    else:
+        cut = reprlib.Repr()
+        cut.maxstring, cut.maxother, cut.maxlevel, cut.maxdict, cut.maxlist, cut.maxlong = limit, limit, 3, 6, 6, 40
+        text = cut.repr(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"{text} ({kind.get(type(value), type(value).__name__)})"
 
 
+# a field whose value may be a secret: an error about it never shows the value (an inline api_key:, a
+# misspelt apikey:, a token, a password; api_base may hold user:password)
+SECRET_FIELD = re.compile(r"(key|token|secret|passw|credential|auth|api_base)", re.IGNORECASE)
+
+
 def describe(error: dict) -> str:
-    """One pydantic error as plain words: what was expected and what was found (no URL, no dump)."""
+    """One pydantic error as plain words: what was expected and what was found (no URL, no dump). The value
+    found is cut before it is formatted, and never shown for a field that may hold a secret."""
     kind, msg = error["type"], error["msg"]
+    if any(isinstance(part, str) and SECRET_FIELD.search(part) for part in error.get("loc", ())):
+        error = {**error, "input": _HIDDEN}
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":

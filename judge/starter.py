@@ -8,8 +8,10 @@ where a hosted or embedded judge is one name away. Existing files are never over
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+from judge.files import UnsafePath, open_new
 from judge.resources import shipped_dir
 
 CONFIG_NAME = "judge.yaml"
@@ -65,13 +67,16 @@ def write_starter(directory: str | Path) -> list[Path]:
         DATA_NAME: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in EXAMPLE),
         MODELS_NAME: (shipped_dir("configs") / "models.yaml").read_text(encoding="utf-8"),
     }
-    existing = [str(target / name) for name in files if (target / name).exists()]
+    existing = [str(target / name) for name in files if os.path.lexists(target / name)]  # a dangling link too
     if existing:
         raise FileExistsError(f"{', '.join(existing)} already exist(s); init writes only into new files")
+    if target.is_symlink():
+        raise UnsafePath(f"{target} is a symbolic link: judge init writes only into a real folder")
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in files.items():
         path = target / name
-        path.write_text(text, encoding="utf-8")
+        with open_new(path) as f:  # O_EXCL|O_NOFOLLOW: a link planted since the check is refused, not followed
+            f.write(text)
         written.append(path)
     return written

@@ -12,6 +12,8 @@ import sys
 
 import typer
 
+from judge.errors import InputError
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Grounding evaluator for LLM answers.")
 
 EXIT_GATE = 1
@@ -42,7 +44,7 @@ class JudgesFailed(Exception):
     the message says which and why."""
 
 
-class BadInput(ValueError):
+class BadInput(InputError, ValueError):
     """A command-line argument that cannot be used (exit 2)."""
 
 
@@ -53,7 +55,7 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
     from judge.runs.ray_engine import RayUnavailable
     from judge.runs.store import RunDirError
 
-    return (BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError, RayUnavailable)
+    return (InputError, BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError, RayUnavailable)
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT):
@@ -64,20 +66,37 @@ def fail(message: str, code: int = EXIT_BAD_INPUT):
     raise typer.Exit(code)
 
 
+def _argument_names(fn) -> dict[str, str]:
+    """How the user spells each parameter of a command: its first long option (--limit), or its metavar in
+    upper case (CONFIG) for an argument."""
+    import inspect
+
+    out = {}
+    for key, param in inspect.signature(fn).parameters.items():
+        decls = [d for d in getattr(param.default, "param_decls", None) or () if d.startswith("--")]
+        out[key] = decls[0].split("/")[0] if decls else key.upper()
+    return out
+
+
 def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
     """Register a command behind the error boundary. ``also``: more exception types that mean bad input for
     this command (anything else is a bug, and shows its traceback)."""
 
     def register(fn):
+        names = _argument_names(fn)
+
         @functools.wraps(fn)
         def bounded(*args, **kwargs):
             from judge import env
+            from judge.boundary import check_argument
             from judge.problems import DatasetError
             from judge.text.control import defuse
 
             try:
                 for warning in env.check():  # a bad JUDGE_* value: refused before any work
                     sys.stderr.write(defuse(warning) + "\n")
+                for key, value in kwargs.items():  # numbers bounded, text and paths that are text: before any work
+                    check_argument(names.get(key, key), value)
                 return fn(*args, **kwargs)
             except typer.Exit:
                 raise

@@ -196,12 +196,17 @@ def compare(
     """Metric deltas (B - A) with paired bootstrap 95% intervals, claims newly ungrounded, fixed and flipped; exit 1 when a gate fails."""
     if allow_missing and not gate:
         raise BadInput("--allow-missing needs --gate")
+    if md_out is not None:  # never an input, a file of a run directory, or a link: refused before any work
+        from judge.files import check_output
+
+        check_output(md_out, (run_a, run_b), "--md")
     result = _compare(run_a, run_b, _gates(gate), allow_missing)
     if md_out is not None:
+        from judge.files import replace_with
         from judge.report.markdown import compare as compare_md
 
         try:
-            md_out.write_text(compare_md(result), encoding="utf-8")
+            replace_with(md_out, [compare_md(result)])
         except OSError as e:
             raise BadInput(f"--md {md_out}: cannot write it ({e.strerror or type(e).__name__})") from None
     terminal.print_json(result) if as_json else terminal.compare(result)
@@ -221,8 +226,12 @@ def agreement(
     from judge.runs.run import Run
     from judge.scoring.agreement import judge_agreement
 
-    if out is not None and out.exists():
+    if out is not None and (out.exists() or out.is_symlink()):
         raise BadInput(f"--out {out}: the file exists; judge agreement never overwrites (choose another name)")
+    if out is not None:
+        from judge.files import check_output
+
+        check_output(out, (), "--out")  # a new file (a run's own names and links refused); O_EXCL when written
     rep = judge_agreement([Run.open(d) for d in run_dirs])
     written = write_agreement(rep, out or agreement_path(run_dirs))
     terminal.print_json(rep) if as_json else terminal.agreement(rep, [written])

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
+from judge.boundary import problem_of
 from judge.problems import Problem, field_path, problems_from_validation, problems_shown
 
 
@@ -353,17 +354,30 @@ def read_json(path: Path, problems: list[Problem]) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as e:
         problems.append(Problem(file=str(path), message=f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"))
     except RecursionError:
         problems.append(Problem(file=str(path), message=f"JSON nested deeper than {MAX_DEPTH} levels; no file of these formats needs that"))
+    else:
+        problem = problem_of(value, str(path))  # the input boundary: depth, lone surrogates, numbers in range
+        if problem is None:
+            return value
+        problems.append(problem)
     return None
 
 
 def read_jsonl(path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
-    """(line number, object) of every line that parses (:func:`iter_jsonl`, collected)."""
-    return [(lineno, obj) for lineno, _, obj in iter_jsonl(path, problems)]
+    """(line number, object) of every line that parses and passes the input boundary (judge.boundary: depth,
+    lone surrogates, numbers in range), collected; a problem for every other line."""
+    out = []
+    for lineno, _, obj in iter_jsonl(path, problems):
+        problem = problem_of(obj, str(path), f"line {lineno}")
+        if problem is None:
+            out.append((lineno, obj))
+        else:
+            problems.append(problem)
+    return out
 
 
 def check_span(ref: SpanRef, file: str) -> list[Problem]:

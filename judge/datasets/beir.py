@@ -326,10 +326,11 @@ def load_run(path: str | Path) -> dict[str, dict[str, float]]:
 
 
 def _json_run(path: Path, text: str) -> dict[str, dict[str, float]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DatasetError([Problem(file=str(path), message=f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}")]) from None
+    from judge.boundary import parse_json
+
+    data = parse_json(text, str(path))  # malformed, too deep, a lone surrogate, a number out of range: one line
+    if not isinstance(data, dict):
+        raise DatasetError([Problem(file=str(path), message=f"expected a JSON object {{qid: {{docid: score}}}} or {{qid: [docids]}}, found {type(data).__name__}")])
     run: dict[str, dict[str, float]] = {}
     problems: list[Problem] = []
     for qid, docs in data.items():

@@ -19,7 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.datasets.base import read_jsonl, read_text
+from judge.boundary import MAX_DEPTH, SURROGATE, problem_of, surrogate_message
+from judge.datasets.base import _SURROGATE_ESCAPE, read_jsonl, read_text
 from judge.problems import DatasetError, Problem
 
 
@@ -91,15 +92,18 @@ def load_predictions(path: str | Path) -> dict[str, str]:
         raise DatasetError(problems)
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # JSONL, or too deep (refused line by line below)
         whole = None
     if isinstance(whole, dict) and "id" not in whole:  # {id: answer}; a lone {"id": ..} is a JSONL line
+        problem = problem_of(whole, str(path))
+        if problem is not None:
+            raise DatasetError([problem])
         out = {str(k): v for k, v in whole.items()}
         problems = [Problem(file=str(path), record_id=k, message="the answer is not a string") for k, v in out.items() if not isinstance(v, str)]
     else:
         out = {}
         for lineno, obj in read_jsonl(path, problems):
-            if not isinstance(obj, dict) or not isinstance(obj.get("answer"), str) or obj.get("id") in (None, ""):
+            if not isinstance(obj, dict) or not isinstance(obj.get("answer"), str) or obj.get("id") in (None, "") or isinstance(obj.get("id"), (dict, list)):
                 problems.append(Problem(file=str(path), record_id=f"line {lineno}", field="id/answer",
                                         message='expected {"id": ..., "answer": "..."} (or the whole file one JSON object {id: answer})'))
                 continue
@@ -146,6 +150,13 @@ class TitleIndex:
                 if line.strip():
                     try:
                         chunk = parse_chunk(json.loads(line))
+                        if _SURROGATE_ESCAPE.search(line):  # rare: only then are the texts looked at
+                            for name in ("id", "title", "text"):
+                                if SURROGATE.search(getattr(chunk, name)):
+                                    raise TypeError(f"field {name}: {surrogate_message(getattr(chunk, name))}")
+                    except RecursionError:  # a deeply nested line: one problem, never a traceback
+                        problems.append(Problem(file=str(self.path), record_id=f"line {lineno}",
+                                                message=f"not a corpus chunk: JSON nested deeper than {MAX_DEPTH} levels"))
                     except (ValueError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
                         problems.append(Problem(file=str(self.path), record_id=f"line {lineno}", message=f"not a corpus chunk: {e}"))
                     else:

@@ -155,7 +155,7 @@ def sniff_ratings(path: Path) -> str:
         obj = json.loads(first_line)
         if isinstance(obj, dict) and "annotations" in obj and "summary" in obj:
             return "dialsummeval"
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # not JSONL, or too deep: the loaders name the problem
         pass
     if '"samples"' in head:
         return "faithbench"

@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from judge.errors import InputError
 
 Mode = Literal["tools", "json", "json_schema", "md_json"]
 LOCAL_PREFIXES = ("local/", "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/", "llamafile/")
@@ -52,6 +53,27 @@ class ModelConfig(BaseModel):
             raise ValueError("api_key must not be written in a config; set api_key_env to the NAME of an environment variable")
         return data
 
+    @field_validator("api_base")
+    @classmethod
+    def _api_base_is_a_url(cls, value: str | None) -> str | None:
+        """A URL that can be split into host and port (broken IPv6 brackets, a port out of range or a control
+        character are refused at load, one line, never a retried connection error). Its text is never echoed:
+        it may hold user:password."""
+        if value is None:
+            return None
+        from urllib.parse import urlsplit
+
+        if not value.strip() or any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ValueError("expected a URL such as http://127.0.0.1:8000/v1 (it is empty or holds a control character)")
+        try:
+            url = urlsplit(value if "://" in value else f"http://{value}")
+            url.port  # noqa: B018 (raises on a port out of range)
+        except ValueError as e:
+            raise ValueError(f"not a usable URL ({e}); expected e.g. http://127.0.0.1:8000/v1 or http://[::1]:8000/v1") from None
+        if not url.hostname:
+            raise ValueError("the URL has no host; expected e.g. http://127.0.0.1:8000/v1")
+        return value
+
     @property
     def label(self) -> str:
         return self.name or self.model
@@ -74,45 +96,58 @@ class ModelConfig(BaseModel):
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
-class ConfigFileError(ValueError):
+class ConfigFileError(InputError, ValueError):
     """A config file that cannot be read as YAML (missing, a directory, not UTF-8, not YAML); names the file."""
 
 
 def read_yaml(path: str | Path, what: str = "config file"):
-    """A YAML file's data, or ConfigFileError with one line naming the file and what is wrong with it."""
-    import yaml
+    """A YAML file's data, or ConfigFileError with one line naming the file and what is wrong with it; read
+    through the input boundary (judge.boundary: size, depth, alias and value limits)."""
+    from judge.boundary import read_yaml_file
 
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigFileError(f"{what} {path} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigFileError(f"{path}: is a directory, expected a {what} (YAML)") from None
-    except UnicodeDecodeError as e:
-        raise ConfigFileError(f"{path}: not valid UTF-8 (byte {e.start}); save the {what} as UTF-8") from None
-    except OSError as e:
-        raise ConfigFileError(f"{path}: cannot read the {what}: {e.strerror}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:  # one line: where and what, not the YAML library's multi-line picture
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ConfigFileError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', None) or e}") from None
+    return read_yaml_file(Path(path), what)
+
+
+def model_entries(models, where: str, field: str = "models") -> dict[str, dict]:
+    """The ``models:`` mapping as name -> a dict of fields, checked before anything is built from it: a
+    mapping of names (text) to mappings (or nothing), else ConfigFileError naming ``where`` and the field.
+    ``models: {m: "openai/gpt-4o"}`` or ``m: 5`` is one line, never a TypeError."""
+    from judge.problems import shown
+
+    if models is None:
+        return {}
+    if not isinstance(models, dict):
+        raise ConfigFileError(f"{where}: field {field}: expected a mapping of model names to configs (model: ..., api_key_env: ...), found {shown(models)}")
+    out = {}
+    for name, cfg in models.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigFileError(f"{where}: field {field}: a model name must be non-empty text, found {shown(name)}")
+        if cfg is not None and not isinstance(cfg, dict):
+            raise ConfigFileError(
+                f"{where}: field {field}.{name}: expected a mapping such as {{model: openai/gpt-4o, api_key_env: OPENAI_API_KEY}}, found {shown(cfg)}"
+            )
+        out[name] = dict(cfg or {})
+    return out
 
 
 def load_models(path: str | Path) -> dict[str, ModelConfig]:
-    """The ``models:`` mapping of a YAML file, name -> ModelConfig (the name becomes the label)."""
+    """The ``models:`` mapping of a YAML file, name -> ModelConfig (the name becomes the label); ConfigFileError
+    with one line per problem, naming the file and the field."""
+    from pydantic import ValidationError
+
+    from judge.problems import problems_from_validation
+
     path = Path(path)
     data = read_yaml(path, "model config file") or {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of model names to configs under 'models:'")
-    models = data.get("models", data)
-    if not isinstance(models, dict):
-        raise ValueError(f"{path}: expected a mapping of model names to configs under 'models:'")
+        raise ConfigFileError(f"{path}: expected a mapping of model names to configs under 'models:'")
+    key = "models" if "models" in data else None
     out = {}
-    for name, cfg in models.items():
-        cfg = dict(cfg or {})
+    for name, cfg in model_entries(data["models"] if key else data, str(path), key or "(top level)").items():
         cfg.setdefault("name", name)
-        out[name] = ModelConfig.model_validate(cfg)
+        try:
+            out[name] = ModelConfig.model_validate(cfg)
+        except ValidationError as e:
+            prefix = (key, name) if key else (name,)
+            raise ConfigFileError("\n".join(str(p) for p in problems_from_validation(e, str(path), None, prefix))) from None
     return out

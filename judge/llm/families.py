@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from judge.llm.config import ModelConfig
+from judge.errors import InputError
 
 # (pattern on a model name, family); first match wins. Matched against every part of the id after the
 # provider, so "together_ai/meta-llama/Llama-3-70b" is meta and "openai/qwen2.5-7b" on a local server is qwen.
@@ -34,11 +35,11 @@ _COMPILED = [(re.compile(p, re.IGNORECASE), f) for p, f in REGISTRY]
 KNOWN_FAMILIES = {f for _, f in REGISTRY} | set(PROVIDER_FAMILIES.values())
 
 
-class SameFamilyError(ValueError):
+class SameFamilyError(InputError, ValueError):
     """A judge from the same family as a model whose output it judges, without allow_same_family."""
 
 
-class UnknownFamilyError(ValueError):
+class UnknownFamilyError(InputError, ValueError):
     """A model whose family the registry cannot tell: the cross-family rule could not be enforced for it."""
 
 

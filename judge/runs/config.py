@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge.controls.make import ControlsConfig
+from judge.errors import InputError
 from judge.llm.config import ConfigFileError, ModelConfig, load_models, read_yaml
 from judge.problems import problems_from_validation
 from judge.judges.deterministic import DeterministicThresholds
@@ -174,7 +175,7 @@ class RunConfig(_Section):
             raise ValueError(f"unknown model name(s) {', '.join(unknown)}; known: {', '.join(self.models) or 'none'}")
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError, ValueError):
     """A run config that cannot be used; the message names the file and the problem."""
 
 
@@ -190,29 +191,45 @@ def load_run_config(path: str | Path) -> RunConfig:
 def run_config_from_dict(data, base: Path, where: str = "config") -> RunConfig:
     """A run config from its mapping: relative paths (models_file, dataset, answers, cache_dir) are taken
     from ``base``; ``where`` names the config in errors (its file, or "config" for the Python API)."""
-    path = where
+    from judge.boundary import check_value, shown_path
+    from judge.llm.config import model_entries
+    from judge.problems import DatasetError
+
+    path = where = shown_path(where)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
+    try:  # the input boundary: depth, text keys, no lone surrogate, numbers in range (a file's YAML already was)
+        check_value(data, where)
+    except DatasetError as e:
+        raise ConfigError(str(e)) from None
     data = dict(data)
     try:
         models: dict = {}
         if data.get("models_file"):
+            if not isinstance(data["models_file"], str):
+                raise ValueError(f"field models_file: expected the path of a models file, found {type(data['models_file']).__name__}")
             models_path = base / data["models_file"]
             models.update({k: v.model_dump(exclude_unset=True) for k, v in load_models(models_path).items()})
-        for name, cfg in (data.get("models") or {}).items():
-            models[name] = {"name": name, **(cfg or {})}
+        for name, cfg in model_entries(data.get("models"), path).items():
+            models[name] = {"name": name, **cfg}
         data["models"] = models
         config = RunConfig.model_validate(data)
         config.check_model_names()
     except ValidationError as e:
         raise ConfigError("\n".join(str(p) for p in problems_from_validation(e, str(path), None))) from None
+    except ConfigFileError as e:  # already names its file and field
+        raise ConfigError(str(e)) from None
     except (ValueError, FileNotFoundError, KeyError) as e:
         raise ConfigError(f"{path}: {e}") from None
     for ref, attr in ((config.dataset, "path"), (config.dataset, "retrieval_run"), (config.answers, "path")):
         value = getattr(ref, attr, None) if ref is not None else None
         if value is not None:
-            resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
-            if not resolved.exists():
+            try:
+                resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
+                found = resolved.exists()
+            except (OSError, ValueError) as e:  # a NUL byte, a name too long
+                raise ConfigError(f"{path}: {shown_path(value)}: not a usable path ({e})") from None
+            if not found:
                 raise ConfigError(f"{path}: {value} (resolved to {resolved}) does not exist")
             setattr(ref, attr, str(resolved))
     if not Path(config.cache_dir).is_absolute():

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +22,9 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from judge import files
+from judge.errors import InputError
+from judge.files import UnsafePath
 from judge.llm.port import CallRecord, Usage
 from judge.llm.redact import redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
@@ -29,7 +34,7 @@ RUN_FORMAT = "judge-run"
 _NAME = re.compile(RUN_NAME)
 
 
-class RunDirError(ValueError):
+class RunDirError(InputError, ValueError):
     """A run directory that cannot be used (missing, from another version, corrupt, not writable, or a bad name)."""
 
 
@@ -39,6 +44,8 @@ def writing(path: Path):
     becomes a RunDirError naming the path: the user's environment is wrong, not the tool."""
     try:
         yield
+    except UnsafePath as e:  # a link or a hard-linked file in the run directory: never written through
+        raise RunDirError(str(e)) from None
     except OSError as e:
         raise RunDirError(f"{path}: cannot write: {e.strerror or e}") from None
 
@@ -84,8 +91,9 @@ class RunStore:
         path = self.path / "run.lock"
         if not os.access(self.path, os.W_OK):  # a read-only folder (or file system): refused now, not after the work
             raise RunDirError(f"{self.path}: cannot write: the folder is read-only")
+        self.refuse_links()
         with writing(path):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = files.open_fd(path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -95,7 +103,24 @@ class RunStore:
             ) from None
         self._release = weakref.finalize(self, os.close, fd)  # closed on unlock(), or when the store goes
         self._cut_torn_tail(self.calls_path)  # a killed writer's half line would glue onto the next call's
+        self._cut_torn_tail(self.results_path)  # only the writer cuts; readers skip a torn tail
         return self
+
+    def refuse_links(self) -> None:
+        """Before writing into a run directory: none of its files may be a link or a file with several names
+        (a planted run.log -> ~/.bashrc would be appended to, a results.jsonl -> elsewhere cut short)."""
+        for name in files.RUN_FILES:
+            path = self.path / name
+            if path.is_symlink():
+                raise RunDirError(f"{path}: cannot write: it is a symbolic link, and judge never writes through a link in a run directory (remove it)")
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise RunDirError(f"{path}: cannot write: it is {'a directory' if stat.S_ISDIR(st.st_mode) else 'a special file'}, expected a plain file")
+            if st.st_nlink > 1:
+                raise RunDirError(f"{path}: cannot write: it has {st.st_nlink} names (a hard link), so writing it would change another file too")
 
     def unlock(self) -> None:
         if self._release is not None:
@@ -116,7 +141,7 @@ class RunStore:
         with writing(path):
             path.mkdir(parents=True)
         store = cls(path).lock()
-        store.write_config(config, meta)
+        store.write_config(config, {**meta, "run_id": uuid.uuid4().hex})  # every run directory its own id (merge)
         return store
 
     @classmethod
@@ -174,21 +199,18 @@ class RunStore:
         if "/" in name or "\\" in name or name.startswith("."):
             raise RunDirError(f"{name!r} is not a plain file name")
         path = self.path / name
-        tmp = path.with_name(path.name + ".tmp")
         with writing(path):
-            with open(tmp, "w", encoding="utf-8") as f:
-                for part in parts:
-                    f.write(redact_secrets(part))
-            os.replace(tmp, path)
+            files.replace_with(path, (redact_secrets(part) for part in parts))
         return path
 
     # -- results ----------------------------------------------------------------------------------------
     def _cut_torn_tail(self, path: Path | None = None) -> None:
-        """A kill in mid-write leaves a last line without its newline: cut it off (that record is redone)."""
+        """A kill in mid-write leaves a last line without its newline: cut it off (that record is redone).
+        Only the writer does this (under the lock); never through a link."""
         path = path or self.results_path
         if not path.exists():
             return
-        with writing(path), open(path, "r+b") as f:
+        with writing(path), files.open_update(path) as f:
             size = f.seek(0, os.SEEK_END)
             if size == 0:
                 return
@@ -206,13 +228,13 @@ class RunStore:
                 back = min(size, back * 2)
 
     def iter_finished(self) -> Iterator[RecordResult]:
-        """Every complete result, read one line at a time (memory does not grow with the run)."""
-        self._cut_torn_tail()
+        """Every complete result, read one line at a time (memory does not grow with the run). A reader never
+        rewrites the file: a torn last line (a kill in mid-write, cut by the next writer) is skipped."""
         if not self.results_path.exists():
             return
         with open(self.results_path, "rb") as f:
             for i, line in enumerate(f, start=1):
-                if not line.strip():
+                if not line.strip() or not line.endswith(b"\n"):
                     continue
                 try:
                     result = RecordResult.model_validate_json(line)
@@ -233,7 +255,7 @@ class RunStore:
 
     def append(self, result: RecordResult) -> None:
         line = redact_secrets(result.model_dump_json()) + "\n"
-        with writing(self.results_path), open(self.results_path, "a", encoding="utf-8") as f:
+        with writing(self.results_path), files.open_append(self.results_path) as f:
             f.write(line)
             f.flush()
             os.fsync(f.fileno())
@@ -254,27 +276,27 @@ class RunStore:
                     where[json.loads(line)["record_id"]] = (pos, len(line))
                 pos += len(line)
         ranked = sorted(where, key=lambda rid: (rank.get(rid, len(order)), rid))
-        tmp = self.results_path.with_name(self.results_path.name + ".tmp")
-        with writing(self.results_path), open(self.results_path, "rb") as src, open(tmp, "wb") as f:
+
+        def lines(src):
             for rid in ranked:
                 src.seek(where[rid][0])
-                f.write(src.read(where[rid][1]))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.results_path)
+                yield src.read(where[rid][1])
+
+        with writing(self.results_path), open(self.results_path, "rb") as src:
+            files.replace_with(self.results_path, lines(src), binary=True)
         return len(ranked)
 
     def append_call(self, record) -> None:
         """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of
         results.jsonl so that results stay free of wall-clock values."""
-        with writing(self.calls_path), open(self.calls_path, "a", encoding="utf-8") as f:
+        with writing(self.calls_path), files.open_append(self.calls_path) as f:
             f.write(redact_secrets(record.model_dump_json()) + "\n")
 
     def append_calls_from(self, other: RunStore) -> None:
         """Another run's complete call lines appended to this one's calls.jsonl, as bytes (merge)."""
         if not other.calls_path.exists():
             return
-        with writing(self.calls_path), open(other.calls_path, "rb") as src, open(self.calls_path, "ab") as dst:
+        with writing(self.calls_path), open(other.calls_path, "rb") as src, files.open_append(self.calls_path, binary=True) as dst:
             for line in src:
                 if line.endswith(b"\n"):
                     dst.write(line)
@@ -305,12 +327,10 @@ class RunStore:
         self._write_atomic(self.path / "summary.json", json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
 
     def log(self, message: str) -> None:
-        with writing(self.log_path), open(self.log_path, "a", encoding="utf-8") as f:
+        with writing(self.log_path), files.open_append(self.log_path) as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {redact_secrets(message)}\n")
 
     @staticmethod
     def _write_atomic(path: Path, text: str) -> None:
-        tmp = path.with_name(path.name + ".tmp")
         with writing(path):
-            tmp.write_text(redact_secrets(text), encoding="utf-8")
-            os.replace(tmp, path)
+            files.replace_with(path, [redact_secrets(text)])
