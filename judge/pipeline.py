@@ -165,11 +165,11 @@ async def _process_answer(
     for c in calls:
         usage.add_call(c)
     sources = {s.doc_id: s.text for s in record.sources}
-    real = [_to_judge(indexes, t, f"claim{i}", cfg.search, sources) for i, (t, _) in enumerate(claims)]
+    real = [to_judge(indexes, t, f"claim{i}", cfg.search, sources) for i, (t, _) in enumerate(claims)]
     open_real = len(real) - (len(settle(real)) if p.panel.triage else 0)
-    controls = p.controls.for_answer(record, index, real, given, open_real) if p.controls else []
+    controls = p.controls.for_answer(record, index, real, given, open_real, lambda t: candidates(indexes, t, cfg.search)) if p.controls else []
     order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
-    shown_controls = [_to_judge(indexes, c.text, f"control{j}", cfg.search, sources) for j, c in enumerate(controls)]
+    shown_controls = [to_judge(indexes, c.text, f"control{j}", cfg.search, sources) for j, c in enumerate(controls)]
     items = {("claim", i): c for i, c in enumerate(real)} | {("control", j): c for j, c in enumerate(shown_controls)}
     shown = [_renumbered(items[item], str(at + 1)) for at, item in enumerate(order)]
     verdicts, calls = await judge_claims(p, record, language, shown, usage)
@@ -195,7 +195,7 @@ async def _process_answer(
     return answer, cost, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
 
 
-def _to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, sources: dict[str | None, str]) -> ClaimToJudge:
+def to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, sources: dict[str | None, str]) -> ClaimToJudge:
     """A claim with its offered candidates and checks (corrections are looked for in the whole source)."""
     offered = offer(candidates(indexes, text, search), cid)
     return ClaimToJudge(cid, text, offered, check_claim(text, offered, sources))

@@ -269,3 +269,41 @@ def test_rules_and_an_open_gate_are_reported_not_gated_and_blind_spots_are_named
 def test_errors_are_misses():
     h = judge_health(_observe("j", lambda label, i: "judge_error" if i % 3 else label)).judges[0]
     assert h.errors == 48 and h.status == "failed" and "calls 16 judge error" in h.verdict
+
+
+# -- no surface tells ------------------------------------------------------------------------------------
+
+
+def _sentences_by_record(answers) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for a in answers:
+        out.setdefault(a.record_id, []).extend(s.text for s in split_sentences(a.answer))
+    return out
+
+
+def _no_tell(result: dict, bar: float = 0.7) -> None:
+    assert result["controls"] >= 10 and result["real"] >= 10, result
+    for feature, value in result["auc"].items():
+        assert value <= bar, (feature, result)
+
+
+def test_no_surface_feature_tells_controls_from_real_claims_on_the_bundled_sample():
+    from judge.controls.tells import measure
+
+    records = load(BUNDLED_SAMPLE)
+    by = _sentences_by_record(load(BUNDLED_ANSWERS, "answers"))
+    _no_tell(measure(records, lambda r: by.get(r.id, [])))
+
+
+def test_no_surface_feature_tells_controls_from_real_claims_on_the_hebrew_sample():
+    from judge.controls.tells import measure
+
+    by = _sentences_by_record(load(shared("he_model_answers_sample.jsonl"), "answers"))
+    _no_tell(measure(load(shared("he_qa_sample.json")), lambda r: by.get(r.id, [])))
+
+
+def test_no_surface_feature_tells_controls_from_real_claims_on_wice():
+    from judge.controls.tells import measure
+
+    records = load(shared("external/wice/claim_test.jsonl"), "wice")[:150]
+    _no_tell(measure(records, lambda r: [c.text for c in r.claims]))

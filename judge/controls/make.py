@@ -45,7 +45,7 @@ from judge.controls.lexicon import (
     month_pattern,
 )
 from judge.models import Record, Span
-from judge.results import ControlClaim, ControlKind
+from judge.results import ClaimChecks, ControlClaim, ControlKind
 from judge.verdicts import CONTROL_LABELS
 from judge.search import Index
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
@@ -577,6 +577,25 @@ def verified(text: str, candidates: list, checks) -> Verified | None:
     mine = set(content_words(normalize(text).text))
     part = max(candidates[0].parts, key=lambda p: len(mine & set(content_words(normalize(p.excerpt).text))))  # first of the best
     return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free_supported(f))
+
+
+def gold_bases(record: Record, candidates_of) -> list[Verified]:
+    """The record's own gold statements as bases: its claims labelled supported (or with a verified gold
+    attribution) and its reference answer. Their label is the data set's, so they need no search to vouch
+    for them, and a short answer ("1892", "David Ben-Gurion") gives controls as short as the answers a QA
+    run judges. ``candidates_of(text)``: the search's candidates, for the span a control points at."""
+    texts = [c.text for c in record.claims if c.label == "supported" or (c.label is None and any(a.verified for a in c.attribution))]
+    if record.reference_answer and record.reference_answer.strip():
+        texts.append(record.reference_answer.strip())
+    out = []
+    for text in dict.fromkeys(t.strip() for t in texts if t and t.strip()):
+        found = candidates_of(text)
+        if not found or len(text) > MAX_CHARS:
+            continue
+        part = found[0].parts[0]
+        f = support_features(text, found[:1], ClaimChecks())
+        out.append(Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free_supported(f)))
+    return out
 
 
 # -- one answer's controls ------------------------------------------------------------------------------

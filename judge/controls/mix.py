@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from judge.controls.make import ControlData, ControlsConfig, Verified, control_count, controls_for_answer, floor_plan, verified
+from judge.controls.make import ControlData, ControlsConfig, Verified, control_count, controls_for_answer, floor_plan, gold_bases, verified
 from judge.models import Record
 from judge.results import ControlClaim
 from judge.verdicts import CONTROL_LABELS
@@ -43,12 +43,13 @@ class ControlPlan:
         data = ControlData.from_records(records, keep=False)
         return cls(config, data, floor_plan(ids, config.per_label * len(CONTROL_LABELS)), {rid: i for i, rid in enumerate(ids)})
 
-    def for_answer(self, record: Record, answer_index: int, claims: list, given: int, open_claims: int) -> list[ControlClaim]:
+    def for_answer(self, record: Record, answer_index: int, claims: list, given: int, open_claims: int, candidates_of=None) -> list[ControlClaim]:
         """The controls to mix into one answer's calls, made from its verified claims (``claims``: the
         answer's ClaimToJudge), after ``given`` already mixed into the record's earlier answers: rate x
         claims (seeded rounding), or what the record's share of the gate still asks for, at most
         max_per_answer. None where no real claim of the answer reaches a judge (``open_claims``): a call
-        never holds only controls."""
+        never holds only controls. ``candidates_of(text)``: the search, to add the record's gold statements
+        (reference answer, supported gold claims) to the bases."""
         if not claims or open_claims <= 0:
             return []
         c = self.config
@@ -57,5 +58,9 @@ class ControlPlan:
         if count <= 0:
             return []
         bases: list[Verified] = [v for cl in claims if (v := verified(cl.text, cl.candidates, cl.checks)) is not None]
+        if candidates_of is not None:  # the record's gold statements (reference answer, supported claims) too
+            have = {b.text for b in bases}
+            longest = max(len(cl.text.split()) for cl in claims)  # no longer than the answer's own claims: length is no tell
+            bases += [b for b in gold_bases(record, candidates_of) if b.text not in have and len(b.text.split()) <= longest]
         turn = self.positions.get(record.id, 0) + given
         return controls_for_answer(record.id, bases, self.data.seeing(record), count, seed=c.seed, key=str(answer_index), offset=turn, first_id=given)
