@@ -6,7 +6,6 @@ reports all take a Run. It is also what the Python API (judge.api.evaluate) hand
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +17,7 @@ from judge.problems import DatasetError
 from judge.results import ClaimResult, RecordResult
 from judge.runs.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
-from judge.runs.store import RunStore
+from judge.runs.store import RunStore, read_json_object
 from judge.verdicts import VERDICT_LABELS
 
 
@@ -63,7 +62,7 @@ class Run:
     @cached_property
     def summary(self) -> dict:
         path = self.path / "summary.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        return read_json_object(path) if path.exists() else {}  # corrupt, too deep, not an object: RunDirError
 
     @cached_property
     def records(self) -> dict[str, Record]:
@@ -95,7 +94,7 @@ class Run:
     def scores(self) -> dict:
         """scores.json (written by the reports; {} when the run was never scored)."""
         path = self.path / "scores.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        return read_json_object(path) if path.exists() else {}
 
     @property
     def report_path(self) -> Path:

@@ -53,14 +53,17 @@ def writing(path: Path):
 def read_json_object(path: Path) -> dict:
     """A JSON object from one of the run's own files; RunDirError naming the file when it is unreadable,
     not JSON, or not an object (a corrupt or hand-edited run directory)."""
+    from judge.boundary import parse_json
+    from judge.problems import DatasetError
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_bytes(), str(path))  # the input boundary: depth, surrogates, numbers in range
     except FileNotFoundError:
         raise RunDirError(f"{path} is missing: {path.parent} is not a complete run directory") from None
     except OSError as e:
         raise RunDirError(f"{path}: cannot read: {e.strerror or e}") from None
-    except ValueError as e:  # not UTF-8, not JSON
-        raise RunDirError(f"{path} is corrupt (not JSON: {e})") from None
+    except DatasetError as e:  # not UTF-8, not JSON, too deep
+        raise RunDirError(f"{path} is corrupt (not JSON: {e.problems[0].message})") from None
     if not isinstance(data, dict):
         raise RunDirError(f"{path} is corrupt: expected a JSON object, found {type(data).__name__}")
     return data
@@ -302,9 +305,25 @@ class RunStore:
                     dst.write(line)
 
     def calls(self) -> list[dict]:
+        """Every complete call line (a torn last line, a kill in mid-write, is skipped, never cut by a reader)."""
+        from judge.boundary import parse_json
+        from judge.problems import DatasetError
+
         if not self.calls_path.exists():
             return []
-        return [json.loads(line) for line in self.calls_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        out = []
+        with open(self.calls_path, "rb") as f:
+            for i, line in enumerate(f, start=1):
+                if not line.strip() or not line.endswith(b"\n"):
+                    continue
+                try:
+                    call = parse_json(line, str(self.calls_path), f"line {i}")
+                except DatasetError as e:
+                    raise RunDirError(f"{e} (the run directory is corrupt)") from None
+                if not isinstance(call, dict):
+                    raise RunDirError(f"{self.calls_path}: line {i} is not a call record of this version of judge")
+                out.append(call)
+        return out
 
     def usage(self) -> Usage:
         """What the run spent, summed from calls.jsonl, the one record of every call: across kills and resumes

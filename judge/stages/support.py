@@ -145,9 +145,9 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
 @lru_cache(maxsize=8)
 def load_params(path: str | None = None) -> DeterministicParams:
     """The calibrated parameters (the shipped file unless ``path`` is given)."""
-    import yaml
+    from judge.llm.config import read_yaml  # the input boundary: size, depth, alias and value limits
 
     file = Path(path) if path else PARAMS_FILE
     if not file.exists():
         return DeterministicParams()
-    return DeterministicParams.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")) or {})
+    return DeterministicParams.model_validate(read_yaml(file, "deterministic parameters file") or {})
