@@ -1,119 +1,169 @@
-"""Controls in real runs: mixed into the judges' calls through the scripted server, measured apart from the
-answers, gated by min_control_accuracy (exit 3), reproducible from the cache, re-judged by rejudge."""
+"""Controls in real runs, against judges that want to pass without judging: through the scripted server (real
+litellm and instructor), mixed into the same calls as the answers' claims, measured apart, gated per label
+on exact lower bounds (exit 3 when a judge fails or cannot be verified), reproducible from the cache."""
 
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
-import yaml
+from rapidfuzz import fuzz
 
-from judge.controls.make import ControlsConfig
-from judge.controls.mix import ControlPlan
-from judge.datasets import load
-from judge.testing.scripts import claim_text, pipeline_model
-from tests.conftest import BUNDLED_SAMPLE, run_cli
-from tests.test_pipeline import BUNDLED_ANSWERS, results_of, write_config
+from judge.testing.scripts import claim_text, pipeline_model, user_text
+from judge.text import content_words, normalize
+from tests.conftest import run_cli
+from tests.test_pipeline import results_of, write_config
 
-
-def _truth() -> dict[str, str]:
-    """Every claim's true label: the bundled answers' gold claims and every control the run can make."""
-    truth = {g.text.strip(): g.label for a in load(BUNDLED_ANSWERS, "answers") for g in a.gold_claims}
-    records = load(BUNDLED_SAMPLE)
-    plan = ControlPlan.for_run(ControlsConfig(), records, [r.id for r in records])
-    for r in records:
-        truth.update({c.text.strip(): c.label for c in plan.controls_pool(r)})
-    return truth
+_PASSAGE = re.compile(r'<passage id="(\d+)\.\d+">(.*?)</passage>', re.S)
 
 
 def _run(config: Path, tmp_path: Path, *extra: str):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
     return result, (json.loads(result.stdout) if result.stdout.strip().startswith("{") else None)
 
 
-def _default_gate(config: Path) -> Path:
-    """The config as a user writes it: no min_control_accuracy key, so the default applies."""
-    data = yaml.safe_load(config.read_text())
-    data.pop("min_control_accuracy", None)
-    config.write_text(yaml.safe_dump(data, allow_unicode=True))
-    return config
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _gated(tmp_path, server, **overrides) -> Path:
+    """The config as a user writes it: the default gate (the test helper turns it off)."""
+    controls = {"per_label": 4, "gate": True, **overrides.pop("controls", {})}
+    return write_config(tmp_path, server, controls=controls, **overrides)
 
 
 def _health(summary: dict, judge: str) -> dict:
     return next(j for j in summary["judge_health"]["judges"] if j["judge"] == judge)
 
 
-def test_a_judge_that_calls_everything_supported_fails_its_controls_and_the_run_exits_3(scripted_server, tmp_path):
+def surface_cheater(cid: str, request: dict) -> str:
+    """The issue's cheater: labels by surface alone. Under 10% of the claim's words in the question and its
+    passages: unsupported; a near-copy of a shown passage sentence with a few tokens changed: contradicted;
+    anything else: supported."""
+    text = user_text(request)
+    claim = claim_text(request, cid)
+    question = re.search(r"<question>(.*?)</question>", text, re.S)
+    passages = [p for c, p in _PASSAGE.findall(text) if c == cid]
+    words = set(content_words(normalize(claim).text))
+    seen = set(content_words(normalize((question.group(1) if question else "") + " " + " ".join(passages)).text))
+    if words and len(words & seen) / len(words) < 0.1:
+        return "unsupported"
+    for p in passages:
+        for sentence in re.split(r"(?<=[.!?])\s+", re.sub(r"</?mark>", "", p)):
+            ratio = fuzz.token_sort_ratio(claim, sentence) / 100
+            if 0.85 <= ratio < 1.0:
+                return "contradicted"
+    return "supported"
+
+
+def test_a_judge_that_calls_everything_supported_never_exits_0(scripted_server, tmp_path):
     server = scripted_server(pipeline_model())  # "supported" to every claim
-    config = _default_gate(write_config(tmp_path, server, adjudicate={"judges": ["judge-b"]}))
-    result, summary = _run(config, tmp_path)
-    assert result.returncode == 3, result.stderr
-    h = _health(summary, "judge-b")
-    assert h["passed"] is False and h["status"] == "lenient" and h["controls"] >= 3
-    assert "judge judge-b failed its controls" in result.stderr
-    assert "controls supported" in result.stderr and ("contradicted" in result.stderr or "unsupported" in result.stderr)
-    # the terminal summary says it too, before the table
+    config = _gated(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False})
+    for extra in ((), ("--limit", "1")):
+        result, summary = _run(config, tmp_path, *extra)
+        assert result.returncode == 3, (extra, result.stderr)
+        h = _health(summary, "judge-b")
+        assert h["passed"] is False and h["status"] in ("failed", "unverified")
+        assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
+    # the terminal says it first, before the table
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs2"), "--no-progress")
     assert result.returncode == 3
-    assert result.stdout.index("WARNING: judge judge-b failed its controls") < result.stdout.index("model under test")
+    assert result.stdout.index("JUDGES NOT VERIFIED") < result.stdout.index("model under test")
 
 
-def test_a_judge_answering_from_the_truth_passes_and_controls_stay_out_of_the_answers(scripted_server, tmp_path):
-    truth = _truth()
-    server = scripted_server(pipeline_model(lambda cid, request: truth.get(claim_text(request, cid).strip(), "supported")))
-    config = _default_gate(write_config(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False}))
+def test_a_surface_cheater_fails_its_controls(scripted_server, tmp_path):
+    server = scripted_server(pipeline_model(surface_cheater))
+    result, summary = _run(_gated(tmp_path, server, adjudicate={"judges": ["judge-b"]}), tmp_path)
+    assert result.returncode == 3, result.stderr
+    h = _health(summary, "judge-b")
+    assert h["status"] in ("failed", "unverified") and "on its controls" in result.stderr
+
+
+def _truth(run_dir: str) -> dict[tuple[str, str], str]:
+    """Every control's label by (question, text), from a first run (the same data and seed make the same
+    controls); one text may be supported in its own record and unsupported in another's."""
+    return {(r.question.strip(), c.control.text.strip()): c.control.label for r in results_of(run_dir) for c in r.controls}
+
+
+def _question(request: dict) -> str:
+    import html
+
+    m = re.search(r"<question>(.*?)</question>", user_text(request), re.S)
+    return html.unescape(m.group(1)).strip() if m else ""
+
+
+def test_an_honest_judge_and_noisy_ones_through_the_whole_run(scripted_server, tmp_path):
+    """A first run (gate off) tells the controls; then judges answering from that truth with probability p."""
+    probe = scripted_server(pipeline_model())
+    _, first = _run(write_config(_folder(tmp_path / "probe"), probe, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"per_label": 4, "gate": False}), tmp_path / "probe")
+    truth = _truth(first["run_dir"])
+    assert set(truth.values()) == {"supported", "contradicted", "unsupported"}
+
+    def judge_with(p: float, seed: int):
+        rng = random.Random(seed)
+
+        def label(cid, request):
+            true = truth.get((_question(request), claim_text(request, cid).strip()), "supported")
+            return true if rng.random() < p else rng.choice([x for x in ("supported", "unsupported", "contradicted") if x != true])
+        return label
+
+    outcomes = {}
+    for p, seed in ((1.0, 0), (0.4, 1), (0.4, 2)):
+        server = scripted_server(pipeline_model(judge_with(p, seed)))
+        folder = _folder(tmp_path / f"p{p}-{seed}")
+        result, summary = _run(write_config(folder, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"per_label": 4, "gate": True}), folder)
+        outcomes[(p, seed)] = (result.returncode, _health(summary, "judge-b"))
+    code, h = outcomes[(1.0, 0)]
+    # the bundled sample is small: a perfect judge passes only where every label has >= 4 controls
+    assert (code, h["status"]) in ((0, "passed"), (3, "unverified")), h
+    assert all(r["correct"] == r["controls"] for r in h["by_label"])
+    for key in ((0.4, 1), (0.4, 2)):
+        assert outcomes[key][0] == 3 and outcomes[key][1]["status"] != "passed"
+
+
+def test_controls_stay_out_of_the_answers_and_share_their_calls(scripted_server, tmp_path):
+    server = scripted_server(pipeline_model())
+    config = write_config(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"per_label": 4, "gate": False})
     result, summary = _run(config, tmp_path)
     assert result.returncode == 0, result.stderr
-    h = _health(summary, "judge-b")
-    assert h["passed"] is True and h["accuracy"] == 1.0 and h["status"] == "trustworthy" and h["controls"] >= 3
     results = results_of(summary["run_dir"])
     controls = [c for r in results for c in r.controls]
-    assert len(controls) == h["controls"]
-    assert {c.control.label for c in controls} == {"supported", "contradicted", "unsupported"}
-    control_texts = {c.control.text for c in controls}
-    answers = {(a.record_id, a.model): a.answer for a in load(BUNDLED_ANSWERS, "answers")}
-    source = {s.doc_id: s.text for rec in load(BUNDLED_SAMPLE) for s in rec.sources}
+    assert controls and summary["judge_health"]["cost"]["shown"] == len(controls)
+    assert summary["judge_health"]["cost"]["prompt_tokens"] > 0
     for r in results:
-        for a in r.answers:
-            assert a.answer == answers[(r.record_id, a.model)]
-            assert not control_texts & {c.text for c in a.claims}  # never among an answer's claims
-        for c in r.controls:  # offered the same kind of candidates, spans exact
-            assert c.candidates and all(source[p.doc_id][p.start_char : p.end_char] == p.excerpt for x in c.candidates for p in x.parts)
-    # the controls went into the same judge calls as the claims: no call holds controls only
-    bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "verdicts" in json.dumps(b)]
-    for text in control_texts:
-        holding = [b for b in bodies if json.dumps(text, ensure_ascii=False)[1:-1][:40] in b]
-        assert holding, text
+        real = {c.text for a in r.answers for c in a.claims}
+        for c in r.controls:
+            # made from the answer's own claims: a supported control is one of them as it stands or reworded
+            assert c.control.label != "supported" or c.control.text in real or c.control.kind in ("reworded",) or c.control.origin_record_id == r.record_id
+    # no call holds controls only: every verdicts request names at least one real claim
+    bodies = [b for b in server.stats.bodies if "verdicts" in json.dumps(b)]
+    texts = {c.control.text for c in controls}
+    for body in bodies:
+        shown = re.findall(r'<claim id="\d+">(.*?)</claim>', json.dumps(body, ensure_ascii=False))
+        assert any(json.loads(f'"{s}"') not in texts for s in shown) or not shown
     # the answers' numbers are those of the same run without controls
-    off, off_summary = _run(write_config(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"enabled": False}), tmp_path)
+    off, off_summary = _run(write_config(_folder(tmp_path / "off"), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"enabled": False}), tmp_path / "off")
     assert off.returncode == 0, off.stderr
-    assert off_summary["by_model"] == summary["by_model"] and off_summary["overall"] == summary["overall"]
-    assert off_summary["judge_health"]["judges"][0]["controls"] == 0
+    assert off_summary["by_model"] == summary["by_model"]
+    assert off_summary["judge_health"]["enabled"] is False
 
 
-def test_controls_are_byte_identical_from_the_cache_and_rejudged_per_judge(scripted_server, tmp_path):
-    truth = _truth()
-    server = scripted_server(pipeline_model(lambda cid, request: truth.get(claim_text(request, cid).strip(), "supported")))
-    config = write_config(tmp_path, server, min_control_accuracy=0)
+def test_controls_are_byte_identical_from_the_cache(scripted_server, tmp_path):
+    server = scripted_server(pipeline_model())
+    config = write_config(tmp_path, server, controls={"per_label": 4, "gate": False})
     first, s1 = _run(config, tmp_path)
     calls = server.stats.requests
     second, s2 = _run(config, tmp_path)
     third, s3 = _run(config, tmp_path)
     assert first.returncode == second.returncode == third.returncode == 0
     assert server.stats.requests == calls  # every call, controls included, answered from the cache
-    assert s2["usage"]["cache_hits"] == s1["usage"]["calls"] and s2["usage"]["calls"] == 0
     assert Path(s2["run_dir"], "results.jsonl").read_bytes() == Path(s3["run_dir"], "results.jsonl").read_bytes()
-    assert [c.model_dump() | {"verdicts": None} for r in results_of(s1["run_dir"]) for c in r.controls] == [
-        c.model_dump() | {"verdicts": None} for r in results_of(s3["run_dir"]) for c in r.controls
-    ]
     rejudged = run_cli("rejudge", s1["run_dir"], "--judge", "deterministic", "--runs-dir", str(tmp_path / "runs"), "--json")
     assert rejudged.returncode in (0, 3), rejudged.stderr
     r = json.loads(rejudged.stdout)
     (det,) = [j for j in r["judge_health"]["judges"] if j["judge"] == "deterministic"]
-    assert det["controls"] == _health(s1, "deterministic")["controls"]
-    assert det["accuracy"] == _health(s1, "deterministic")["accuracy"]  # same claims, same deterministic verdicts
-    agreement = run_cli("agreement", s1["run_dir"], r["run_dir"], "--out", str(tmp_path / "agreement"), "--json")
-    assert agreement.returncode == 0, agreement.stderr
-    per_judge = json.loads(agreement.stdout)["per_judge"]
-    assert per_judge["judge-b"]["controls"]["accuracy"] == 1.0  # it answered from the truth
-    assert per_judge["deterministic"]["controls"]["n"] == det["controls"]
+    assert det["controls"] == _health(s1, "deterministic")["controls"] and det["status"] == "reported"
