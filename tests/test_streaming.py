@@ -364,8 +364,12 @@ def test_control_data_from_a_stream_keeps_no_record_and_a_bounded_donor_sample(m
     kept = make.ControlData.from_records(records)
     streamed = make.ControlData.from_records(iter(records), keep=False)
     assert not streamed.records and len(streamed.donors) == len(records)
+    from tests.test_controls import bases_of
+
+    assert (streamed.numbers, streamed.names, streamed.subjects, streamed.months) == (kept.numbers, kept.names, kept.subjects, kept.months)
     for r in records:
-        assert make.controls_for_record(r.id, streamed.seeing(r), 6, seed=3) == make.controls_for_record(r.id, kept, 6, seed=3)
+        bases = bases_of(r, [s.text for s in r.sources[0].text and __import__("judge.text", fromlist=["split_sentences"]).split_sentences(r.sources[0].text)])
+        assert make.controls_for_answer(r.id, bases, streamed.seeing(r), 6, seed=3) == make.controls_for_answer(r.id, bases, kept, 6, seed=3)
     monkeypatch.setattr(make, "DONOR_SAMPLE", 5)
     small = make.ControlData.from_records(iter(records), keep=False)
     backwards = make.ControlData.from_records(reversed(records), keep=False)

@@ -101,6 +101,15 @@ class Run:
         return self.path / "report.html"
 
     @property
+    def health(self):
+        """The judges' health on their control claims (judge.controls.health.HealthReport), None before the
+        run finished: recall per label with exact intervals, the gate's status per judge, the controls' cost."""
+        from judge.controls.health import HealthReport
+
+        value = (self.summary or {}).get("judge_health")
+        return HealthReport.model_validate(value) if value else None
+
+    @property
     def failures(self) -> list[str]:
         """Why this run must not pass (the CLI's exit 3): empty when it may."""
         from judge.runs.outcome import run_failures

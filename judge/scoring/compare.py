@@ -121,9 +121,12 @@ def compare(
         )
         why += see if failed else ""
         gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": failed, "worsening": worsening, "why": why})
+    if gates:  # a verdict is only as good as its judges: a gated judge that failed or was unverified fails the build
+        gate_results += _judges_gate(a, "A") + _judges_gate(b, "B")
     return {
         "run_a": str(a.path),
         "run_b": str(b.path),
+        "judges_verified": {"a": _verified(a), "b": _verified(b)},
         "records_compared": len(common),
         "records_only_in_a": only_a,
         "records_only_in_b": only_b,
@@ -137,6 +140,31 @@ def compare(
         "allow_missing": allow_missing,
     }
 
+
+
+def _health(run: Run):
+    from judge.controls.health import HealthReport
+
+    value = (run.summary or {}).get("judge_health")
+    return HealthReport.model_validate(value) if value else None
+
+
+def _verified(run: Run) -> bool:
+    health = _health(run)
+    return bool(health) and health.enabled and health.gate and not health.failed
+
+
+def _judges_gate(run: Run, which: str) -> list[dict]:
+    """The judges of one run as a gate: failed when a gated judge failed or could not be verified on its
+    controls; a run whose controls or gate are off passes it, saying its judges were not verified."""
+    health = _health(run)
+    if health is None:
+        return [{"gate": f"judges of run {which}", "failed": True, "why": f"run {which} ({run.path}) has no judge health: its judges were not verified"}]
+    if health.failed:
+        return [{"gate": f"judges of run {which}", "failed": True, "why": f"run {which}: " + "; ".join(health.failure_lines())}]
+    if not (health.enabled and health.gate):
+        return [{"gate": f"judges of run {which}", "failed": False, "why": f"run {which}: {health.headline()}"}]
+    return []
 
 
 def _see(claims, run_b: Path) -> str:
