@@ -22,6 +22,7 @@ from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_ba
 from judge.report.format import fmt, no_bidi
 from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
+from judge.scoring.sections import JudgeHealth
 from judge.scoring.ungrounded import (
     NotGrounded,
     NotGroundedSection,
@@ -302,6 +303,8 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
              f"<title>judge report: {escape(no_bidi(name))}</title><style>{CSS}</style></head><body>",
              f"<h1>judge report: {_d(name)}</h1>",
              f"<p class=\"muted\">{_d(scores.get('run_dir', ''))} · judges: {_d(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
+    if headline := JudgeHealth.headline(scores.get(JudgeHealth.key)):
+        parts.append(f'<p class="{"muted" if headline.startswith("judges verified") else "warn"} health">{_d(headline)}</p>')
     for note in scores.get("notes") or []:
         parts.append(f'<p class="warn demo">{_d(note)}</p>')
     if scores.get("same_family_clashes"):

@@ -11,6 +11,7 @@ import re
 
 from judge.report.format import fmt, fmt_ci
 from judge.scoring import blocks
+from judge.scoring.sections import JudgeHealth
 from judge.text.control import defuse
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
@@ -58,6 +59,8 @@ def _in_answers(value: dict | None) -> list[str]:
 def render(scores: dict) -> str:
     lines = [f"# judge report: {md(scores.get('name') or 'run')}", "",
              f"Run {md(scores.get('run_dir'))}; judges: {md(', '.join(scores.get('judges', [])))}; {scores.get('records')} records."]
+    if headline := JudgeHealth.headline(scores.get(JudgeHealth.key)):
+        lines += ["", f"**{md(headline)}**"]
     for note in scores.get("notes") or []:
         lines += ["", f"**{md(note.split(':', 1)[0])}**" + (f": {md(note.split(':', 1)[1].strip())}" if ":" in note else "")]
     if scores.get("same_family_clashes"):

@@ -497,6 +497,13 @@ class JudgeHealth(Section):
         return Block(cls.title, [Table(headers, rows)], text="\n".join([report.headline(), *cost]))
 
     @staticmethod
+    def headline(value) -> str | None:
+        """The line every report opens with: whether the judges were verified on their controls."""
+        from judge.controls.health import HealthReport
+
+        return HealthReport.model_validate(value).headline() if value else None
+
+    @staticmethod
     def failing(value) -> bool:
         """The judges are not verified: a gated judge failed or lacked evidence, or the gate or controls are off."""
         from judge.controls.health import HealthReport
