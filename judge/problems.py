@@ -64,6 +64,8 @@ def shown(value: object, limit: int = 60) -> str:
     formatted (a 5 MB string, a huge or deep structure or a 5000-digit number is never formatted whole)."""
     import reprlib
 
+    from judge.llm.redact import redact
+
     kind = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
     if value is _HIDDEN:
         return repr(value)
@@ -73,6 +75,7 @@ def shown(value: object, limit: int = 60) -> str:
         cut = reprlib.Repr()
         cut.maxstring, cut.maxother, cut.maxlevel, cut.maxdict, cut.maxlist, cut.maxlong = limit, limit, 3, 6, 6, 40
         text = cut.repr(value)
+    text = redact(text)  # a key pasted into the wrong field is not echoed either (shapes and configured keys)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"{text} ({kind.get(type(value), type(value).__name__)})"

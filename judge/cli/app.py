@@ -66,6 +66,32 @@ def fail(message: str, code: int = EXIT_BAD_INPUT):
     raise typer.Exit(code)
 
 
+class _MaskedStream:
+    """stdout or stderr with every fragment of a configured key masked as it is written (tables, JSON, error
+    lines, warnings, the progress bar: all of them write through sys.stdout or sys.stderr)."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def write(self, text):
+        from judge.llm.redact import redact_secrets
+
+        return self._inner.write(redact_secrets(text) if isinstance(text, str) else text)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    @classmethod
+    def install(cls) -> tuple:
+        before = (sys.stdout, sys.stderr)
+        sys.stdout, sys.stderr = cls(sys.stdout), cls(sys.stderr)
+        return before
+
+    @staticmethod
+    def remove(before: tuple) -> None:
+        sys.stdout, sys.stderr = before
+
+
 def _argument_names(fn) -> dict[str, str]:
     """How the user spells each parameter of a command: its first long option (--limit), or its metavar in
     upper case (CONFIG) for an argument."""
@@ -92,6 +118,7 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
             from judge.problems import DatasetError
             from judge.text.control import defuse
 
+            masked = _MaskedStream.install()  # no key, in any form, reaches the terminal (judge.llm.redact)
             try:
                 for warning in env.check():  # a bad JUDGE_* value: refused before any work
                     sys.stderr.write(defuse(warning) + "\n")
@@ -112,6 +139,8 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                 raise typer.Exit(EXIT_BAD_INPUT)
             except _bad_input_errors() + also as e:
                 fail(str(e))
+            finally:
+                _MaskedStream.remove(masked)
 
         return app.command(name)(bounded)
 

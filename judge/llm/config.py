@@ -7,6 +7,7 @@ every run directory that snapshots it) is safe to share.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -52,6 +53,16 @@ class ModelConfig(BaseModel):
         if isinstance(data, dict) and "api_key" in data:
             raise ValueError("api_key must not be written in a config; set api_key_env to the NAME of an environment variable")
         return data
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_env_is_a_name(cls, value: str | None) -> str | None:
+        """The NAME of an environment variable; a key pasted here by mistake is refused without being echoed
+        (it would otherwise be printed in every 'is not set' line)."""
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,127}", value):
+            raise ValueError("expected the NAME of an environment variable (letters, digits and _), such as OPENAI_API_KEY, "
+                             "never the key itself (the value is not shown)")
+        return value
 
     @field_validator("api_base")
     @classmethod

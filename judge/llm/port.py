@@ -26,7 +26,7 @@ from judge.llm.cost import call_cost
 from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
-from judge.llm.redact import redact
+from judge.llm.redact import redact, redact_messages, redact_value
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -124,6 +124,31 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
+def _masked(response_model: type[T], data: dict) -> T:
+    """A model's answer with every fragment of a configured key masked (judge.llm.redact): a key echoed in a
+    successful answer reaches neither the cache, nor the run, nor the next stage's provider. Where the mask
+    no longer validates (a string at its length limit), each masked character becomes '*'."""
+    masked = redact_value(data)
+    if masked == data:
+        return response_model.model_validate(data)
+    try:
+        return response_model.model_validate(masked)
+    except ValueError:
+        import json
+
+        return response_model.model_validate_json(_star(json.dumps(data, ensure_ascii=False)))
+
+
+def _star(text: str) -> str:
+    from judge.llm.redact import secret_spans
+
+    out, at = [], 0
+    for start, end in secret_spans(text):
+        out.append(text[at:start] + "*" * (end - start))
+        at = end
+    return "".join(out) + text[at:]
+
+
 class LLM:
     """The port. One instance per run: it owns the cache, the per-model limiters and the run totals."""
 
@@ -175,9 +200,10 @@ class LLM:
 
         Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
         the call still fails after its retries; the error carries the record with the tokens spent."""
+        messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
         key = self.key_for(cfg, messages, response_model, prompt_hash)
         record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash)
-        hit = self.cache.get(key, lambda v: (response_model.model_validate(v["result"]), bool(v.get("truncated"))))
+        hit = self.cache.get(key, lambda v: (_masked(response_model, v["result"]), bool(v.get("truncated"))))
         if hit is not None:  # an entry that is tampered, undecodable or stale is a miss: called again
             record.cached = True
             record.truncated = hit[1]
@@ -206,7 +232,8 @@ class LLM:
         record.latency_s = round(time.perf_counter() - started, 4)
         record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
         self._account(record)
-        result = response_model.model_validate(result.model_dump())  # the same object a cache hit gives
+        # the same object a cache hit gives, with any key the model echoed masked before it is cached or used
+        result = _masked(response_model, result.model_dump())
         if self.cache.enabled:  # the write (a sqlite commit) runs in a thread, so other calls go on meanwhile
             entry = {
                 "result": result.model_dump(mode="json"),

@@ -1,12 +1,21 @@
-"""Secrets out of every error text: the one place that decides what a key looks like.
+"""Secrets out of every text judge writes, prints, caches or sends: the one place that decides what a key
+looks like.
 
-Providers echo the request's key in their errors ("Incorrect API key provided: sk-..."), and error texts are
-stored (results, calls), logged, printed and rendered. ``redact`` removes (a) the values of the environment
-variables that configs name in ``api_key_env`` (the port registers them with ``watch_env``), plus those whose
-name says they hold a key, and (b) any string shaped like a key of a known provider, or a Bearer token.
+Providers echo the request's key in their errors ("Incorrect API key provided: sk-...") and sometimes in their
+answers, whole or in part (the first 16 and last 4 characters), encoded (base64, hex) or reversed. Error
+texts, answers, claims and rationales are stored (results, calls, the cache), logged, printed, rendered and
+sent on to other providers (a decomposer's claims go to the judge). ``redact_secrets`` masks, in any text,
+every substring of ``MIN_SECRET`` (8) or more characters of a configured key (the values of the environment
+variables that configs name in ``api_key_env``, registered by the port with ``watch_env``, plus those whose
+name says they hold a key), of its reversed form, of its hex form (either case) and of its base64 forms
+(standard and URL-safe, at each of the three byte alignments, so the encoding of any fragment is found).
+``redact`` adds the shape rules for error texts: any string shaped like a key of a known provider, or a
+Bearer token.
 
-Data (sources, answers, excerpts) is never passed through the shape rules: a source may quote "sk-..." and
-offsets are sacred. The stores apply only ``redact_secrets`` (exact configured values) as defence in depth.
+The shape rules are never applied to data (sources, answers, excerpts): a source may quote "sk-..." and
+offsets are sacred. ``redact_secrets`` touches data only where it holds 8 characters of a configured key.
+It is applied by the run store to every file it writes, by the port to every prompt before it is sent and to
+every answer before it is cached or used, and by the command line to everything it prints.
 """
 
 from __future__ import annotations
@@ -48,12 +57,104 @@ def secrets() -> list[str]:
     return sorted((v for v in values if len(v) >= MIN_SECRET), key=len, reverse=True)
 
 
+def forms(value: str) -> list[str]:
+    """The forms a key can come back in: itself, reversed, hex (both cases), base64 and URL-safe base64 at each
+    byte alignment (padding dropped). Any fragment of 8+ characters of one of these is masked."""
+    import base64
+
+    raw = value.encode("utf-8", "surrogatepass")
+    out = [value, value[::-1], raw.hex(), raw.hex().upper()]
+    for skip in range(3):
+        out.append(base64.b64encode(raw[skip:]).decode("ascii").rstrip("="))
+        out.append(base64.urlsafe_b64encode(raw[skip:]).decode("ascii").rstrip("="))
+    return [f for f in out if len(f) >= MIN_SECRET]
+
+
+class _Index:
+    """Every MIN_SECRET-character window of every form of every secret, and a pattern for the runs of
+    characters those forms are made of: only such runs can hold a fragment, so prose costs one C-level scan."""
+
+    def __init__(self, values: tuple[str, ...]):
+        all_forms = [f for v in values for f in forms(v)]
+        self.grams = {f[i : i + MIN_SECRET] for f in all_forms for i in range(len(f) - MIN_SECRET + 1)}
+        chars = sorted(set("".join(all_forms)))
+        self.runs = re.compile("[" + "".join(re.escape(c) for c in chars) + "]{%d,}" % MIN_SECRET) if chars else None
+
+
+_indexes: dict[tuple[str, ...], _Index] = {}
+
+
+def _index() -> _Index | None:
+    values = tuple(secrets())
+    if not values:
+        return None
+    index = _indexes.get(values)
+    if index is None:
+        if len(_indexes) > 32:
+            _indexes.clear()
+        index = _indexes[values] = _Index(values)
+    return index
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds 8+ characters of a configured key in any of its forms: merged [start, end) spans."""
+    index = _index()
+    if index is None or not text or index.runs is None:
+        return []
+    grams, n, spans = index.grams, MIN_SECRET, []
+    for m in index.runs.finditer(text):
+        token, base = m.group(), m.start()
+        for i in range(len(token) - n + 1):
+            if token[i : i + n] in grams:
+                start, end = base + i, base + i + n
+                if spans and start <= spans[-1][1]:
+                    spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+                else:
+                    spans.append((start, end))
+    return spans
+
+
 def redact_secrets(text: str) -> str:
-    """``text`` with every configured secret value masked (exact values only: safe on data)."""
-    for value in secrets():
-        if value in text:
-            text = text.replace(value, MASK)
-    return text
+    """``text`` with every fragment (8+ characters) of a configured key, in any of its forms, masked; text
+    holding none is returned as it is (the same object), so data and its offsets are untouched."""
+    spans = secret_spans(text) if isinstance(text, str) else []
+    if not spans:
+        return text
+    out, at = [], 0
+    for start, end in spans:
+        out.append(text[at:start])
+        out.append(MASK)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def redact_value(value):
+    """Every string in a JSON-like value (a model's answer as a dict) through :func:`redact_secrets`."""
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if isinstance(value, dict):
+        return {redact_secrets(k) if isinstance(k, str) else k: redact_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v) for v in value]
+    return value
+
+
+def redact_messages(messages: list[dict]) -> list[dict]:
+    """Prompt messages with every secret fragment masked in their text (a key is never sent to a provider in
+    a prompt: not the judge's own, not another provider's echoed by an earlier stage). The same list when
+    none holds one."""
+    if _index() is None:
+        return messages
+    out, changed = [], False
+    for m in messages:
+        content = m.get("content")
+        masked = redact_value(content) if isinstance(content, (str, list)) else content
+        if masked != content:
+            changed = True
+            m = {**m, "content": masked}
+        out.append(m)
+    return out if changed else messages
 
 
 def redact(text: str | None) -> str | None:
