@@ -102,26 +102,32 @@ SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set}
 # -- the scripted judges ------------------------------------------------------------------------------------
 
 
-def truth_table(labelled: dict) -> dict[str, str]:
-    """Claim text -> its true label: gold claims of the answers, and the run's controls (built by the same
-    library function the run uses)."""
-    truth = {}
-    for line in Path(labelled["answers"]).read_text(encoding="utf-8").splitlines():
-        for g in json.loads(line)["gold_claims"]:
-            truth[g["text"].strip()] = g["label"]
-    from judge.controls.make import ControlsConfig
-    from judge.controls.mix import ControlPlan
+def truth_table(labelled: dict, controls: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    """(question, claim text) -> its true label: gold claims of the answers, and the run's controls (read from
+    a first run: the same data and seed make the same controls)."""
     from judge.datasets import load
 
-    records = load(labelled["dataset"], labelled.get("format"))
-    plan = ControlPlan.for_run(ControlsConfig(), records, [r.id for r in records])
-    for r in records:
-        for c in plan.controls_pool(r):
-            truth[c.text.strip()] = c.label
+    questions = {r.id: r.question.strip() for r in load(labelled["dataset"], labelled.get("format"))}
+    truth = {}
+    for line in Path(labelled["answers"]).read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        for g in row["gold_claims"]:
+            truth[(questions.get(row["record_id"], ""), g["text"].strip())] = g["label"]
+    truth.update(controls)
     return truth
 
 
-def scripted(kind: str, truth: dict[str, str], p: float = 1.0):
+def _question(request: dict) -> str:
+    import html
+    import re
+
+    from judge.testing.scripts import user_text
+
+    m = re.search(r"<question>(.*?)</question>", user_text(request), re.S)
+    return html.unescape(m.group(1)).strip() if m else ""
+
+
+def scripted(kind: str, truth: dict[tuple[str, str], str], p: float = 1.0):
     def label_for(cid: str, request: dict) -> str:
         text = claim_text(request, cid).strip()
         rng = random.Random(f"{kind}:{text}")
@@ -131,7 +137,11 @@ def scripted(kind: str, truth: dict[str, str], p: float = 1.0):
             return "unsupported"
         if kind == "random":
             return rng.choice(LABELS)
-        true = truth.get(text)
+        if kind == "surface":
+            from tests.test_controls_run import surface_cheater
+
+            return surface_cheater(cid, request)
+        true = truth.get((_question(request), text))
         return true if true is not None and rng.random() < p else rng.choice(LABELS)
 
     return pipeline_model(label_for)
@@ -150,7 +160,7 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
         "adjudicate": {"judges": [judge], "batch_claims": True, "triage": False},
         "cache_dir": str(tmp / "cache"),
         "record_concurrency": 4,
-        "min_control_accuracy": 0,
+        "controls": {"per_label": 24},  # the default gate: each run says passed / failed / unverified
     }
     path = tmp / f"{config['name']}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
@@ -166,9 +176,15 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
     scores = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
     health = next(h for h in summary["judge_health"]["judges"] if h["judge"] == judge)
     gold = scores["gold_labels"][judge]
+    recall = {r["label"]: f"{r['correct']}/{r['controls']}" for r in health["by_label"]}
+    gold_recall = {k: v["recall"] for k, v in gold.get("per_label", {}).items()}
     return {
         "set": labelled["name"],
         "judge": judge,
+        "status": health["status"],
+        "control_recall": recall,
+        "gold_recall": gold_recall,
+        "run_dir": str(run_dir),
         "control_accuracy": health["accuracy"],
         "control_ci95": health["accuracy_ci95"],
         "controls": health["controls"],
@@ -193,6 +209,8 @@ def main() -> None:
     ap.add_argument("--wice-limit", type=int, default=120)
     ap.add_argument("--faithbench-limit", type=int, default=80)
     ap.add_argument("--embedded", action="store_true", help="also the embedded local models (slow on CPU)")
+    ap.add_argument("--embedded-15b", action="store_true", help="with --embedded: also Qwen2.5-Coder-1.5B")
+    ap.add_argument("--judges", default="", help="only these judges (comma-separated names)")
     ap.add_argument("--json", type=Path, help="write the rows here")
     args = ap.parse_args()
     rows = []
@@ -201,8 +219,16 @@ def main() -> None:
         for name in args.sets.split(","):
             limit = {"wice": args.wice_limit, "faithbench": args.faithbench_limit}.get(name)
             labelled = SETS[name](tmp, limit)
-            truth = truth_table(labelled)
+            probe = run_one(labelled, "deterministic", {}, tmp)
+            controls = {}
+            from judge.results import RecordResult
+
+            for line in Path(probe["run_dir"], "results.jsonl").read_text(encoding="utf-8").splitlines():
+                r = RecordResult.model_validate_json(line)
+                controls.update({(r.question.strip(), c.control.text.strip()): c.control.label for c in r.controls})
+            truth = truth_table(labelled, controls)
             judges = {
+                "surface-cheater": scripted("surface", truth),
                 "lenient": scripted("lenient", truth),
                 "strict": scripted("strict", truth),
                 "random": scripted("random", truth),
@@ -217,9 +243,12 @@ def main() -> None:
                 }
                 names = ["deterministic", *judges]
                 if args.embedded:
-                    models.update({"local-qwen": {"model": "local/qwen2.5-0.5b", "max_tokens": 1024, "max_concurrency": 1}})
+                    models.update({"local-qwen": {"model": "local/qwen2.5-0.5b", "max_tokens": 1024, "max_concurrency": 1, "timeout": 900}})
                     names.append("local-qwen")
-                for judge in names:
+                    if args.embedded_15b:
+                        models.update({"local-qwen-1.5b": {"model": "local/qwen2.5-coder-1.5b", "max_tokens": 1024, "max_concurrency": 1, "timeout": 900}})
+                        names.append("local-qwen-1.5b")
+                for judge in [n for n in names if not args.judges or n in args.judges.split(",")]:
                     row = run_one(labelled, judge, models, tmp)
                     rows.append(row)
                     print(json.dumps(row), flush=True)
@@ -227,11 +256,12 @@ def main() -> None:
                 for srv in servers.values():
                     srv.stop()
     print()
-    print("| set | judge | controls | control accuracy (95% CI) | gold claims | gold accuracy |")
-    print("|---|---|---|---|---|---|")
+    print("| set | judge | controls | control recall S / C / U | gate | gold claims | gold recall S / C / U | gold accuracy |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ci = r["control_ci95"]
-        print(f"| {r['set']} | {r['judge']} | {r['controls']} | {r['control_accuracy']:.2f} ({ci[0]:.2f}-{ci[1]:.2f}) | {r['gold_claims']} | {r['gold_accuracy']:.2f} |")
+        cr = " / ".join(r["control_recall"].get(k, "-") for k in ("supported", "contradicted", "unsupported"))
+        gr = " / ".join(f"{r['gold_recall'][k]:.2f}" if r["gold_recall"].get(k) is not None else "-" for k in ("supported", "contradicted", "unsupported"))
+        print(f"| {r['set']} | {r['judge']} | {r['controls']} | {cr} | {r['status']} | {r['gold_claims']} | {gr} | {r['gold_accuracy']:.2f} |")
     print()
     overall = correlations(rows)
     print(f"all rows: n={overall['n']}, Pearson r={overall['pearson']:.2f}, Spearman rho={overall['spearman']:.2f}")

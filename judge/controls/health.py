@@ -24,13 +24,14 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, computed_field
 
 from judge.results import ControlCost, RecordResult
 from judge.verdicts import CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE
 
+TELL_BAR = 0.7  # a surface feature separating controls from real claims better than this is flagged
 WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
 LENIENT_ANSWERS = ("supported", "partially_supported")
 Status = Literal["passed", "failed", "unverified", "reported"]
@@ -124,6 +125,7 @@ class HealthReport(BaseModel):
     judges: list[JudgeHealth] = []
     cost: ControlCost = ControlCost()
     judge_tokens: int = 0  # prompt + completion tokens of every judge call, for the controls' share
+    tells: dict | None = None  # judge.controls.tells: each surface feature's AUC between controls and real claims
 
     @property
     def failed(self) -> list[JudgeHealth]:
@@ -164,6 +166,11 @@ class HealthReport(BaseModel):
             share = f", {(c.prompt_tokens + c.completion_tokens) / self.judge_tokens:.1%} of judge tokens" if self.judge_tokens else ""
             out.append(f"controls cost: {c.shown} control claims shown to model judges, {c.calls:.1f} call-equivalents, "
                        f"{c.prompt_tokens + c.completion_tokens:.0f} tokens{share}, ${c.cost_usd:.4f}")
+        if self.tells:
+            auc = ", ".join(f"{k} {v:.2f}" for k, v in self.tells["auc"].items() if v is not None)
+            worst = max((v for v in self.tells["auc"].values() if v is not None), default=0.5)
+            out.append(f"controls vs real claims, AUC per surface feature (0.5: no tell; {self.tells['controls']} controls, "
+                       f"{self.tells['real']} claims): {auc}" + (" - above 0.7: a judge could tell them apart here" if worst > TELL_BAR else ""))
         return out
 
     def table(self) -> tuple[list[str], list[list]]:
@@ -196,17 +203,66 @@ def observations(result: RecordResult) -> list[ControlObservation]:
     ]
 
 
-def _recalls(rows: list[ControlObservation], key: str, order: Iterable[str], confidence: float) -> list[LabelRecall]:
+class ControlTally:
+    """The judges' verdicts on controls, counted per (judge, label, kind, answered, how) in the order first seen:
+    all that :func:`judge_health` reads, in memory that does not grow with the run (a few hundred keys however
+    many controls). Tallies of shards or batches add up (:meth:`update`)."""
+
+    def __init__(self):
+        self.counts: dict[tuple[str, str, str, str, str], int] = {}
+
+    @classmethod
+    def of(cls, observations: Iterable[ControlObservation]) -> ControlTally:
+        tally = cls()
+        for o in observations:
+            tally.count(o.judge, o.label, o.kind, o.answered, o.how)
+        return tally
+
+    def count(self, judge: str, label: str, kind: str, answered: str, how: str, n: int = 1) -> None:
+        key = (judge, label, kind, answered, how)
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    def add(self, result: RecordResult) -> None:
+        """A record's controls, as :func:`observations` gives them."""
+        for c in result.controls:
+            for v in c.verdicts:
+                self.count(TRIAGE if v.how == TRIAGE else v.judge, c.control.label, c.control.kind, v.label, v.how)
+
+    def update(self, other: ControlTally) -> None:
+        for key, n in other.counts.items():
+            self.count(*key, n=n)
+
+    def rows(self) -> dict[str, list[_Counted]]:
+        """Each judge's counted rows, in the order first seen."""
+        out: dict[str, list[_Counted]] = {}
+        for (judge, label, kind, answered, how), n in self.counts.items():
+            out.setdefault(judge, []).append(_Counted(label, kind, answered, how, n))
+        return out
+
+
+class _Counted(NamedTuple):
+    label: str
+    kind: str
+    answered: str
+    how: str
+    n: int
+
+
+def _recalls(rows: list[_Counted], key: str, order: Iterable[str], confidence: float) -> list[LabelRecall]:
     out = []
     for value in order:
         mine = [r for r in rows if getattr(r, key) == value]
         if not mine:
             continue
-        correct = sum(r.answered == r.label for r in mine)
-        instead = Counter(r.answered for r in mine if r.answered != r.label)
+        n = sum(r.n for r in mine)
+        correct = sum(r.n for r in mine if r.answered == r.label)
+        instead: Counter = Counter()
+        for r in mine:  # rows in the order first seen: ties among the other answers keep the observations' order
+            if r.answered != r.label:
+                instead[r.answered] += r.n
         out.append(LabelRecall(
-            label=value, controls=len(mine), correct=correct, recall=correct / len(mine),
-            ci95=list(exact_interval(correct, len(mine))), lower=lower_bound(correct, len(mine), confidence),
+            label=value, controls=n, correct=correct, recall=correct / n,
+            ci95=list(exact_interval(correct, n)), lower=lower_bound(correct, n, confidence),
             answered_instead=dict(instead.most_common()),
         ))
     return out
@@ -245,25 +301,25 @@ _KIND_NAMES = {"number": "numbers", "date": "dates", "entity": "names", "negatio
 
 
 def judge_health(
-    observations: Iterable[ControlObservation],
+    observations: Iterable[ControlObservation] | ControlTally,
     real_labels: dict[str, Counter] | None = None,
     gate: GateConfig | None = None,
     enabled: bool = True,
     cost: ControlCost | None = None,
     judge_tokens: int = 0,
+    tells: dict | None = None,
 ) -> HealthReport:
-    """Every judge's health from its verdicts on the controls (and its label counts on real claims)."""
+    """Every judge's health from its verdicts on the controls, given one by one or counted (a ControlTally),
+    and its label counts on real claims."""
     gate = gate or GateConfig()
-    by_judge: dict[str, list[ControlObservation]] = {}
-    for o in observations:
-        by_judge.setdefault(o.judge, []).append(o)
+    by_judge = (observations if isinstance(observations, ControlTally) else ControlTally.of(observations)).rows()
     real_labels = real_labels or {}
     judges = []
     for name in sorted(set(by_judge) | set(real_labels)):
         rows = by_judge.get(name, [])
-        n = len(rows)
-        correct = sum(r.answered == r.label for r in rows)
-        errors = sum(r.answered == JUDGE_ERROR for r in rows)
+        n = sum(r.n for r in rows)
+        correct = sum(r.n for r in rows if r.answered == r.label)
+        errors = sum(r.n for r in rows if r.answered == JUDGE_ERROR)
         by_label = _recalls(rows, "label", CONTROL_LABELS, gate.confidence)
         by_kind = _recalls(rows, "kind", sorted({r.kind for r in rows}), gate.confidence)
         blind = [_miss(k, _KIND_NAMES.get(k.label, k.label)) for k in by_kind if k.recall < WEAK and k.controls >= 2]
@@ -288,4 +344,4 @@ def judge_health(
             blind_spots=blind, status=status, verdict=why,
         ))
     return HealthReport(enabled=enabled, gate=gate.gate, floor=gate.floor, confidence=gate.confidence, judges=judges,
-                        cost=(cost or ControlCost()).rounded(), judge_tokens=judge_tokens)
+                        cost=(cost or ControlCost()).rounded(), judge_tokens=judge_tokens, tells=tells)

@@ -45,6 +45,46 @@ def separation(controls: Sequence[dict[str, float]], real: Sequence[dict[str, fl
     return {f: (round(v, 4) if (v := auc([c[f] for c in controls], [r[f] for r in real])) is not None else None) for f in FEATURES}
 
 
+class TellSample:
+    """A run's real claims and controls as the judges saw them (those triage did not settle), sampled to at most
+    ``cap`` of each (a seeded reservoir: memory stays flat), for :meth:`separation` in the summary."""
+
+    def __init__(self, cap: int = 2000, seed: int = 0):
+        import random
+
+        self.cap, self.rng = cap, random.Random(seed)
+        self.seen = {"real": 0, "controls": 0}
+        self.rows: dict[str, list[dict[str, float]]] = {"real": [], "controls": []}
+
+    def _keep(self, kind: str, row: dict[str, float]) -> None:
+        self.seen[kind] += 1
+        rows = self.rows[kind]
+        if len(rows) < self.cap:
+            rows.append(row)
+        elif (j := self.rng.randrange(self.seen[kind])) < self.cap:
+            rows[j] = row
+
+    def add(self, result) -> None:
+        from judge.verdicts import TRIAGE
+
+        def shown(c) -> bool:
+            return not any(v.how == TRIAGE for v in c.verdicts)
+
+        for a in result.answers:
+            for c in a.claims:
+                if shown(c):
+                    self._keep("real", features(c.text, result.question, [x.text for x in c.candidates]))
+        for c in result.controls:
+            if shown(c):
+                self._keep("controls", features(c.control.text, result.question, [x.text for x in c.candidates]))
+
+    def separation(self) -> dict | None:
+        """Each feature's AUC, with the counts behind it; None without controls."""
+        if not self.rows["controls"] or not self.rows["real"]:
+            return None
+        return {"real": self.seen["real"], "controls": self.seen["controls"], "auc": separation(self.rows["controls"], self.rows["real"])}
+
+
 def measure(records, claims_of, per_label: int = 24) -> dict:
     """The controls a run makes among each record's claims (``claims_of(record)``: its claims' texts; default
     search, triage on), and each feature's AUC between them and the real claims a judge is shown."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from judge.controls.health import GateConfig, judge_health, observations
+from judge.controls.health import ControlTally, GateConfig, judge_health
+from judge.controls.tells import TellSample
 from judge.results import ControlCost, RecordResult, Usage
 from judge.runs.outcome import OutcomeTally
 from judge.verdicts import TRIAGE, rates
@@ -20,14 +21,16 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
     overall: Counter = Counter()
     usage = Usage()
     answers = triaged = fallbacks = generation_errors = truncated = records = 0
-    seen = []  # the judges' verdicts on the controls
+    seen = ControlTally()  # the judges' verdicts on the controls, counted (flat memory)
     control_cost = ControlCost()
+    tells = TellSample()
     tally = OutcomeTally(getattr(config, "max_error_rate", 0.0))
     for r in results:
         records += 1
         tally.add(r)
-        seen.extend(observations(r))
+        seen.add(r)
         control_cost.add(r.control_cost)
+        tells.add(r)
         usage.add(r.usage)
         for a in r.answers:
             answers += 1
@@ -58,18 +61,19 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         "decomposition_fallbacks": fallbacks,
         "generation_errors": generation_errors,
         "answers_truncated": truncated,
-        "judge_health": health(config, seen, by_judge, control_cost, usage).model_dump(),
+        "judge_health": health(config, seen, by_judge, control_cost, usage, tells.separation()).model_dump(),
         "usage": (spent if spent is not None else usage).model_dump(),
         "outcome": tally.outcome().model_dump(),
         "notes": notes(config),
     }
 
 
-def health(config, seen, by_judge, cost: ControlCost, usage: Usage):
-    """The judges' health under the config's gate; the controls' share of the judges' tokens beside it."""
+def health(config, seen, by_judge, cost: ControlCost, usage: Usage, tells: dict | None = None):
+    """The judges' health under the config's gate; the controls' share of the judges' tokens, and how far
+    each surface feature tells the run's controls from its real claims, beside it."""
     c = config.controls
     return judge_health(seen, by_judge, GateConfig(gate=c.gate, floor=c.floor, confidence=c.confidence), enabled=c.enabled,
-                        cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens)
+                        cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens, tells=tells)
 
 
 def embedded_models(config) -> list[str]:
