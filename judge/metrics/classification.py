@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
+
 from judge.verdicts import LABELS
 
 
@@ -11,11 +14,17 @@ def classification(gold: list[str], predicted: list[str], labels: tuple[str, ...
     predictions (a label nobody used does not count)."""
     if len(gold) != len(predicted):
         raise ValueError("gold and predicted differ in length")
-    columns = list(labels) + sorted({p for p in predicted if p not in labels})
+    return classification_counts(Counter(zip(gold, predicted)), labels)
+
+
+def classification_counts(pairs: Mapping[tuple[str, str], int], labels: tuple[str, ...] = LABELS) -> dict:
+    """:func:`classification` from the number of times each (gold, predicted) pair occurs: what a run's
+    scoring keeps, however many claims it has."""
+    columns = list(labels) + sorted({p for (_, p), k in pairs.items() if k and p not in labels})
     confusion = {g: {p: 0 for p in columns} for g in labels}
-    for g, p in zip(gold, predicted):
+    for (g, p), k in pairs.items():
         if g in confusion:
-            confusion[g][p] += 1
+            confusion[g][p] += k
     per_label = {}
     for lbl in labels:
         tp = confusion[lbl][lbl]
@@ -26,10 +35,10 @@ def classification(gold: list[str], predicted: list[str], labels: tuple[str, ...
         f1 = (2 * precision * recall / (precision + recall)) if precision and recall else (0.0 if (predicted_n or gold_n) else None)
         per_label[lbl] = {"precision": precision, "recall": recall, "f1": f1, "support": gold_n}
     used = [lbl for lbl in labels if per_label[lbl]["f1"] is not None]
-    n = len(gold)
+    n = sum(pairs.values())
     return {
         "n": n,
-        "accuracy": (sum(g == p for g, p in zip(gold, predicted)) / n) if n else None,
+        "accuracy": (sum(k for (g, p), k in pairs.items() if g == p) / n) if n else None,
         "macro_f1": (sum(per_label[lbl]["f1"] for lbl in used) / len(used)) if used else None,
         "per_label": per_label,
         "confusion": confusion,  # gold label -> predicted label -> count

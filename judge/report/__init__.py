@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
 def write_reports(run: Run | Path) -> dict:
     """Score the run and write scores.json, report.md and report.html next to its results."""
+    from judge.jsonstream import json_parts
     from judge.report import html, markdown
     from judge.runs.run import Run
     from judge.scoring import score
 
     run = run if isinstance(run, Run) else Run.open(run)
     scores = score(run)
-    run.store.write_text("scores.json", json.dumps(scores, ensure_ascii=False, indent=1) + "\n")
+    run.store.write_parts("scores.json", json_parts(scores))  # written piece by piece: per_answer is read back from disk
     run.store.write_text("report.md", markdown.render(scores))
     run.store.write_parts("report.html", html.render(scores, run.results(), run.records))
     return scores

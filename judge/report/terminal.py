@@ -35,7 +35,11 @@ def console(stderr: bool = False) -> Console:
 
 
 def print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
+    """``obj`` as indented JSON, written piece by piece (a scores dict's per_answer rows are read back from disk)."""
+    from judge.jsonstream import json_parts
+
+    for part in json_parts(obj):
+        sys.stdout.write(part)
 
 
 def pretty_json(obj) -> None:

@@ -15,10 +15,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, RootModel
 
-from judge.metrics.classification import classification
+from judge.jsonstream import DiskList
+from judge.metrics.classification import classification_counts
 from judge.metrics.free import EvidenceCeiling, FreeVerdicts
 from judge.metrics.human import judge_vs_humans
-from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
+from judge.metrics.spans import overlap, overlap_scores, sentence_hit
 from judge.models import Record
 from judge.results import AnswerResult, RecordResult
 from judge.scoring.gold import Matched, sentence_spans
@@ -163,17 +164,31 @@ class PerAnswerRates(RootModel[list[AnswerRates]]):
     pass
 
 
+class PerAnswerRows:
+    """The rows of ``per_answer``, one per answer of the run, held on disk (judge.jsonstream.DiskList): what
+    scores.json writes row by row. ``model_dump()`` gives the list itself (iterable, read back from disk)."""
+
+    def __init__(self, rows: DiskList):
+        self.rows = rows
+
+    def model_dump(self, **_) -> DiskList:
+        return self.rows
+
+
 class PerAnswer(Section):
+    """One row per answer: the one section whose size is the run's, so its rows go to disk as they come."""
+
     key, title = "per_answer", "Per answer"
 
     def __init__(self):
-        self.rows: list[dict] = []
+        self.rows = DiskList()
 
     def add(self, item):
-        self.rows.append({"record_id": item.result.record_id, "model": item.answer.model, **rates(Counter(c.label for c in item.answer.claims))})
+        row = {"record_id": item.result.record_id, "model": item.answer.model, **rates(Counter(c.label for c in item.answer.claims))}
+        self.rows.append(AnswerRates.model_validate(row).model_dump(exclude_unset=True))
 
     def result(self, context):
-        return PerAnswerRates.model_validate(self.rows)
+        return PerAnswerRows(self.rows)
 
 
 class _RatesByField(Section):
@@ -239,23 +254,20 @@ class GoldLabels(Section):
     paired = {"accuracy": ("gold_correct", "gold_n", True)}
 
     def __init__(self):
-        self.pairs: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))  # panel or judge -> (gold, predicted)
+        self.pairs: dict[str, Counter] = defaultdict(Counter)  # panel or judge -> (gold, predicted) -> count
 
     def add(self, item):
         for claim, gold in item.matched.pairs if item.matched else []:
             if gold.label is None:
                 continue
-            self.pairs[PANEL][0].append(gold.label)
-            self.pairs[PANEL][1].append(claim.label)
+            self.pairs[PANEL][gold.label, claim.label] += 1
             for v in claim.verdicts:
-                name = TRIAGE if v.how == TRIAGE else v.judge
-                self.pairs[name][0].append(gold.label)
-                self.pairs[name][1].append(v.label)
+                self.pairs[TRIAGE if v.how == TRIAGE else v.judge][gold.label, v.label] += 1
 
     def result(self, context):
         if not self.pairs:
             return None
-        return GoldLabelScores.model_validate({name: classification(g, p) for name, (g, p) in sorted(self.pairs.items())})
+        return GoldLabelScores.model_validate({name: classification_counts(c) for name, c in sorted(self.pairs.items())})
 
     @staticmethod
     def count(item, counts):
@@ -326,22 +338,24 @@ class Evidence(Section):
     needs = frozenset({"gold_spans"})
 
     def __init__(self):
-        self.rows: list[dict] = []
-        self.hits = self.hit_n = 0
+        self.totals = dict.fromkeys(("cited", "gold", "shared", "union"), 0)  # summed claim by claim
+        self.claims = self.hits = 0
 
     def add(self, item):
         for claim, gold in item.matched.pairs if item.matched else []:
             if gold.spans:
                 cited = [(s.doc_id, s.start_char, s.end_char) for s in claim.evidence]
-                self.rows.append(overlap(cited, gold.spans))
-                self.hit_n += 1
+                counts = overlap(cited, gold.spans)
+                for k in self.totals:
+                    self.totals[k] += counts[k]
+                self.claims += 1
                 self.hits += sentence_hit(cited, sentence_spans(item.record, gold.spans))
 
     def result(self, context):
-        if not self.rows:
+        if not self.claims:
             return None
-        totals = sum_counts(self.rows)
-        return EvidenceScores(**overlap_scores(totals), **totals, claims=len(self.rows), sentence_hit_rate=self.hits / self.hit_n if self.hit_n else None)
+        totals = dict(self.totals)
+        return EvidenceScores(**overlap_scores(totals), **totals, claims=self.claims, sentence_hit_rate=self.hits / self.claims)
 
     @classmethod
     def block(cls, value, scores):
@@ -453,8 +467,8 @@ class Human(Section):
     def __init__(self):
         self.items: dict[str, tuple] = {}
 
-    def add(self, item):
-        if item.answer.model == REFERENCE_MODEL:
+    def add(self, item):  # only where humans rated the record: the rest is never looked at
+        if item.answer.model == REFERENCE_MODEL and item.record is not None and item.record.human_ratings:
             self.items[item.result.record_id] = scale_scores([c.label for c in item.answer.claims], [bool(c.evidence) for c in item.answer.claims])
 
     def result(self, context):

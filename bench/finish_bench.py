@@ -1,0 +1,91 @@
+"""Peak RSS of a full run (every record, no --limit) and of ``judge score`` against the number of records.
+
+    python bench/finish_bench.py --sizes 2000 20000 100000 [--baseline-dir DIR] [--work DIR] [--skip-score]
+
+Synthetic plain-JSONL records (about 300-character sources, a two-sentence answer each: one sentence of the
+source, one made up), sentence decomposition, the deterministic judge, controls as the defaults have them.
+The run's peak RSS is the `judge run` child's VmHWM (judge/testing/rss.py); it covers judging and the
+finishing steps (results in order, summary, scores, scores.json, report.md, report.html). ``judge score`` of the
+same run directory is measured apart. --baseline-dir names a checkout of an earlier commit run the same way
+in the same session (its own `judge` package, imported from its folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from judge.testing.rss import cli_with_peak_rss
+
+ROOT = Path(__file__).resolve().parents[1]
+WORDS = ("river bridge city museum council harbour station library school market garden tower road valley "
+         "north south opened built closed measured reported counted painted repaired visited").split()
+
+
+def sentence(rng: random.Random) -> str:
+    return f"The {rng.choice(WORDS)} {rng.choice(WORDS)} was {rng.choice(WORDS)} in {rng.randint(1800, 2024)} with {rng.randint(2, 900)} {rng.choice(WORDS)}s."
+
+
+def write_records(path: Path, n: int, seed: int = 0) -> Path:
+    """``n`` plain records of about 300-character sources, each with a two-sentence answer."""
+    rng = random.Random(seed)
+    with open(path, "w") as f:
+        for i in range(n):
+            sents = [sentence(rng) for _ in range(5)]
+            answer = f"{rng.choice(sents)} {sentence(rng)}"
+            f.write(json.dumps({"id": f"r{i:07d}", "question": "What happened?", "source": " ".join(sents), "answer": answer}) + "\n")
+    return path
+
+
+def write_config(folder: Path, records: Path) -> Path:
+    path = folder / "run.yaml"
+    path.write_text(f"name: finish\ndataset: {{path: {records}}}\ndecompose: {{method: sentences}}\n"
+                    f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {folder / 'cache'}\n")
+    return path
+
+
+def measure(cwd: Path, *args: str) -> dict:
+    started = time.perf_counter()
+    result, peak = cli_with_peak_rss(*args, cwd=cwd)
+    wall = time.perf_counter() - started
+    err = result.stderr.strip().splitlines()
+    return {"rc": result.returncode, "peak_rss_mb": round(peak / 2**20, 1) if peak else None, "wall_s": round(wall, 1),
+            "error": err[-1][:200] if err and result.returncode not in (0, 3) else None}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 100000])
+    ap.add_argument("--baseline-dir", type=Path, help="a checkout of the commit to compare with")
+    ap.add_argument("--only-baseline", action="store_true")
+    ap.add_argument("--skip-score", action="store_true")
+    ap.add_argument("--work", type=Path, default=None)
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="judge-finish-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    checkouts = [] if args.only_baseline else [("now", ROOT)]
+    checkouts += [("baseline", args.baseline_dir.resolve())] if args.baseline_dir else []
+    for n in args.sizes:
+        folder = work / f"n{n}"
+        folder.mkdir(exist_ok=True)
+        records = folder / "records.jsonl"
+        if not records.exists():
+            write_records(records, n)
+        config = write_config(folder, records)
+        for label, cwd in checkouts:
+            runs = folder / f"runs-{label}"
+            row = {"records": n, "code": label, "step": "run",
+                   **measure(cwd, "run", str(config), "--runs-dir", str(runs), "--no-progress", "--json", "--no-cache")}
+            print(json.dumps(row), flush=True)
+            dirs = sorted(runs.iterdir()) if runs.exists() else []
+            if dirs and not args.skip_score:
+                row = {"records": n, "code": label, "step": "score", **measure(cwd, "score", str(dirs[-1]), "--json")}
+                print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
