@@ -204,7 +204,7 @@ def test_markup_in_model_names_genres_and_ids_is_printed_as_text(tmp_path):
 
     config = tmp_path / "c.yaml"
     config.write_text(f"name: markup\ndataset: {{path: {data}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
-                      f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {gate: false}\n")
+                      f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {{gate: false}}\n")
     result = cli("run", config, "--runs-dir", tmp_path / "runs", "--no-progress")
     assert result.exit_code == 0, (result.output, result.exception)
     assert MARKUP in result.output and "[red]" in result.output

@@ -201,7 +201,7 @@ def test_canary_keys_never_reach_runs_logs_or_reports(scripted_server, tmp_path,
     config.write_text(
         f"name: canary\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\n"
         f"models: {{j: {{model: openai/j, api_base: '{server.base_url}', family: fam-j, api_key_env: JUDGE_CANARY_A}}}}\n"
-        f"decompose: {{method: sentences}}\nadjudicate: {{judges: [j, deterministic], triage: false}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {gate: false}\n"
+        f"decompose: {{method: sentences}}\nadjudicate: {{judges: [j, deterministic], triage: false}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {{gate: false}}\n"
     )
     env = {**os.environ, **canaries}
     import subprocess

@@ -55,7 +55,7 @@ def test_recorded_answers_of_unknown_family_are_warned_about_in_the_terminal_and
     answers.write_text("".join(json.dumps({**r, "family": "fam-x"}, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     config = tmp_path / "known.yaml"
     config.write_text(f"name: known\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\nlimit: 2\n"
-                      f"cache_dir: {tmp_path / 'cache'}\ncontrols: {gate: false}\n")
+                      f"cache_dir: {tmp_path / 'cache'}\ncontrols: {{gate: false}}\n")
     result = cli("run", config, "--runs-dir", tmp_path / "known", "--no-progress", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["unknown_family_answer_models"] == []
@@ -67,7 +67,7 @@ def test_a_failed_panel_judge_shows_its_errors_in_the_summary_table(scripted_ser
     config.write_text(
         f"name: panel\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\nlimit: 2\n"
         f"models:\n  judge-b: {{model: openai/judge-b, api_base: '{server.base_url}', family: fam-b, max_attempts: 1, timeout: 5}}\n"
-        f"adjudicate: {{judges: [judge-b, deterministic], triage: false}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {gate: false}\n"
+        f"adjudicate: {{judges: [judge-b, deterministic], triage: false}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {{gate: false}}\n"
     )
     result = cli("run", config, "--runs-dir", tmp_path / "runs", "--no-progress")
     assert result.exit_code in (0, 3), result.output

@@ -311,7 +311,7 @@ def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(t
         n = _big_records(folder / "records.jsonl", mb)
         config = folder / "run.yaml"
         config.write_text(f"dataset: {{path: {folder / 'records.jsonl'}}}\ndecompose: {{method: sentences}}\n"
-                          f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {folder / 'cache'}\ncontrols: {gate: false}\n")
+                          f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {folder / 'cache'}\ncontrols: {{gate: false}}\n")
         result, peak = cli_with_peak_rss("run", str(config), "--runs-dir", str(folder / "runs"), "--json", "--no-progress")
         assert result.returncode == 0, result.stderr[-2000:]
         lines = (folder / "runs").glob("*/results.jsonl")
