@@ -167,3 +167,33 @@ def test_controls_are_byte_identical_from_the_cache(scripted_server, tmp_path):
     r = json.loads(rejudged.stdout)
     (det,) = [j for j in r["judge_health"]["judges"] if j["judge"] == "deterministic"]
     assert det["controls"] == _health(s1, "deterministic")["controls"] and det["status"] == "reported"
+
+
+README_EXAMPLE = [
+    {"id": "q1", "question": "When did the bridge open?", "source": "The Golden Gate Bridge opened in 1937. It is 2.7 km long.", "answer": "It opened in 1937."},
+    {"id": "q2", "question": "How long is the bridge?", "source": "The Golden Gate Bridge opened in 1937. It is 2.7 km long.", "answer": "It is 5 km long and painted blue."},
+    {"id": "q3", "question": "Who wrote Hamlet?", "sources": [{"id": "w1", "title": "Hamlet", "text": "Hamlet is a tragedy written by William Shakespeare."}], "answer": "William Shakespeare wrote Hamlet."},
+    {"id": "q4", "question": "What is the capital of Peru?", "source": "Lima is the capital and largest city of Peru.", "answers": {"model-a": "Lima is the capital of Peru.", "model-b": "The capital is Cusco."}},
+    {"id": "q5", "question": "What do bees make?", "source": "Honey bees produce honey from nectar.", "answer": "Bees make honey.",
+     "gold_claims": [{"text": "Bees make honey.", "label": "supported", "support": [{"start_char": 0, "end_char": 37}]}]},
+]
+
+
+def test_an_always_supported_judge_never_passes_the_readme_example(scripted_server, tmp_path):
+    """The README's five records (a user's first own data): too few controls to verify a judge is exit 3,
+    not a pass; "The capital is Cusco." is never shown as a verified verdict."""
+    data = tmp_path / "my_data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in README_EXAMPLE), encoding="utf-8")
+    server = scripted_server(pipeline_model())
+    config = tmp_path / "my_run.yaml"
+    config.write_text(json.dumps({
+        "dataset": {"path": str(data)},
+        "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b", "timeout": 3, "max_attempts": 2}},
+        "adjudicate": {"judges": ["judge-b"]},
+        "cache_dir": str(tmp_path / "cache"),
+    }), encoding="utf-8")
+    for extra in ((), ("--limit", "1")):
+        result, summary = _run(config, tmp_path, *extra)
+        assert result.returncode == 3, (extra, result.stdout[-2000:], result.stderr[-2000:])
+        assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
+        assert summary["judge_health"]["judges"][0]["passed"] is False
