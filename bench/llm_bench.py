@@ -89,7 +89,7 @@ def main() -> None:
     )
     base_url = proc.stdout.readline().strip()
     try:
-        cfg = ModelConfig(model=args.model, api_base=base_url, max_concurrency=args.concurrency, family="bench")
+        cfg = ModelConfig(model=args.model, api_base=base_url, max_concurrency=args.concurrency)  # gpt-*: family openai
         litellm()  # import once, outside the timings
         # Both sides warm up alike: instructor's provider handlers are imported on the port's first call
         # (about 0.5 s once per process, which the first round's port time used to carry).

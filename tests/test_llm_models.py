@@ -49,7 +49,9 @@ def test_family_override_and_cross_family_check():
     with pytest.raises(SameFamilyError, match="different model family"):
         check_cross_family(same, [answerer])
     assert len(check_cross_family(same, [answerer], allow_same_family=True)) == 1
-    relabelled = ModelConfig(model="openai/my-finetune", family="custom")
+    with pytest.raises(ValueError, match="contradicts the model id"):  # an OpenAI model is openai, whatever its config says
+        ModelConfig(model="openai/my-finetune", family="custom")
+    relabelled = ModelConfig(model="hosted_vllm/my-finetune", family="custom")  # an id that tells no family: the override counts
     assert family_of(relabelled) == "custom" and check_cross_family(relabelled, [answerer]) == []
 
 

@@ -14,7 +14,7 @@ from judge.judges.deterministic import DeterministicJudge, DeterministicThreshol
 from judge.judges.model import ModelJudge
 from judge.llm import LLM, ModelConfig
 from judge.prompts import Prompt
-from judge.verdicts import DETERMINISTIC
+from judge.verdicts import DETERMINISTIC, NO_MODEL, PANEL, REFERENCE_MODEL, TRIAGE
 
 
 @dataclass
@@ -46,6 +46,28 @@ def needs_model(name: str) -> bool:
 
 def model_judges(names: list[str]) -> list[str]:
     return [n for n in names if needs_model(n)]
+
+
+RESERVED = (DETERMINISTIC, TRIAGE, PANEL, NO_MODEL, REFERENCE_MODEL)  # names the results give other meanings
+
+
+def check_panel_names(judges: list[str], models: dict[str, ModelConfig]) -> None:
+    """Each judge of a panel is one row of every table, keyed by its name (a model judge's label): a name
+    given twice would merge two judges into one row (hiding one that failed every call), and a model judge
+    named like a built-in one (deterministic, triage, panel, ...) would merge with it. ValueError naming them."""
+    twice = sorted({n for n in judges if judges.count(n) > 1})
+    if twice:
+        raise ValueError(f"adjudicate.judges: {', '.join(twice)} listed twice; each judge once")
+    for key in (k for k in models if k in _REGISTRY or k in RESERVED):
+        raise ValueError(f"models: a model may not be named {key!r}: the name is reserved for a built-in judge or a result field")
+    labels: dict[str, str] = {}
+    for name in judges:
+        label = models[name].label if needs_model(name) and name in models else name
+        if needs_model(name) and (label in RESERVED or label in _REGISTRY):
+            raise ValueError(f"models.{name}: name {label!r} is reserved (a built-in judge or a result field); give the judge another name")
+        if label in labels:
+            raise ValueError(f"adjudicate.judges: {labels[label]} and {name} are both named {label!r}; judges of a panel need distinct names")
+        labels[label] = name
 
 
 def build_judge(name: str, setup: JudgeSetup) -> Judge:

@@ -54,6 +54,18 @@ class ModelConfig(BaseModel):
             raise ValueError("api_key must not be written in a config; set api_key_env to the NAME of an environment variable")
         return data
 
+    @model_validator(mode="after")
+    def _family_fits_the_model(self):
+        """A `family:` override never relabels a model the registry knows, nor spells a known family in a way
+        the alias table does not read (judge.llm.families.override_problem)."""
+        if self.family is not None:
+            from judge.llm.families import override_problem
+
+            problem = override_problem(self.model, self.api_base, self.family)
+            if problem:
+                raise ValueError(problem)
+        return self
+
     @field_validator("api_key_env")
     @classmethod
     def _key_env_is_a_name(cls, value: str | None) -> str | None:

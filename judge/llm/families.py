@@ -53,20 +53,124 @@ def require_known_family(model: ModelConfig) -> str:
     return family
 
 
+# Spellings of each family, as canonical keys (see canonical_key): a config's `family:` and a recorded
+# answer's `family` are read through this table, so "Open AI", "open_ai", "OpenAI Inc", "ＯｐｅｎＡＩ" and
+# "Оpenai" (a Cyrillic О) are all openai, and "gpt" or "claude" name their makers' families.
+ALIASES: dict[str, str] = {
+    **{k: "openai" for k in ("openai", "gpt", "chatgpt", "oai", "azureopenai", "azure", "openaigpt")},
+    **{k: "anthropic" for k in ("anthropic", "claude", "anthropicclaude")},
+    **{k: "google" for k in ("google", "gemini", "gemma", "deepmind", "googledeepmind", "palm", "bard", "vertex", "vertexai", "googleai", "googlegemini")},
+    **{k: "meta" for k in ("meta", "metaai", "llama", "metallama", "facebook", "fair", "metaplatforms")},
+    **{k: "mistral" for k in ("mistral", "mistralai", "mixtral")},
+    **{k: "qwen" for k in ("qwen", "alibaba", "alibabacloud", "dashscope", "tongyi", "qwenlm")},
+    **{k: "deepseek" for k in ("deepseek", "deepseekai")},
+    **{k: "cohere" for k in ("cohere", "cohereforai", "cohereai")},
+    **{k: "microsoft" for k in ("microsoft", "phi", "msft")},
+    **{k: "xai" for k in ("xai", "grok")},
+    **{k: "01-ai" for k in ("01ai", "yi", "zeroone", "zerooneai")},
+    **{k: "tii" for k in ("tii", "falcon", "tiiuae")},
+    **{k: "ibm" for k in ("ibm", "granite")},
+    **{k: "nvidia" for k in ("nvidia", "nemotron")},
+}
+# a custom family containing one of these (as a canonical key) is a spelling of a known family, never a family
+# of its own: "my-openai", "gpt4", "claude-ish" (short aliases such as "yi" or "phi" would match ordinary words)
+_TELLING = sorted((k for k in ALIASES if len(k) >= 4 or k == "gpt"), key=len, reverse=True)
+_SUFFIXES = ("incorporated", "corporation", "company", "limited", "inc", "llc", "ltd", "corp", "co", "gmbh", "plc", "labs", "lab", "ai")
+# letters that look like Latin ones (Cyrillic, Greek, a few IPA): NFKC leaves them apart, a reader cannot
+_CONFUSABLES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x",
+    "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ɡ": "g", "ɑ": "a", "ο": "o", "α": "a",
+    "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ϲ": "c", "ϳ": "j",
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X", "І": "I",
+    "Ј": "J", "Ѕ": "S", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ℓ": "l",
+})
+
+
+def canonical_key(name: str) -> str:
+    """A family name as compared: NFKC, look-alike letters folded to Latin, case folded, letters and digits
+    only. "Open AI", "open_ai", "ＯｐｅｎＡＩ" and "Оpenai" (Cyrillic О) are all "openai"."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", name).translate(_CONFUSABLES)
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def _known(key: str) -> str | None:
+    """The known family a canonical key names (directly, or with a company suffix such as Inc or AI)."""
+    if key in ALIASES:
+        return ALIASES[key]
+    if key in KNOWN_FAMILIES:
+        return key
+    for suffix in _SUFFIXES:
+        if key.endswith(suffix) and key[: -len(suffix)] in ALIASES:
+            return ALIASES[key[: -len(suffix)]]
+    return None
+
+
+def resembled(key: str) -> str | None:
+    """The known family a custom name contains the spelling of ("myopenai", "gpt4"), or None."""
+    for alias in _TELLING:
+        if alias in key:
+            return ALIASES[alias]
+    return None
+
+
 def normalise_family(family: str) -> str:
-    """One spelling per family, so a rule on families cannot be bypassed by case, spaces or a provider prefix:
-    " Anthropic", "anthropic/", "Meta Llama" and "meta-llama" are anthropic, anthropic, meta and meta. A name
-    the registry does not know stays itself (lower case, spaces as '-')."""
-    name = re.sub(r"[\s_]+", "-", family.strip().lower()).strip("-/")
-    if name in KNOWN_FAMILIES:
-        return name
-    if name in PROVIDER_FAMILIES:
-        return PROVIDER_FAMILIES[name]
-    for part in (p.strip("-") for p in name.split("/")):
-        for pattern, fam in _COMPILED:
-            if pattern.search(part):
-                return fam
-    return name or "unknown"
+    """One spelling per family, so a rule on families cannot be bypassed by case, spaces, punctuation,
+    width, look-alike letters, a company suffix or a provider prefix: " Anthropic", "anthropic/", "Meta
+    Llama", "meta-llama", "OpenAI Inc" and "ＯｐｅｎＡＩ" are anthropic, anthropic, meta, meta, openai and openai.
+    A name holding the spelling of a known family ("my-openai") is that family (a config's `family:` is
+    refused for it, see override_problem). Any other name stays itself (lower case, spaces as '-')."""
+    key = canonical_key(family)
+    known = _known(key)
+    if known is None:
+        name = re.sub(r"[\s_]+", "-", family.strip().lower()).strip("-/")
+        for part in (p.strip("-") for p in name.split("/")):
+            for pattern, fam in _COMPILED:
+                if pattern.search(part):
+                    return fam
+        known = resembled(key)
+        if known is None:
+            return name or "unknown"
+    return known
+
+
+def id_family(model: str, api_base: str | None = None) -> str | None:
+    """The family a model id tells by itself: a known model-name prefix (gpt-, claude, llama, ...), or a
+    provider that serves only its own models when no api_base sends the call elsewhere ("openai/x" against
+    your own server says only that the server speaks OpenAI's protocol). None when the id tells nothing."""
+    parts = [p.strip() for p in model.strip().split("/")]
+    for name in parts[1:] if len(parts) > 1 else parts:
+        for pattern, family in _COMPILED:
+            if pattern.search(name):
+                return family
+    if len(parts) > 1 and not api_base:
+        return PROVIDER_FAMILIES.get(parts[0].lower())
+    return None
+
+
+def override_problem(model: str, api_base: str | None, family: str) -> str | None:
+    """Why a config's ``family:`` override cannot stand, or None. An override only tells the family of a model
+    the registry cannot place: one that contradicts the family of a known model id is refused (a gpt-4o-mini
+    judge is openai, whatever its config says), and so is one that spells a known family in a way the alias
+    table does not know ("my-openai"). Recorded answers' families (model ids "answers/...", built by the
+    cross-family check from data) are data, not overrides."""
+    if model.startswith("answers/") or not family.strip():
+        return None
+    key = canonical_key(family)
+    if not key:
+        return f"family {family[:40]!r}: expected a family name with letters or digits (see judge families)"
+    known = _known(key)
+    told = id_family(model, api_base)
+    if told is not None and (known or normalise_family(family)) != told:
+        return (f"family {family[:40]!r} contradicts the model id {model[:80]!r}, which is {told}: an override only names the "
+                "family of a model the registry cannot place; remove it")
+    if known is None and resembled(key) is not None:
+        return (f"family {family[:40]!r} reads as a spelling of {resembled(key)}: write {resembled(key)} "
+                "(or a name of your own that holds no known family's name)")
+    return None
 
 
 def family_of(model: ModelConfig | str) -> str:
@@ -74,7 +178,7 @@ def family_of(model: ModelConfig | str) -> str:
     Ids are read case- and space-insensitively (" gpt-4o" and "OpenAI/GPT-4o" are openai)."""
     if isinstance(model, ModelConfig):
         if model.family and model.family.strip():
-            return normalise_family(model.family)
+            return normalise_family(model.family)  # it never contradicts the id (refused when the config is read)
         model = model.model
     parts = [p.strip() for p in model.strip().split("/")]
     names = parts[1:] if len(parts) > 1 else parts
@@ -104,7 +208,7 @@ def check_cross_family(judge: ModelConfig | str, others: list[ModelConfig | str]
     clashes = [
         f"{_label(judge)} ({jf}) judges {_label(o)} ({family_of(o)})"
         for o in others
-        if jf != "unknown" and family_of(o) == jf
+        if jf != "unknown" and canonical_key(family_of(o)) == canonical_key(jf)  # "fam-b" and "Fam B" are one
     ]
     if clashes and not allow_same_family:
         raise SameFamilyError(

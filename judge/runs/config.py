@@ -173,6 +173,9 @@ class RunConfig(_Section):
         unknown = [n for n in self.called_model_names() if n not in self.models]
         if unknown:
             raise ValueError(f"unknown model name(s) {', '.join(unknown)}; known: {', '.join(self.models) or 'none'}")
+        from judge.judges.registry import check_panel_names
+
+        check_panel_names(self.adjudicate.judges, self.models)  # one row per judge: names unique, none reserved
 
 
 class ConfigError(InputError, ValueError):
