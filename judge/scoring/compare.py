@@ -58,8 +58,8 @@ class Gate:
             drop = float(value)
         except ValueError:
             raise ValueError(f"gate {text!r}: MAX_DROP must be a number") from None
-        if drop < 0:
-            raise ValueError(f"gate {text!r}: MAX_DROP must be >= 0")
+        if not 0 <= drop < float("inf"):  # NaN compares False with everything: a NaN gate would pass any drop
+            raise ValueError(f"gate {text!r}: MAX_DROP must be a finite number >= 0")
         return cls(metric, drop)
 
 
