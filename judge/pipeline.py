@@ -165,15 +165,17 @@ async def _process_answer(
     for c in calls:
         usage.add_call(c)
     sources = {s.doc_id: s.text for s in record.sources}
+    texts = JudgeContext(record.question, language, record.sources).texts  # what triage reads its matches in
     real = [to_judge(indexes, t, f"claim{i}", cfg.search, sources) for i, (t, _) in enumerate(claims)]
-    open_real = len(real) - (len(settle(real)) if p.panel.triage else 0)
-    controls = p.controls.for_answer(record, index, real, given, open_real, lambda t: candidates(indexes, t, cfg.search)) if p.controls else []
+    settled = settle(real, texts) if p.panel.triage else {}
+    open_real = len(real) - len(settled)
+    controls = p.controls.for_answer(record, index, real, given, open_real, lambda t: candidates(indexes, t, cfg.search), settled) if p.controls else []
     order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
     shown_controls = [to_judge(indexes, c.text, f"control{j}", cfg.search, sources) for j, c in enumerate(controls)]
     items = {("claim", i): c for i, c in enumerate(real)} | {("control", j): c for j, c in enumerate(shown_controls)}
     shown = [_renumbered(items[item], str(at + 1)) for at, item in enumerate(order)]
     verdicts, calls = await judge_claims(p, record, language, shown, usage)
-    cost = _control_cost([c for item, c in zip(order, shown) if item[0] == "control"], shown, calls, p.panel.triage)
+    cost = _control_cost([c for item, c in zip(order, shown) if item[0] == "control"], shown, calls, texts if p.panel.triage else None)
     by_item = dict(zip(order, shown))
     out = []
     for i, (claim_text, spans) in enumerate(claims):
@@ -207,11 +209,15 @@ def _renumbered(claim: ClaimToJudge, cid: str) -> ClaimToJudge:
     return ClaimToJudge(cid, claim.text, offered, claim.checks)
 
 
-def _control_cost(controls: list[ClaimToJudge], shown: list[ClaimToJudge], calls: list, triage: bool) -> ControlCost:
+def _control_cost(controls: list[ClaimToJudge], shown: list[ClaimToJudge], calls: list, triage_texts) -> ControlCost:
     """The controls' share of this answer's judge calls: each call's tokens and cost times the share of the
-    claims it asked about that were controls (claims triage settled reach no call)."""
-    open_ = [c for c in shown if not (triage and triage_verdict(c) is not None)]
-    open_controls = sum(1 for c in controls if not (triage and triage_verdict(c) is not None))
+    claims it asked about that were controls (claims triage settled reach no call; ``triage_texts``: the
+    record's sources when triage is on, else None)."""
+    def reaches(c: ClaimToJudge) -> bool:
+        return triage_texts is None or triage_verdict(c, triage_texts) is None
+
+    open_ = [c for c in shown if reaches(c)]
+    open_controls = sum(1 for c in controls if reaches(c))
     cost = ControlCost()
     if not open_ or not open_controls or not calls:
         return cost
@@ -259,7 +265,8 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
             for n, (kind, item) in enumerate(order)
         ]
         verdicts, calls = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])
-        cost.add(_control_cost([tj for (kind, _), tj in zip(order, shown) if kind == "control"], shown, calls, p.panel.triage))
+        texts = JudgeContext(record.question, old.language, record.sources).texts if p.panel.triage else None
+        cost.add(_control_cost([tj for (kind, _), tj in zip(order, shown) if kind == "control"], shown, calls, texts))
         new_claims = []
         for (kind, item), tj in zip(order, shown):
             label, evidence = panel_verdict(verdicts[tj.cid])

@@ -197,3 +197,32 @@ def test_an_always_supported_judge_never_passes_the_readme_example(scripted_serv
         assert result.returncode == 3, (extra, result.stdout[-2000:], result.stderr[-2000:])
         assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
         assert summary["judge_health"]["judges"][0]["passed"] is False
+
+
+def test_no_judge_call_holds_only_controls_when_triage_settles_every_real_claim(scripted_server, tmp_path):
+    """Answers that are whole sentences of their sources are settled by triage: their answers get no control
+    (the judge would see a call of controls only), while an answer a judge does see gets its controls."""
+    source = "The Golden Gate Bridge opened to traffic in 1937. The bridge is painted in a colour called International Orange."
+    rows = [
+        {"id": f"copy{i}", "question": "When did the bridge open?", "source": source, "answer": "The Golden Gate Bridge opened to traffic in 1937."}
+        for i in range(3)
+    ] + [{"id": "own", "question": "When did the bridge open?", "source": source, "answer": "Traffic first crossed the Golden Gate Bridge in 1937."}]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    server = scripted_server(pipeline_model())
+    config = tmp_path / "run.yaml"
+    config.write_text(json.dumps({
+        "dataset": {"path": str(data)},
+        "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b", "timeout": 3, "max_attempts": 2}},
+        "adjudicate": {"judges": ["judge-b"], "triage": True},
+        "controls": {"gate": False, "per_label": 4},
+        "cache_dir": str(tmp_path / "cache"),
+    }), encoding="utf-8")
+    result, summary = _run(config, tmp_path)
+    assert result.returncode == 0, result.stderr
+    results = {r.record_id: r for r in results_of(summary["run_dir"])}
+    for i in range(3):
+        assert all(any(v.how == "triage" for v in c.verdicts) for a in results[f"copy{i}"].answers for c in a.claims)
+        assert not results[f"copy{i}"].controls
+    bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "verdicts" in json.dumps(b) or '"label"' in json.dumps(b)]
+    assert all("Traffic first crossed" in b for b in bodies if "claim id" in b)

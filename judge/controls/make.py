@@ -567,8 +567,9 @@ class Verified:
     triaged: bool
 
 
-def verified(text: str, candidates: list, checks) -> Verified | None:
-    """The claim as a base for controls, or None where the search cannot vouch for it."""
+def verified(text: str, candidates: list, checks, triaged: bool | None = None) -> Verified | None:
+    """The claim as a base for controls, or None where the search cannot vouch for it. ``triaged``: whether
+    triage settles it (the pipeline knows; else the verbatim rule's necessary part is used)."""
     if not candidates or text.rstrip().endswith(("?", "\u061f", ":")):
         return None
     f = support_features(text, candidates[:1], checks)
@@ -576,7 +577,8 @@ def verified(text: str, candidates: list, checks) -> Verified | None:
         return None
     mine = set(content_words(normalize(text).text))
     part = max(candidates[0].parts, key=lambda p: len(mine & set(content_words(normalize(p.excerpt).text))))  # first of the best
-    return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free_supported(f))
+    return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt),
+                    free_supported(f) if triaged is None else triaged)
 
 
 def gold_bases(record: Record, candidates_of) -> list[Verified]:

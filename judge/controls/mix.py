@@ -43,13 +43,15 @@ class ControlPlan:
         data = ControlData.from_records(records, keep=False)
         return cls(config, data, floor_plan(ids, config.per_label * len(CONTROL_LABELS)), {rid: i for i, rid in enumerate(ids)})
 
-    def for_answer(self, record: Record, answer_index: int, claims: list, given: int, open_claims: int, candidates_of=None) -> list[ControlClaim]:
+    def for_answer(self, record: Record, answer_index: int, claims: list, given: int, open_claims: int, candidates_of=None,
+                   settled: dict | None = None) -> list[ControlClaim]:
         """The controls to mix into one answer's calls, made from its verified claims (``claims``: the
         answer's ClaimToJudge), after ``given`` already mixed into the record's earlier answers: rate x
         claims (seeded rounding), or what the record's share of the gate still asks for, at most
         max_per_answer. None where no real claim of the answer reaches a judge (``open_claims``): a call
         never holds only controls. ``candidates_of(text)``: the search, to add the record's gold statements
-        (reference answer, supported gold claims) to the bases."""
+        (reference answer, supported gold claims) to the bases; ``settled``: the claims triage settles, by
+        claim id (shown as they are they would reach no judge)."""
         if not claims or open_claims <= 0:
             return []
         c = self.config
@@ -57,7 +59,8 @@ class ControlPlan:
         count = min(want, c.max_per_answer)
         if count <= 0:
             return []
-        bases: list[Verified] = [v for cl in claims if (v := verified(cl.text, cl.candidates, cl.checks)) is not None]
+        settled = settled or {}
+        bases: list[Verified] = [v for cl in claims if (v := verified(cl.text, cl.candidates, cl.checks, cl.cid in settled)) is not None]
         if candidates_of is not None:  # the record's gold statements (reference answer, supported claims) too
             have = {b.text for b in bases}
             longest = max(len(cl.text.split()) for cl in claims)  # no longer than the answer's own claims: length is no tell

@@ -104,10 +104,13 @@ def measure(records, claims_of, per_label: int = 24) -> dict:
             continue
         indexes = [Index(s.text, s.doc_id) for s in r.sources]
         sources = {s.doc_id: s.text for s in r.sources}
+        context = {**sources, **({None: r.sources[0].text} if len(r.sources) == 1 else {})}
         shown = [to_judge(indexes, t, str(i + 1), search, sources) for i, t in enumerate(texts)]
-        open_real = [c for c in shown if c.cid not in settle(shown)]
-        controls = plan.for_answer(r, 0, shown, 0, len(open_real), lambda t: candidates(indexes, t, search))
+        settled = settle(shown, context)
+        open_real = [c for c in shown if c.cid not in settled]
+        controls = plan.for_answer(r, 0, shown, 0, len(open_real), lambda t: candidates(indexes, t, search), settled)
         shown_controls = [to_judge(indexes, c.text, f"c{i}", search, sources) for i, c in enumerate(controls)]
         real += [features(c.text, r.question, [x.text for x in c.candidates]) for c in open_real]
-        made += [features(c.text, r.question, [x.text for x in c.candidates]) for c in shown_controls if c.cid not in settle(shown_controls)]
+        settled_controls = settle(shown_controls, context)
+        made += [features(c.text, r.question, [x.text for x in c.candidates]) for c in shown_controls if c.cid not in settled_controls]
     return {"records": len(records), "real": len(real), "controls": len(made), "auc": separation(made, real)}
