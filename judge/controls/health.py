@@ -33,7 +33,6 @@ from judge.verdicts import CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE
 
 TELL_BAR = 0.7  # a surface feature separating controls from real claims better than this is flagged
 WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
-LENIENT_ANSWERS = ("supported", "partially_supported")
 Status = Literal["passed", "failed", "unverified", "reported"]
 RULE_HOWS = (DETERMINISTIC, TRIAGE)  # verdicts of rules, not models: reported, never gated
 

@@ -46,7 +46,7 @@ from judge.controls.lexicon import (
 )
 from judge.models import Record, Span
 from judge.results import ClaimChecks, ControlClaim, ControlKind
-from judge.verdicts import CONTROL_LABELS
+from judge.verdicts import CONTROL_LABELS, SUPPORTED
 from judge.search import Index
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
 from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
@@ -542,7 +542,7 @@ def unrelated_claim(record_id: str, data: ControlData, rng: random.Random, turn:
         return None
     donors.sort(key=lambda r: (not data.donors[r].claims, -len(asked & data.donors[r].words), r))
     near = donors[: max(1, min(3, len(donors)))]
-    donor = near[(turn + rng.randrange(len(near))) % len(near)] if turn == 0 else near[turn % len(near)]
+    donor = near[turn % len(near)]  # the nth control of a record takes the next donor, then the donor's next claim
     if data.donors[donor].claims:  # a real claim of another record, as the dataset states it
         claims = sorted(data.donors[donor].claims, key=lambda t: (-len(asked & set(content_words(normalize(t).text))), t))
         text = claims[(turn // len(near)) % len(claims)]
@@ -586,7 +586,7 @@ def gold_bases(record: Record, candidates_of) -> list[Verified]:
     attribution) and its reference answer. Their label is the data set's, so they need no search to vouch
     for them, and a short answer ("1892", "David Ben-Gurion") gives controls as short as the answers a QA
     run judges. ``candidates_of(text)``: the search's candidates, for the span a control points at."""
-    texts = [c.text for c in record.claims if c.label == "supported" or (c.label is None and any(a.verified for a in c.attribution))]
+    texts = [c.text for c in record.claims if c.label == SUPPORTED or (c.label is None and any(a.verified for a in c.attribution))]
     if record.reference_answer and record.reference_answer.strip():
         texts.append(record.reference_answer.strip())
     out = []
@@ -661,7 +661,7 @@ def controls_for_answer(
     rng.shuffle(order)
     options: dict[str, list] = {label: [] for label in CONTROL_LABELS}
     for base in order:
-        options["supported"] += [(base, *m) for m in _supported_forms(base, language)]
+        options[SUPPORTED] += [(base, *m) for m in _supported_forms(base, language)]
         options["contradicted"] += [(base, *m) for m in _perturbed(base, record_id, language, data, rng)]
         swapped = swap_subject(base.text, record_id, data, rng)
         if swapped and not _found_verbatim(record_id, swapped[0], data):
@@ -683,7 +683,7 @@ def controls_for_answer(
         pick = None
         while options[label]:
             cand = options[label].pop(0)
-            if cand[1] not in texts or label == "supported":
+            if cand[1] not in texts or label == SUPPORTED:
                 pick = cand
                 break
         if pick is None and label == "unsupported":
