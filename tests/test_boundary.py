@@ -365,3 +365,46 @@ def test_a_config_dict_given_in_python_is_refused_with_the_projects_error(tmp_pa
     with pytest.raises(InputError):
         judge.evaluate(ROOT / "configs" / "deterministic.yaml", runs_dir=tmp_path / "runs", limit=2**80)
     assert not (tmp_path / "runs").exists()
+
+
+# -- every subcommand, generated hostile files ------------------------------------------------------------------
+
+hostile_texts = st.one_of(
+    yaml_values.map(lambda v: json.dumps(v)),
+    st.lists(yaml_values.map(lambda v: json.dumps(v)), min_size=1, max_size=4).map("\n".join),
+    yaml_values.map(_yaml_dump),
+    st.tuples(st.integers(60, 3000), st.sampled_from(["[", "{\"a\": "])).map(lambda t: t[1] * t[0]),
+    st.sampled_from([BOMB, "x: &a [*a]\n", '{"id": "\\ud800"}', '{"id": 1e999}', "[NaN]", '{"id": 99999999999999999999999}',
+                     '{"question_decomposition": "s"}', "\x1b[2J\u202e", "a: [\n", "", "\ufeff"]),
+    st.text(max_size=60),
+)
+
+
+@settings(**{**SETTINGS, "max_examples": 40})
+@given(text=hostile_texts, binary=st.booleans(), raw=st.binary(max_size=40))
+def test_property_every_subcommand_takes_any_file_without_a_traceback(tmp_path_factory, text, binary, raw):
+    """A generated hostile file in every file argument of every command: exit 0 to 3, no exception escapes,
+    and an output is never left behind by a refused command."""
+    tmp = tmp_path_factory.mktemp("p")
+    f = tmp / "hostile.json"
+    f.write_bytes(raw if binary else text.encode("utf-8", "surrogatepass"))
+    corpus = _jsonl(tmp / "corpus.jsonl", CORPUS)
+    rows = _jsonl(tmp / "rows.jsonl", [ROW])
+    out = tmp / "out.jsonl"
+    bench = ROOT.parent / "shared" / "data" / "external" / "beir_arcd_sample"
+    commands = [
+        ("validate", f), ("search-eval", f), ("agreement-humans", f), ("families", "--config", f), ("doctor", "--models", f), ("ping", f, "m"),
+        ("run", f, "--runs-dir", tmp / "runs", "--no-progress"),
+        ("align", f, corpus, "--out", out), ("align", rows, f, "--out", out),
+        ("longcontext", f, corpus, "--out", out, "--num-docs", "2"), ("longcontext", rows, f, "--out", out, "--num-docs", "2"),
+        ("flashrag-eval", f, "--corpus", corpus), ("flashrag-eval", rows, "--corpus", f), ("flashrag-eval", rows, "--corpus", corpus, "--predictions", f),
+        ("flashrag-eval", rows, "--corpus", corpus, "--retrieval", f),
+    ] + ([("retrieval", bench, f, "--allow-fingerprint-mismatch")] if bench.exists() else [])
+    for args in commands:
+        result = cli(*args)
+        assert result.exit_code in (0, 1, 2, 3), (args, result.exit_code, result.output[-500:], result.exception)
+        assert isinstance(result.exception, (SystemExit, type(None))), (args, repr(result.exception))
+        assert "Traceback" not in result.output
+        if result.exit_code == 2:
+            assert not out.exists(), args
+        out.unlink(missing_ok=True)
