@@ -83,6 +83,21 @@ class CallCache:
                 self._disable(f"cannot read the cache at {self.directory}: {e}")
             except Exception as e:  # this entry only (unpickling failed): re-ask it
                 value = self._drop(key, f"undecodable ({type(e).__name__})")
+        return self._checked(key, value, check)
+
+    async def aget(self, key: str, check: Callable[[dict], T] = lambda value: value) -> T | None:
+        """:meth:`get` for a caller in an event loop: a store across the network (the Ray engine's cache actor,
+        with an ``aget``) is awaited, never waited on; a local diskcache is read as :meth:`get` reads it."""
+        remote = getattr(self._cache, "aget", None)
+        if remote is None or not self.enabled or self.refresh:
+            return self.get(key, check)
+        try:
+            value = await remote(key)
+        except Exception as e:  # the store is unreachable or the entry undecodable: a miss, re-asked
+            value = self._drop(key, f"unreadable ({type(e).__name__})")
+        return self._checked(key, value, check)
+
+    def _checked(self, key: str, value, check: Callable[[dict], T]) -> T | None:
         result = None
         if value is not None:
             try:

@@ -82,3 +82,13 @@ class ModelLimiter:
                 self.limit += 1
                 self._successes = 0
                 self._cond.notify(1)
+
+    async def finish(self, outcome: str, lease=None) -> None:
+        """The end of one attempt in one step: ``outcome`` "ok" (a success counts toward growing back),
+        "rate_limited" (a 429: the limit halves before the slot is freed) or "error". ``lease``: what
+        :meth:`acquire` returned (the cluster-wide limiter's lease; unused here)."""
+        if outcome == "rate_limited":
+            await self.rate_limited()
+        await self.release()
+        if outcome == "ok":
+            await self.succeeded()

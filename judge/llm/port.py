@@ -203,7 +203,7 @@ class LLM:
         messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
         key = self.key_for(cfg, messages, response_model, prompt_hash)
         record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash)
-        hit = self.cache.get(key, lambda v: (_masked(response_model, v["result"]), bool(v.get("truncated"))))
+        hit = await self.cache.aget(key, lambda v: (_masked(response_model, v["result"]), bool(v.get("truncated"))))
         if hit is not None:  # an entry that is tampered, undecodable or stale is a miss: called again
             record.cached = True
             record.truncated = hit[1]
@@ -269,16 +269,17 @@ class LLM:
         try:
             async for attempt in retrying:
                 with attempt:
-                    await limiter.acquire(estimate)
+                    lease = await limiter.acquire(estimate)
+                    outcome = "error"
                     try:
                         result = await self._one_attempt(cfg, messages, response_model, record, keep_truncated)
+                        outcome = "ok"
                     except _Retryable as e:
                         if getattr(e.cause, "status_code", None) == 429:
-                            await limiter.rate_limited()
+                            outcome = "rate_limited"
                         raise
-                    finally:
-                        await limiter.release()
-                    await limiter.succeeded()
+                    finally:  # the slot freed and the outcome told in one step (one message to a cluster-wide limiter)
+                        await limiter.finish(outcome, lease)
                     return result
         except _Retryable as e:
             raise LLMCallError(cfg.label, _describe(e.cause), record.attempts) from e.cause

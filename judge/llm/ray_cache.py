@@ -1,12 +1,21 @@
 """A call cache served by one Ray actor, for clusters whose nodes share no disk.
 
 The actor holds a diskcache directory on its own node; workers reach it through :class:`ActorStore`, which
-has the three methods :class:`~judge.llm.cache.CallCache` uses of diskcache (get, set, delete), so the
-cache's rules (digest check, errors never stored, a bad entry re-asked) stay in one place. With shared storage,
-point ``cache_dir`` at it instead: diskcache is safe across processes and nodes on one filesystem.
+has the three methods :class:`~judge.llm.cache.CallCache` uses of diskcache (get, set, delete) and an awaitable
+``aget``, so the cache's rules (digest check, errors never stored, a bad entry re-asked) stay in one place.
+
+The actor is threaded (``ACTOR_THREADS`` calls at once: diskcache is safe across threads, each with its own
+SQLite connection), and a worker never waits on it inside its event loop: look-ups are awaited (``aget``),
+writes run in the port's writer threads, and dropping a bad entry is a message not waited for.
+
+With shared storage, point ``cache_dir`` at it instead (the default, ``ray.cache: shared_dir``): diskcache is
+safe across processes and nodes on one filesystem, and every worker reads and writes it directly, with no
+actor in the way. That is the recommendation at scale (bench/README.md, "Ray engine: workers that die").
 """
 
 from __future__ import annotations
+
+ACTOR_THREADS = 16
 
 
 def create_cache_actor(directory: str):
@@ -29,29 +38,30 @@ def create_cache_actor(directory: str):
         def delete(self, key: str) -> None:
             self.cache.delete(key)
 
-    return CacheActor.options(max_concurrency=1).remote(directory)
+    return CacheActor.options(max_concurrency=ACTOR_THREADS).remote(directory)
 
 
 class ActorStore:
-    """diskcache's get/set/delete, answered by the cache actor."""
+    """diskcache's get/set/delete, answered by the cache actor; ``aget`` for callers in an event loop."""
 
     def __init__(self, actor):
         self._actor = actor
+
+    async def aget(self, key: str):
+        return await self._actor.get.remote(key)
 
     def get(self, key: str):
         import ray
 
         return ray.get(self._actor.get.remote(key))
 
-    def set(self, key: str, value) -> None:
+    def set(self, key: str, value) -> None:  # called from the port's writer threads
         import ray
 
         ray.get(self._actor.set.remote(key, value))
 
     def delete(self, key: str) -> None:
-        import ray
-
-        ray.get(self._actor.delete.remote(key))
+        self._actor.delete.remote(key)  # not waited for: the entry is re-asked either way
 
     def close(self) -> None:
         """The actor's cache closes with the actor."""

@@ -58,7 +58,11 @@ class RecordStream:
         return self._len
 
     def ids(self) -> list[str]:
-        return [r.id for r in self]
+        return list(self.iter_ids())
+
+    def iter_ids(self) -> Iterator[str]:
+        """The record ids in dataset order, from the index the checking pass wrote (the file is not read)."""
+        return self.index.ordered_ids()
 
     def by_id(self) -> RecordsById:
         """The records as a mapping by id, read from disk on lookup (one extra pass stores them on first use)."""
@@ -80,7 +84,7 @@ class RecordsById(Mapping):
         return Record.model_validate_json(body)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.stream.ids())
+        return self.stream.iter_ids()
 
     def __len__(self) -> int:
         return len(self.stream)

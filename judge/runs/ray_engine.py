@@ -3,10 +3,20 @@ own LLM port; results stream back to the driver, the only writer of results.json
 merge, scoring and reports are the local engine's.
 
 What the cluster shares: one limiter actor per model endpoint (judge.llm.ray_limits), so the rpm/tpm budget and
-the adaptive concurrency hold across every worker; and the call cache, either the diskcache directory on shared
+the adaptive concurrency hold across every worker; the call cache, either the diskcache directory on shared
 storage (the default: ``cache_dir`` must be reachable from every node) or, with ``ray.cache: actor``, one actor
-serving the driver node's diskcache to all workers. A worker killed mid-batch: Ray retries the task elsewhere;
-the driver writes a batch only once it has returned, so every record appears once.
+serving the driver node's diskcache to all workers; and a call sink, an actor that takes every call record the
+moment its call ends (a worker's records go in one message while the previous one is under way), which the
+driver drains into calls.jsonl and the spend as it waits, so the calls of an attempt that dies count too.
+
+Surviving workers: each attempt at a batch is named (its lease owner). When Ray reports an attempt lost (its
+worker or node died), the driver frees every limiter slot that attempt held and submits the batch again (up to
+TASK_RETRIES times); the driver writes a batch only once it has returned, so every record appears once. A worker
+never waits on Ray inside its event loop: limiter, cache and sink are awaited.
+
+The driver: one pass over the records while it submits (the ids come from the input index), results written
+a batch at a time as the worker serialised them (parsed only for a progress callback), results.jsonl fsynced in
+groups (judge.runs.store).
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from judge.llm import BudgetExceeded, CallCache
 from judge.models import Answer, Record
@@ -22,15 +33,32 @@ from judge.results import RecordResult
 from judge.runs.config import RunConfig
 
 KILL_ONCE_TEST_ENV = "JUDGE_RAY_KILL_ONCE"  # tests: a path; the first worker to start a batch creates it and SIGKILLs itself
-TASK_RETRIES = 3  # a task whose worker died is re-run this many times before the run gives up on its records
+TASK_RETRIES = 3  # a batch whose worker died is submitted again this many times before the run gives up on its records
+WAIT_S = 1.0  # the driver drains the call sink at least this often while batches run
 
 
 class RayUnavailable(RuntimeError):
-    """Ray is not installed or the cluster cannot be reached: refused before any record."""
+    """Ray is not installed, the cluster cannot be reached, or it refused this client: refused before any record."""
+
+
+def _ray_problem(e: BaseException, where: str) -> str:
+    """What Ray said, as what it is: authentication, a version mismatch, or the connection itself."""
+    import ray.exceptions
+
+    text = str(e).strip()
+    first = text.splitlines()[0] if text else type(e).__name__
+    low = text.lower()
+    if isinstance(e, getattr(ray.exceptions, "AuthenticationError", ())) or "authenticat" in low or "token" in low and "auth" in low:
+        return (f"the Ray cluster at {where} refused this client: authentication failed ({first}); give it the cluster's "
+                "token (RAY_AUTH_TOKEN, or the token file Ray's auth mode names)")
+    if "version mismatch" in low or "mismatch" in low and "version" in low:
+        return f"the Ray cluster at {where} runs another Ray or Python version than this client: {first}"
+    return f"cannot reach the Ray cluster at {where}: {first}"
 
 
 def connect(address: str | None) -> None:
-    """``ray.init`` on ``address`` (None: a local Ray on this machine), or a clear RayUnavailable."""
+    """``ray.init`` on ``address`` (None: a local Ray on this machine, bound to 127.0.0.1, no dashboard), or a
+    clear RayUnavailable."""
     try:
         import ray
     except ImportError:
@@ -44,19 +72,19 @@ def connect(address: str | None) -> None:
         problem = server_problem(url, timeout=3.0)
         if problem:  # ray.init would retry for minutes
             raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {problem}")
-    runtime_env = None
-    if address is None:  # a local Ray: its workers import this very judge package, not another install
+    options: dict = {}
+    if address is None:  # a local Ray: on the loopback only, and its workers import this very judge package
         import os
         from pathlib import Path
 
         here = str(Path(__file__).resolve().parents[2])
-        runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}}
+        options["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}}
+        options["_node_ip_address"] = "127.0.0.1"
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
-                 logging_level="ERROR", runtime_env=runtime_env)
-    except Exception as e:  # ConnectionError, TimeoutError, ValueError from a bad address
-        where = address or "a local Ray instance"
-        raise RayUnavailable(f"cannot reach the Ray cluster at {where}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+                 logging_level="ERROR", **options)
+    except Exception as e:  # ConnectionError, TimeoutError, ValueError from a bad address, AuthenticationError, RuntimeError
+        raise RayUnavailable(_ray_problem(e, address or "a local Ray instance")) from None
 
 
 def run_models(config: RunConfig):
@@ -78,11 +106,75 @@ def _kill_once_for_tests() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+# -- the call sink: every call record reaches the driver as its call ends ------------------------------------------
+def create_call_sink():
+    import ray
+
+    @ray.remote(num_cpus=0)
+    class CallSink:
+        def __init__(self):
+            self.lines: list[str] = []
+
+        async def add(self, lines: list[str]) -> None:
+            self.lines.extend(lines)
+
+        async def drain(self) -> list[str]:
+            out, self.lines = self.lines, []
+            return out
+
+    return CallSink.options(max_concurrency=1000).remote()
+
+
+class CallSender:
+    """A worker port's ``on_call``: each call record (as JSON) goes to the driver's call sink when its call ends;
+    records that end while a message is under way go together in the next one, so a worker has at most one
+    message in flight and a busy one sends batches."""
+
+    def __init__(self, sink):
+        self.sink = sink
+        self.buffer: list[str] = []
+        self.task: asyncio.Task | None = None
+        self.in_flight: set = set()
+
+    def __call__(self, record) -> None:
+        self.buffer.append(record.model_dump_json())
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        while self.buffer:
+            lines, self.buffer = self.buffer, []
+            ref = self.sink.add.remote(lines)
+            self.in_flight.add(ref)
+            try:
+                await ref
+            finally:
+                self.in_flight.discard(ref)
+
+    async def drain(self) -> None:
+        """Until every record so far has reached the sink (a batch returns only after this)."""
+        while self.buffer or (self.task is not None and not self.task.done()):
+            if self.task is None or self.task.done():
+                self.task = asyncio.get_running_loop().create_task(self._send())
+            await self.task
+
+    def drain_now(self) -> None:
+        """The same, blocking (tests: before a worker kills itself; the loop is about to end with the process)."""
+        import ray
+
+        if self.buffer:
+            self.in_flight.add(self.sink.add.remote(self.buffer))
+            self.buffer = []
+        ray.get(list(self.in_flight))
+
+
+# -- one batch on a worker -------------------------------------------------------------------------------------------
 def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str, list[Answer]] | None, actors: dict,
-                   cache_actor, use_cache: bool, refresh: bool, controls=None) -> tuple[list[str], list, int, int]:
-    """One batch on a worker: the pipeline with a port whose limits are the cluster's. Returns the results'
-    JSON lines, the calls made, and the cache's hits and misses."""
-    from judge.llm.ray_limits import limiter_factory
+                   cache_actor, sink, owner: str, use_cache: bool, refresh: bool, controls=None) -> tuple[list[str], int, int]:
+    """One batch on a worker: the pipeline with a port whose limits are the cluster's (leases held by ``owner``)
+    and whose call records go to ``sink`` as they end. Returns the results' JSON lines, and the cache's hits
+    and misses."""
+    from judge.llm import ray_limits
     from judge.pipeline import build_pipeline, process_record
 
     _kill_once_for_tests()
@@ -95,24 +187,28 @@ def _process_batch(config: RunConfig, records: list[Record], recorded: dict[str,
         cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)
     pipeline.controls = controls  # the run's control plan, made once by the driver from all its records
-    calls: list = []
-    pipeline.llm.limiter_factory = limiter_factory(actors)
-    pipeline.llm.on_call = calls.append
+    pipeline.llm.limiter_factory = ray_limits.limiter_factory(actors, owner)
 
     async def go():
+        sender = CallSender(sink)
+        pipeline.llm.on_call = sender
+        ray_limits.before_kill[:] = [sender.drain_now]
         slots = asyncio.Semaphore(config.record_concurrency)
 
         async def one(record):
             async with slots:
                 return await process_record(pipeline, record)
 
-        return await asyncio.gather(*(one(r) for r in records))
+        try:
+            return await asyncio.gather(*(one(r) for r in records))
+        finally:
+            await sender.drain()
 
     try:
         results = asyncio.run(go())
     finally:
         cache.close()
-    return [r.model_dump_json() for r in results], calls, cache.hits, cache.misses
+    return [r.model_dump_json() for r in results], cache.hits, cache.misses
 
 
 def run_items_ray(*args, **kwargs) -> str | None:
@@ -123,6 +219,29 @@ def run_items_ray(*args, **kwargs) -> str | None:
 
     with contextlib.redirect_stdout(sys.stderr):
         return _run_batches(*args, **kwargs)
+
+
+@dataclass
+class _Batch:
+    records: object  # an ObjectRef of the batch's records (put once: a retry sends the same)
+    answers: object  # an ObjectRef of their recorded answers, or None
+    size: int
+    number: int
+    attempt: int = 0
+
+    @property
+    def owner(self) -> str:
+        return f"batch-{self.number}-attempt-{self.attempt}"
+
+
+def _lost(e: BaseException) -> bool:
+    """Ray lost the attempt (its worker or node died, its objects went with it), as opposed to an error raised by
+    the batch's own code."""
+    import ray.exceptions as rx
+
+    kinds = tuple(getattr(rx, n) for n in ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError", "OwnerDiedError")
+                  if hasattr(rx, n))
+    return isinstance(e, kinds)
 
 
 def _run_batches(
@@ -139,7 +258,8 @@ def _run_batches(
 ) -> str | None:
     import ray
 
-    from judge.llm.ray_limits import create_limit_actors
+    from judge.llm.port import CallRecord
+    from judge.llm.ray_limits import create_limit_actors, release_owner
 
     connect(config.ray.address)
     batch_size = config.ray.batch_size
@@ -149,60 +269,84 @@ def _run_batches(
         from judge.llm.ray_cache import create_cache_actor
 
         cache_actor = create_cache_actor(config.cache_dir)
-    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(_process_batch)
+    sink = create_call_sink()
+    task = ray.remote(num_cpus=1, max_retries=0)(_process_batch)  # the driver retries, knowing which attempt was lost
     source = iter(records)  # a stream: batches are cut from it as tasks are submitted, so only those in flight are held
     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
     config_ref = ray.put(config)
     controls_ref = ray.put(controls)
-    pending: dict = {}  # task -> how many records it holds
+    pending: dict = {}  # task -> its _Batch
     stopped: str | None = None
     spent = 0.0
     started = time.perf_counter()
-    sent = batches = 0
+    sent = batches = retried = calls = 0
+
+    def launch(batch: _Batch) -> None:
+        ref = task.remote(config_ref, batch.records, batch.answers, actors, cache_actor, sink, batch.owner, use_cache, refresh, controls_ref)
+        pending[ref] = batch
 
     def submit() -> bool:
         nonlocal sent, batches
-        batch = list(itertools.islice(source, batch_size))
-        if not batch:
+        chunk = list(itertools.islice(source, batch_size))
+        if not chunk:
             return False
-        answers = {r.id: recorded[r.id] for r in batch if r.id in recorded} if recorded is not None else None
-        ref = task.remote(config_ref, batch, answers, actors, cache_actor, use_cache, refresh, controls_ref)
-        pending[ref] = len(batch)
-        sent, batches = sent + len(batch), batches + 1
+        answers = {r.id: recorded[r.id] for r in chunk if r.id in recorded} if recorded is not None else None
+        batches += 1
+        launch(_Batch(ray.put(chunk), ray.put(answers) if answers is not None else None, len(chunk), batches))
+        sent += len(chunk)
         return True
+
+    def drain_calls() -> None:
+        nonlocal spent, calls
+        lines = ray.get(sink.drain.remote())
+        if lines:
+            store.append_call_lines(lines)
+            for line in lines:
+                spent += CallRecord.model_validate_json(line).cost_usd or 0.0
+            calls += len(lines)
 
     more = True
     while more and len(pending) < 2 * workers:
         more = submit()
     while pending:
-        done, _ = ray.wait(list(pending), num_returns=1)
-        ref = done[0]
-        size = pending.pop(ref)
-        try:
-            lines, calls, hits, misses = ray.get(ref)
-        except Exception as e:  # the task failed after its retries: its records stay unfinished (resume redoes them)
-            cause = getattr(e, "cause", None) or e
-            if isinstance(cause, BudgetExceeded):
-                stopped = stopped or str(cause)
-            else:
-                store.log(f"ray batch of {size} records failed: {type(cause).__name__}: {str(cause)[:300]}")
-                stopped = stopped or f"a Ray batch failed after {TASK_RETRIES} retries: {type(cause).__name__}"
-            continue
-        for call in calls:
-            store.append_call(call)
-            spent += call.cost_usd or 0.0
-        cache.hits += hits
-        cache.misses += misses
-        for line in lines:
-            result = RecordResult.model_validate_json(line)
-            store.append(result)
+        ready, rest = ray.wait(list(pending), num_returns=1, timeout=WAIT_S)
+        if ready and rest:
+            ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
+        drain_calls()  # before the results: a batch's calls are in the sink by the time it returns
+        for ref in ready:
+            batch = pending.pop(ref)
+            try:
+                lines, hits, misses = ray.get(ref)
+            except Exception as e:
+                release_owner(actors, batch.owner)  # its slots, in every model's limiter
+                cause = getattr(e, "cause", None) or e
+                if _lost(e) and batch.attempt < TASK_RETRIES:
+                    store.log(f"ray: batch {batch.number} ({batch.size} records) lost with its worker ({type(e).__name__}); "
+                              f"its slots freed, submitted again (attempt {batch.attempt + 2})")
+                    batch.attempt += 1
+                    retried += 1
+                    launch(batch)
+                elif isinstance(cause, BudgetExceeded):
+                    stopped = stopped or str(cause)
+                else:  # the batch failed for good: its records stay unfinished (resume redoes them)
+                    store.log(f"ray batch of {batch.size} records failed: {type(cause).__name__}: {str(cause)[:300]}")
+                    stopped = stopped or (f"a Ray batch failed after {TASK_RETRIES} retries: {type(cause).__name__}" if _lost(e)
+                                          else f"a Ray batch failed: {type(cause).__name__}")
+                continue
+            cache.hits += hits
+            cache.misses += misses
+            store.append_lines(lines)  # one write for the batch, as the worker serialised it
             if on_result:
-                on_result(result)
+                for line in lines:
+                    on_result(RecordResult.model_validate_json(line))
         if config.max_cost_usd is not None and spent >= config.max_cost_usd and more:
             stopped = stopped or f"max_cost_usd {config.max_cost_usd} reached across the cluster; no new batch is started"
             store.log(stopped)
             more = False
-        if more:
+        while more and len(pending) < 2 * workers:
             more = submit()
-    store.log(f"ray: {sent} records in {batches} batches on {workers} CPUs in {time.perf_counter() - started:.1f} s")
+    drain_calls()
+    store.sync()
+    store.log(f"ray: {sent} records in {batches} batches ({retried} resubmitted after a lost worker) on {workers} CPUs, "
+              f"{calls} calls, in {time.perf_counter() - started:.1f} s")
     return stopped

@@ -57,7 +57,10 @@ class Run:
 
     @cached_property
     def manifest(self) -> dict:
-        return self.store.manifest()
+        """run.json, without the ids of the records selected (a run's size; RunStore.manifest() has them)."""
+        manifest = self.store.manifest()
+        manifest.pop("records_selected", None)
+        return manifest
 
     @cached_property
     def summary(self) -> dict:

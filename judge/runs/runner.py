@@ -34,19 +34,26 @@ def load_inputs(config: RunConfig):
     return records, recorded_answers(config, records)
 
 
+def record_ids(records) -> Iterator[str]:
+    """The records' ids in dataset order: from a RecordStream's index (no pass over the file), else read."""
+    return records.iter_ids() if hasattr(records, "iter_ids") else (r.id for r in records)
+
+
 def select(records, limit: int | None, shard: tuple[int, int] | None) -> list[str]:
     """The ids of the records a run takes (the first ``limit``, every n-th of a shard), in dataset order."""
-    picked = [r.id for r in itertools.islice(records, limit)] if limit else [r.id for r in records]
+    ids = record_ids(records)
+    picked = list(itertools.islice(ids, limit)) if limit else list(ids)
     if shard:
         i, n = shard
         picked = [rid for k, rid in enumerate(picked) if k % n == i]
     return picked
 
 
-def stream_selected(records: Iterable[Record], ids: list[str]) -> Iterator[Record]:
+def stream_selected(records: Iterable[Record], ids: Iterable[str]) -> Iterator[Record]:
     """The records with these ids, read from the stream in dataset order when a worker asks for the next one
-    (none is held); stops once every id is found."""
-    wanted = set(ids)
+    (none is held); stops once every id is found. A set given is taken over: emptied as its records are found,
+    so the ids still wanted are all that is held."""
+    wanted = ids if isinstance(ids, set) else set(ids)
     if not wanted:
         return
     for record in records:
@@ -131,7 +138,9 @@ def drive(
 def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCache, stopped: str | None) -> dict:
     """Results in dataset order, and the summary written beside them."""
     finished = store.rewrite_in_order(order)
-    summary = summarize(store.iter_finished(), store.manifest(), config, store.usage())
+    manifest = store.manifest()
+    manifest.pop("records_selected", None)  # the ids are not the summary's: not held while it is made
+    summary = summarize(store.iter_finished(), manifest, config, store.usage())
     summary["run"] = {
         "records_selected": len(order),
         "records_finished": finished,
@@ -173,8 +182,9 @@ def execute(
                 f"{resume} was made with another config (hash {manifest.get('config_hash')}; this one is "
                 f"{config_hash(config)}): resume it with the config, --limit and --shard it was started with"
             )
-        wanted = set(manifest.get("records_selected", []))
-        selected = [r.id for r in records if r.id in wanted]  # the run's own records, whatever --shard says now
+        wanted = set(manifest.pop("records_selected", []))
+        selected = [rid for rid in record_ids(records) if rid in wanted]  # the run's own records, whatever --shard says now
+        del wanted, manifest  # a run's size in ids: not held while it runs
         pipeline.llm.on_call = store.append_call
     else:
         meta = {
@@ -190,21 +200,25 @@ def execute(
         pipeline.llm.on_call = store.append_call
     pipeline.controls = ControlPlan.for_run(config.controls, records, selected)
     done = store.finished_ids()
-    todo = [rid for rid in selected if rid not in done]
-    store.log(f"start: {len(selected)} records selected, {len(done)} already finished, {len(todo)} to do")
+    todo = {rid for rid in selected if rid not in done}
+    finished_before, to_do = len(done), len(todo)
+    del done
+    store.log(f"start: {len(selected)} records selected, {finished_before} already finished, {to_do} to do")
     if on_start:
-        on_start(len(selected), len(done))
+        on_start(len(selected), finished_before)
     started = time.perf_counter()
     work = lambda record: process_record(pipeline, record)  # noqa: E731
+    items = stream_selected(records, todo)  # takes the set over: the ids still to do are all that is held
+    del todo
     remote = None
     if config.engine == "ray":
         from judge.runs.ray_engine import run_items_ray
 
         def remote():
-            return run_items_ray(config, stream_selected(records, todo), recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
+            return run_items_ray(config, items, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
                                  controls=pipeline.controls)
 
-    summary = drive(store, stream_selected(records, todo), work, selected, config, cache, on_result, started=started, remote=remote)
+    summary = drive(store, items, work, selected, config, cache, on_result, started=started, remote=remote)
     elapsed = time.perf_counter() - started
     store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selected)} records")
     return store, summary

@@ -1,10 +1,12 @@
 """The run directory: ``runs/<timestamp>-<name>/`` with the resolved config, results.jsonl, summary.json and
 run.log. Every file write of a run goes through here.
 
-results.jsonl gets one line per finished record, appended and flushed (and fsynced) as it finishes, so a
-kill loses nothing already finished; a torn last line (a kill mid-write) is cut off on resume. When a run
-completes, the lines are rewritten in dataset order (atomically), so the same config and cache give
-byte-identical results.
+results.jsonl gets one line per finished record, written (to the kernel) as it finishes, so a kill of the
+process loses nothing already finished; a torn last line (a kill mid-write) is cut off on resume. The file is
+fsynced in groups (at least every SYNC_SECONDS and every SYNC_LINES lines, and when the engine stops), so a
+crash of the machine loses at most the group in flight, which a resume redoes. When a run completes, the lines
+are rewritten in dataset order (atomically, sorted on disk: memory does not grow with the run), so the same
+config and cache give byte-identical results.
 """
 
 from __future__ import annotations
@@ -32,6 +34,16 @@ from judge.runs.config import RUN_NAME, RunConfig
 
 RUN_FORMAT = "judge-run"
 _NAME = re.compile(RUN_NAME)
+SYNC_SECONDS = 1.0  # results.jsonl is fsynced at least this often while results arrive ...
+SYNC_LINES = 256  # ... and every this many lines
+_RECORD_ID = re.compile(rb'^\{"schema_version":(\d+),"record_id":("(?:[^"\\]|\\.)*")')  # how model_dump_json starts a result
+
+
+def record_id_of(line: bytes) -> tuple[int, str] | None:
+    """(schema version, record id) of a results line as judge writes it, read from its first bytes without
+    parsing the rest; None for a line of another shape (the caller parses it whole)."""
+    m = _RECORD_ID.match(line)
+    return (int(m.group(1)), json.loads(m.group(2))) if m else None
 
 
 class RunDirError(InputError, ValueError):
@@ -82,6 +94,8 @@ class RunStore:
         self.log_path = path / "run.log"
         self.calls_path = path / "calls.jsonl"
         self._release = None
+        self._unsynced = 0  # result lines written since the last fsync
+        self._synced_at = time.monotonic()
 
     # -- one writer at a time ---------------------------------------------------------------------------
     def lock(self) -> RunStore:
@@ -232,68 +246,127 @@ class RunStore:
 
     def iter_finished(self) -> Iterator[RecordResult]:
         """Every complete result, read one line at a time (memory does not grow with the run). A reader never
-        rewrites the file: a torn last line (a kill in mid-write, cut by the next writer) is skipped."""
+        rewrites the file: a torn last line (a kill in mid-write, cut by the next writer) is skipped. Another
+        version's line (its schema_version) is refused, never misread."""
         if not self.results_path.exists():
             return
         with open(self.results_path, "rb") as f:
             for i, line in enumerate(f, start=1):
                 if not line.strip() or not line.endswith(b"\n"):
                     continue
-                try:
-                    result = RecordResult.model_validate_json(line)
-                except ValueError:
-                    raise RunDirError(f"{self.results_path}: line {i} is not a result of this version of judge") from None
-                if result.schema_version != RESULTS_SCHEMA_VERSION:  # another version's line: refuse, never misread
-                    raise RunDirError(
-                        f"{self.results_path}: line {i} (record {result.record_id}) has schema_version {result.schema_version}; "
-                        f"this version of judge reads schema {RESULTS_SCHEMA_VERSION}: refusing to misread it"
-                    )
-                yield result
+                yield self._parse(line, i)
 
     def finished(self) -> list[RecordResult]:
         return list(self.iter_finished())
 
     def finished_ids(self) -> set[str]:
-        return {r.record_id for r in self.iter_finished()}
+        """The ids of the complete results, each line's id read from its first bytes (no result is parsed
+        whole unless its line is of another shape)."""
+        if not self.results_path.exists():
+            return set()
+        ids = set()
+        with open(self.results_path, "rb") as f:
+            for i, line in enumerate(f, start=1):
+                if not line.strip() or not line.endswith(b"\n"):
+                    continue
+                found = record_id_of(line)
+                if found is None or found[0] != RESULTS_SCHEMA_VERSION:
+                    found = (RESULTS_SCHEMA_VERSION, self._parse(line, i).record_id)
+                ids.add(found[1])
+        return ids
+
+    def _parse(self, line: bytes, i: int) -> RecordResult:
+        try:
+            result = RecordResult.model_validate_json(line)
+        except ValueError:
+            raise RunDirError(f"{self.results_path}: line {i} is not a result of this version of judge") from None
+        if result.schema_version != RESULTS_SCHEMA_VERSION:
+            raise RunDirError(
+                f"{self.results_path}: line {i} (record {result.record_id}) has schema_version {result.schema_version}; "
+                f"this version of judge reads schema {RESULTS_SCHEMA_VERSION}: refusing to misread it"
+            )
+        return result
 
     def append(self, result: RecordResult) -> None:
-        line = redact_secrets(result.model_dump_json()) + "\n"
-        with writing(self.results_path), files.open_append(self.results_path) as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+        self.append_lines([result.model_dump_json()])
 
-    def rewrite_in_order(self, order: list[str]) -> int:
-        """Result lines sorted by the dataset's record order, one per record id (the last one wins), written
-        atomically. Only each line's offset and length are held, not the line: the lines are copied as bytes.
-        Returns how many records there are."""
+    def append_lines(self, lines: list[str]) -> None:
+        """Result lines (each a RecordResult's JSON, as model_dump_json writes it) appended in one write; the
+        file is fsynced when a group is due (SYNC_SECONDS, SYNC_LINES) and by :meth:`sync`."""
+        if not lines:
+            return
+        text = "".join(redact_secrets(line) + "\n" for line in lines)
+        with writing(self.results_path), files.open_append(self.results_path) as f:
+            f.write(text)
+            f.flush()
+            self._unsynced += len(lines)
+            if self._unsynced >= SYNC_LINES or time.monotonic() - self._synced_at >= SYNC_SECONDS:
+                os.fsync(f.fileno())
+                self._unsynced, self._synced_at = 0, time.monotonic()
+
+    def sync(self) -> None:
+        """fsync results.jsonl if lines were written since the last fsync (the engine stopped, or finished)."""
+        if self._unsynced and self.results_path.exists():
+            with writing(self.results_path), files.open_append(self.results_path) as f:
+                os.fsync(f.fileno())
+        self._unsynced, self._synced_at = 0, time.monotonic()
+
+    def rewrite_in_order(self, order) -> int:
+        """Result lines sorted by the dataset's record order (``order``: the record ids, an iterable), one per
+        record id (the last one wins; ids not in ``order`` last, by id), written atomically. Nothing grows with
+        the run in memory: each line's offset and length, and the order, go to a temporary SQLite file that
+        sorts them; the lines are copied as bytes. Returns how many records there are."""
+        import sqlite3
+        import tempfile
+
         self._cut_torn_tail()
+        self.sync()
         if not self.results_path.exists():
             return 0
-        rank = {rid: i for i, rid in enumerate(order)}
-        where: dict[str, tuple[int, int]] = {}
-        with open(self.results_path, "rb") as f:
-            pos = 0
-            for line in f:
-                if line.strip():
-                    where[json.loads(line)["record_id"]] = (pos, len(line))
-                pos += len(line)
-        ranked = sorted(where, key=lambda rid: (rank.get(rid, len(order)), rid))
+        with tempfile.TemporaryDirectory(prefix="judge-order-") as tmp:
+            db = sqlite3.connect(os.path.join(tmp, "order.db"))
+            try:
+                db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8000;"
+                                 "CREATE TABLE rank (id TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
+                                 "CREATE TABLE line (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, len INTEGER NOT NULL) WITHOUT ROWID;")
+                total = 0
+                for n, rid in enumerate(order):
+                    db.execute("INSERT OR REPLACE INTO rank VALUES (?, ?)", (rid, n))
+                    total = n + 1
+                with open(self.results_path, "rb") as f:
+                    pos = 0
+                    for i, line in enumerate(f, start=1):
+                        if line.strip():
+                            found = record_id_of(line)
+                            rid = found[1] if found is not None else json.loads(line)["record_id"]
+                            db.execute("INSERT OR REPLACE INTO line VALUES (?, ?, ?)", (rid, pos, len(line)))
+                        pos += len(line)
+                count = db.execute("SELECT COUNT(*) FROM line").fetchone()[0]
+                ranked = db.execute("SELECT line.pos, line.len FROM line LEFT JOIN rank ON rank.id = line.id "
+                                    "ORDER BY COALESCE(rank.n, ?), line.id", (total,))
 
-        def lines(src):
-            for rid in ranked:
-                src.seek(where[rid][0])
-                yield src.read(where[rid][1])
+                def lines(src):
+                    for pos, size in ranked:
+                        src.seek(pos)
+                        yield src.read(size)
 
-        with writing(self.results_path), open(self.results_path, "rb") as src:
-            files.replace_with(self.results_path, lines(src), binary=True)
-        return len(ranked)
+                with writing(self.results_path), open(self.results_path, "rb") as src:
+                    files.replace_with(self.results_path, lines(src), binary=True)
+            finally:
+                db.close()
+        return count
 
     def append_call(self, record) -> None:
         """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of
         results.jsonl so that results stay free of wall-clock values."""
         with writing(self.calls_path), files.open_append(self.calls_path) as f:
             f.write(redact_secrets(record.model_dump_json()) + "\n")
+
+    def append_call_lines(self, lines: list[str]) -> None:
+        """Call records already serialised (a CallRecord's JSON each; the Ray engine's call sink), in one write."""
+        if lines:
+            with writing(self.calls_path), files.open_append(self.calls_path) as f:
+                f.write("".join(redact_secrets(line) + "\n" for line in lines))
 
     def append_calls_from(self, other: RunStore) -> None:
         """Another run's complete call lines appended to this one's calls.jsonl, as bytes (merge)."""
