@@ -96,7 +96,18 @@ def faithbench_set(tmp: Path, limit: int | None) -> dict:
     return {"name": "faithbench", "dataset": str(dataset), "format": "hebrew-qa", "answers": str(answers_path), "decompose": "sentences"}
 
 
-SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set}
+def bundled_set(tmp: Path, limit: int | None) -> dict:
+    """The package's own three Hebrew records with their recorded answers (gold claim labels): small enough for
+    the embedded models on a CPU."""
+    return {
+        "name": "bundled_he_sample",
+        "dataset": str(ROOT / "judge" / "data" / "he_sample.json"),
+        "answers": str(ROOT / "judge" / "data" / "he_sample_answers.jsonl"),
+        "decompose": "sentences",
+    }
+
+
+SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set, "bundled": bundled_set}
 
 
 # -- the scripted judges ------------------------------------------------------------------------------------
