@@ -55,13 +55,20 @@ def main() -> None:
         align_s = time.perf_counter() - t
         ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                  runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}})
-        timings: list[dict] = []
-        t = time.perf_counter()
-        kept_ray, stats_ray = align_on_ray(rows, corpus, args.workers, timings)
-        ray_s = time.perf_counter() - t
+        runs = {}
+        for label, split in (("scan", False), ("split, first run (splits the corpus)", True), ("split, reused", True)):
+            timings: list[dict] = []
+            t = time.perf_counter()
+            kept_ray, stats_ray = align_on_ray(rows, corpus, args.workers, timings, split=split)
+            runs[label] = (time.perf_counter() - t, timings, kept_ray == kept_local and stats_ray.as_dict() == stats_local.as_dict())
         ray.shutdown()
-    same = kept_ray == kept_local and stats_ray.as_dict() == stats_local.as_dict()
-    print(f"corpus {args.chunks:,} chunks; {args.rows:,} rows; same output as local: {same}")
+    _, timings, same = runs["scan"]
+    ray_s = runs["scan"][0]
+    print(f"corpus {args.chunks:,} chunks; {args.rows:,} rows; same output as local: {all(r[2] for r in runs.values())}")
+    local_s = build_s + align_s
+    for label, (wall, tms, _) in runs.items():
+        builds = ", ".join(f"{tm['build_s']:.1f}" for tm in sorted(tms, key=lambda x: x["shard"]))
+        print(f"ray {label}: wall {wall:.1f} s = {wall / local_s:.2f}x local's {local_s:.1f} s (build + align); shard builds {builds} s")
     print(f"local (baseline): index build {build_s:.1f} s ({args.chunks / build_s:,.0f} chunks/s), align {align_s:.2f} s "
           f"({args.rows / align_s:,.0f} sentences/s), whole index in one process ({len(index):,} chunks)")
     print(f"ray, {args.workers} workers: wall {ray_s:.1f} s (Ray Data start, shuffle and tasks included)")

@@ -288,17 +288,18 @@ def align(rows: list[dict], index: TitleIndex) -> tuple[list[dict], AlignStats]:
 
 
 def align_file(data: str | Path, corpus: str | Path, out: str | Path, report: str | Path | None = None,
-               engine: str = "local", workers: int | None = None) -> dict:
+               engine: str = "local", workers: int | None = None, address: str | None = None, split_dir: str | Path | None = None) -> dict:
     """``judge align``: read, align, write the kept rows (all or nothing) and, if asked, a JSON report that
     lists every dropped row with its reason. Input problems raise DatasetError. ``engine="ray"``: the same
-    alignment on Ray Data, the title index split over ``workers`` shards (judge.align_ray)."""
+    alignment on Ray Data, the title index split over ``workers`` shards (judge.align_ray), on the cluster at
+    ``address`` (None: a local Ray), the corpus split once into ``split_dir`` (default: beside the corpus)."""
     refuse_overwrite(out, (data, corpus))
     rows = load_rows(data)
     check_shapes(rows, str(data))
     if engine == "ray":
         from judge.align_ray import align_on_ray
 
-        kept, stats = align_on_ray(rows, corpus, workers)
+        kept, stats = align_on_ray(rows, corpus, workers, address=address, split_dir=split_dir)
     else:
         kept, stats = align(rows, TitleIndex(corpus))
     write_rows(out, kept, inputs=(data, corpus))

@@ -4,31 +4,109 @@ does not fit one machine (the 21M-chunk wiki-18 on small workers).
 Each row is cut into its units (one per supporting fact or hop) on the driver; each unit goes to the shard
 of its base title (the title without trailing parentheticals, so the suffix fallback finds its chunks in the
 same shard). A Ray Data ``groupby(shard).map_groups`` gives each shard's units to one task, which builds the
-title index for its shard only (:class:`~judge.datasets.flashrag.TitleIndex` with ``share``: one pass over
-the corpus keeping a nth of the titles) and aligns them with the same rule as the local engine
+title index for its shard only and aligns them with the same rule as the local engine
 (:func:`judge.align.align_unit`). The driver puts each row back together in hop order
 (:func:`judge.align.combine`), so the output and the report equal the local engine's.
+
+The corpus is split once by shard (:func:`split_corpus`: one pass on the driver, checking every line as the
+local index does, written beside the corpus and reused while the corpus is unchanged), so each shard's task
+reads only its part: a nth of the corpus, not the whole of it. Every node must reach the corpus and its split
+at the same path (shared storage); where the split cannot be written, each shard reads the whole corpus and
+keeps its share.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from judge.align import AlignStats, Unit, UnitResult, align_unit, combine, row_units
-from judge.datasets.flashrag import TitleIndex, base_title, share_of
+from judge.datasets.flashrag import TitleIndex, base_title, duplicate_id_problems, read_corpus, share_of
 from judge.problems import DatasetError, Problem
 
 
-def _align_shard(batch: dict, corpus: str, shards: int) -> dict:
+SPLIT_FORMAT = 1  # the layout of a split corpus; a new one is written when it changes
+SPLIT_DIR = ".judge-split"  # beside the corpus by default: where the corpus is, every node already reads
+
+
+def split_key(corpus: Path, shards: int) -> str:
+    """What a split stands for: the corpus (its resolved path, size and modification time) and the shard count."""
+    st = corpus.stat()
+    blob = f"{SPLIT_FORMAT}\0{corpus.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\0{shards}"
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def split_corpus(corpus: str | Path, shards: int, root: str | Path | None = None) -> Path | None:
+    """The corpus split by shard, written once and reused while the corpus is unchanged: in ``root`` (default
+    ``.judge-split`` beside the corpus), a folder holding ``titles-{i}.jsonl`` (the chunk lines whose base title
+    is in shard i, as bytes) and ``ids-{i}.tsv`` (each chunk id of id shard i with its line in the corpus), so
+    shard i's task reads only its part. The one pass checks every line as the local index does (its problems
+    raise DatasetError naming corpus lines). None when ``root`` cannot be written (each shard then reads the
+    whole corpus and keeps its share, as before)."""
+    corpus = Path(corpus)
+    root = Path(root) if root is not None else corpus.parent / SPLIT_DIR
+    try:
+        folder = root / f"{corpus.name}.{split_key(corpus, shards)}"
+    except OSError as e:
+        raise DatasetError([Problem(file=str(corpus), message=f"cannot read the corpus: {e.strerror or e}")]) from None
+    if (folder / "DONE").exists():
+        return folder
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=root))
+    except OSError:
+        return None
+    problems: list[Problem] = []
+    try:
+        titles = [open(tmp / f"titles-{i}.jsonl", "wb") for i in range(shards)]  # noqa: SIM115 (closed below)
+        ids = [open(tmp / f"ids-{i}.tsv", "w", encoding="utf-8", errors="surrogatepass") for i in range(shards)]  # noqa: SIM115
+        try:
+            for lineno, _, line, chunk in read_corpus(corpus, problems):
+                titles[share_of(base_title(chunk.title), shards)].write(line if line.endswith(b"\n") else line + b"\n")
+                ids[share_of(chunk.id, shards)].write(f"{json.dumps(chunk.id)}\t{lineno}\n")
+        finally:
+            for f in titles + ids:
+                f.close()
+        if problems:
+            raise DatasetError(problems[:50])
+        (tmp / "DONE").write_text(f"{corpus}\n", encoding="utf-8", errors="surrogatepass")
+        try:
+            os.rename(tmp, folder)
+        except OSError:  # another process wrote the same split meanwhile: keep theirs
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return folder
+
+
+def _shard_index(corpus: str, shard: int, shards: int, split: str | None) -> TitleIndex:
+    """Shard ``shard``'s title index: from its part of the split corpus (its ids checked from its id part), or,
+    without a split, from a pass over the whole corpus keeping its share."""
+    if split is None:
+        return TitleIndex(corpus, share=(shard, shards))
+    index = TitleIndex(Path(split) / f"titles-{shard}.jsonl", check_ids=False)
+    with open(Path(split) / f"ids-{shard}.tsv", encoding="utf-8", errors="surrogatepass") as f:
+        pairs = ((json.loads(cid), int(line)) for cid, _, line in (row.rstrip("\n").partition("\t") for row in f))
+        problems = duplicate_id_problems(corpus, pairs)
+    if problems:
+        raise DatasetError(problems[:50])
+    return index
+
+
+def _align_shard(batch: dict, corpus: str, shards: int, split: str | None = None) -> dict:
     """One shard's units (a Ray Data batch of numpy columns): its share of the title index, then each unit."""
     import time
 
     shard = int(batch["shard"][0])
     started = time.perf_counter()
     try:
-        index = TitleIndex(corpus, share=(shard, shards))
+        index = _shard_index(corpus, shard, shards, split)
     except DatasetError as e:  # sent back as data; the driver raises the problems of every shard together
         problems = json.dumps([p.model_dump() for p in e.problems])
         return {"n": [-1], "result": [problems], "shard": [shard]}
@@ -47,12 +125,15 @@ def _align_shard(batch: dict, corpus: str, shards: int) -> dict:
     return {"n": batch["n"], "result": out, "shard": batch["shard"]}
 
 
-def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = None, timings: list | None = None) -> tuple[list[dict], AlignStats]:
+def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = None, timings: list | None = None,
+                 address: str | None = None, split_dir: str | Path | None = None, split: bool = True) -> tuple[list[dict], AlignStats]:
     """The kept rows and the stats, as :func:`judge.align.align` gives them, computed on Ray Data.
-    ``timings``: a list that receives each shard's build and alignment seconds (benchmarks)."""
+    ``timings``: a list that receives each shard's build and alignment seconds (benchmarks). ``address``: the
+    cluster (None: a local Ray). ``split``: shards read their part of the corpus split once (:func:`split_corpus`,
+    in ``split_dir``); every node must reach the corpus, and the split, at the same path."""
     from judge.runs.ray_engine import RayUnavailable, connect
 
-    connect(None)  # Ray missing: a clear error, before any work
+    connect(address)  # Ray missing or the cluster unreachable: a clear error, before any work
     try:
         import ray
         import ray.data
@@ -73,8 +154,9 @@ def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = Non
     results: list[UnitResult | None] = [None] * len(items)
     items += [{"n": -2, "kind": "", "title": "", "text": "null", "shard": s} for s in range(shards)]
     if items:
+        folder = split_corpus(corpus, shards, split_dir) if split else None
         ds = ray.data.from_items(items).groupby("shard").map_groups(
-            _align_shard, fn_kwargs={"corpus": str(corpus), "shards": shards}, batch_format="numpy")
+            _align_shard, fn_kwargs={"corpus": str(corpus), "shards": shards, "split": str(folder) if folder else None}, batch_format="numpy")
         problems: dict[int, list[Problem]] = {}
         for row in ds.iter_rows():
             if row["n"] == -1:

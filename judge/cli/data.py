@@ -96,6 +96,8 @@ def align(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write a JSON report listing every dropped row with its reason."),
     engine: str = typer.Option("local", "--engine", help="local, or ray: Ray Data on a local Ray, the title index split over --workers shards."),
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Shards of the title index with --engine ray (default: the CPUs Ray sees)."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --engine ray: the cluster (default: a local Ray). Every node must reach the corpus at the same path."),
+    split_dir: Optional[Path] = typer.Option(None, "--split-dir", help="With --engine ray: where the corpus is split by shard, once (default: .judge-split beside the corpus; on storage every node reaches)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Align supporting facts to the wiki-18 chunks that hold them; drop rows with any unaligned hop."""
@@ -103,7 +105,9 @@ def align(
 
     if engine not in ("local", "ray"):
         raise typer.BadParameter(f"--engine must be local or ray, not {engine!r}")
-    rep = align_file(data, corpus, out, report, engine=engine, workers=workers)
+    if (ray_address or split_dir) and engine != "ray":
+        raise typer.BadParameter("--ray-address and --split-dir need --engine ray")
+    rep = align_file(data, corpus, out, report, engine=engine, workers=workers, address=ray_address, split_dir=split_dir)
     terminal.print_json(rep) if as_json else terminal.aligned(rep)
 
 

@@ -128,44 +128,64 @@ def share_of(key: str, shards: int) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big") % shards
 
 
+def read_corpus(path: Path, problems: list[Problem], shown: str | None = None):
+    """(line number, byte offset, line bytes, Chunk) for every chunk line of a corpus file, in one pass; a line
+    that is no chunk is a problem (named ``shown``, else the path) and is skipped."""
+    shown = shown or str(path)
+    try:
+        f = open(path, "rb")  # noqa: SIM115 (closed by the with below; the open alone is guarded)
+    except OSError as e:
+        raise DatasetError([Problem(file=shown, message=f"cannot read the corpus: {e.strerror or e}")]) from None
+    with f:
+        pos = 0
+        for lineno, line in enumerate(f, start=1):
+            if line.strip():
+                try:
+                    chunk = parse_chunk(json.loads(line))
+                    if _SURROGATE_ESCAPE.search(line):  # rare: only then are the texts looked at
+                        for name in ("id", "title", "text"):
+                            if SURROGATE.search(getattr(chunk, name)):
+                                raise TypeError(f"field {name}: {surrogate_message(getattr(chunk, name))}")
+                except RecursionError:  # a deeply nested line: one problem, never a traceback
+                    problems.append(Problem(file=shown, record_id=f"line {lineno}",
+                                            message=f"not a corpus chunk: JSON nested deeper than {MAX_DEPTH} levels"))
+                except (ValueError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+                    problems.append(Problem(file=shown, record_id=f"line {lineno}", message=f"not a corpus chunk: {e}"))
+                else:
+                    yield lineno, pos, line, chunk
+            pos += len(line)
+
+
+def duplicate_id_problems(shown: str, ids_lines) -> list[Problem]:
+    """The duplicate-id problems of :class:`TitleIndex` from (id, line number) pairs (one id shard of a split
+    corpus): the same problems, in the same order."""
+    where: dict[str, list[int]] = {}
+    for cid, line in ids_lines:
+        where.setdefault(cid, []).append(line)
+    return [Problem(file=shown, record_id=cid, field="id",
+                    message=f"duplicated chunk id (lines {', '.join(map(str, sorted(ls)))}): one text per id")
+            for cid, ls in sorted(where.items()) if len(ls) > 1]
+
+
 class TitleIndex:
     """Title -> byte offsets of the title's chunks in the corpus file, built in one pass. ``share=(i, n)``:
     only the titles whose base title is in shard i of n (and, for the duplicate-id check, only the ids in
     shard i), so n workers each hold a nth of the index."""
 
-    def __init__(self, corpus_path: str | Path, share: tuple[int, int] | None = None):
+    def __init__(self, corpus_path: str | Path, share: tuple[int, int] | None = None, check_ids: bool = True):
+        """``check_ids=False``: a corpus part whose ids are checked elsewhere (judge.align_ray's split corpus)."""
         self.path = Path(corpus_path)
         self.offsets: dict[str, array] = {}
         self.ids: list[str] = []
         self.id_offsets = array("q")
         self._positions: dict[str, int] | None = None
         problems: list[Problem] = []
-        try:
-            f = open(self.path, "rb")  # noqa: SIM115 (closed by the with below; the open alone is guarded)
-        except OSError as e:
-            raise DatasetError([Problem(file=str(self.path), message=f"cannot read the corpus: {e.strerror or e}")]) from None
-        with f:
-            pos = 0
-            for lineno, line in enumerate(f, start=1):
-                if line.strip():
-                    try:
-                        chunk = parse_chunk(json.loads(line))
-                        if _SURROGATE_ESCAPE.search(line):  # rare: only then are the texts looked at
-                            for name in ("id", "title", "text"):
-                                if SURROGATE.search(getattr(chunk, name)):
-                                    raise TypeError(f"field {name}: {surrogate_message(getattr(chunk, name))}")
-                    except RecursionError:  # a deeply nested line: one problem, never a traceback
-                        problems.append(Problem(file=str(self.path), record_id=f"line {lineno}",
-                                                message=f"not a corpus chunk: JSON nested deeper than {MAX_DEPTH} levels"))
-                    except (ValueError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-                        problems.append(Problem(file=str(self.path), record_id=f"line {lineno}", message=f"not a corpus chunk: {e}"))
-                    else:
-                        if share is None or share_of(base_title(chunk.title), share[1]) == share[0]:
-                            self.offsets.setdefault(chunk.title, array("q")).append(pos)
-                        if share is None or share_of(chunk.id, share[1]) == share[0]:
-                            self.ids.append(chunk.id)
-                            self.id_offsets.append(pos)
-                pos += len(line)
+        for _, pos, _, chunk in read_corpus(self.path, problems):
+            if share is None or share_of(base_title(chunk.title), share[1]) == share[0]:
+                self.offsets.setdefault(chunk.title, array("q")).append(pos)
+            if check_ids and (share is None or share_of(chunk.id, share[1]) == share[0]):
+                self.ids.append(chunk.id)
+                self.id_offsets.append(pos)
         if not problems:
             problems = self._duplicate_ids()
         if problems:
