@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from judge.controls.mix import ControlPlan, interleave
 from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
 from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
-from judge.llm.families import answer_family, require_known_family, unknown_answer_models
+from judge.llm.families import UNKNOWN_FAMILY_HINT, answer_family, require_known_family, unknown_answer_models
 from judge.models import Answer, Record
-from judge.prompts import Prompt, load_prompt
+from judge.prompts import Prompt, load_answer_variant, load_prompt
 from judge.judges.triage import settle, triage as triage_verdict
 from judge.models import Candidate
 from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlCost, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
@@ -86,8 +86,10 @@ def build_pipeline(
     if unknown := unknown_answer_models(answers):
         logging.getLogger("judge").warning(
             "cannot tell the model family of the recorded answers of %s: the cross-family rule is not checked for them "
-            "(give each answer a family field)", defuse(", ".join(unknown)))
+            "(%s)", defuse(", ".join(unknown)), UNKNOWN_FAMILY_HINT)
     prompts = {name: load_prompt(name) for name in PROMPTS}
+    for variant, path in config.generate.prompts.items():  # the answer prompts under test (checked at config load)
+        prompts[f"answer:{variant}"] = load_answer_variant(variant, path)
     llm = LLM(cache, config.max_cost_usd)
     return Pipeline(config, llm, prompts, build_panel(config, llm, prompts["judge"]), recorded, clashes, unknown_families=unknown)
 
@@ -99,27 +101,31 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     language = detect_language(record.question + " " + record.sources[0].text[:2000])
     indexes = [Index(s.text, s.doc_id) for s in record.sources]
 
-    answers: list[tuple[str, str, str, str | None, bool]] = []  # (model label, family, text, error, truncated)
+    answers: list[tuple[str, str, str, str | None, bool, dict]] = []  # (model label, family, text, error, truncated, prompt fields)
     recorded = p.recorded_answers.get(record.id) if p.recorded_answers is not None else None
     if recorded:  # else the models under test answer it (a plain file may mix both)
         for a in recorded:
-            answers.append((a.model, answer_family(a.model, a.family), a.answer, None, False))
+            answers.append((a.model, answer_family(a.model, a.family), a.answer, None, False, {}))
     else:
         for name in cfg.generate.models:
             mcfg = cfg.model(name)
             if cfg.generate.max_tokens:
                 mcfg = mcfg.model_copy(update={"max_tokens": cfg.generate.max_tokens})
-            text, error, calls = await generate(p.llm, mcfg, p.prompts["answer"], record, language)
-            for c in calls:
-                usage.add_call(c)
-            answers.append((mcfg.label, family_of(mcfg), text, error, any(c.truncated for c in calls)))
+            for variant in cfg.generate.variants():  # each prompt under test, crossed with each model
+                prompt = p.prompts["answer"] if variant is None else p.prompts[f"answer:{variant}"]
+                text, error, calls = await generate(p.llm, mcfg, prompt, record, language)
+                for c in calls:
+                    usage.add_call(c)
+                label = mcfg.label if variant is None else f"{mcfg.label}+{variant}"
+                fields = {} if variant is None else {"prompt": variant, "prompt_hash": prompt.hash}
+                answers.append((label, family_of(mcfg), text, error, any(c.truncated for c in calls), fields))
 
     results: list[AnswerResult] = []
     controls: list[ControlResult] = []
     cost = ControlCost()
-    for index, (model, family, text, error, truncated) in enumerate(answers):
+    for index, (model, family, text, error, truncated, fields) in enumerate(answers):
         result, spent, mixed = await _process_answer(p, record, language, indexes, model, family, text, error, usage, index, len(controls))
-        results.append(result.model_copy(update={"truncated": truncated}))
+        results.append(result.model_copy(update={"truncated": truncated, **fields}))
         controls.extend(mixed)
         cost.add(spent)
     return RecordResult(

@@ -75,3 +75,52 @@ def load_prompt(name: str, directory: Path | None = None) -> Prompt:
         raise FileNotFoundError(f"prompt template {path} does not exist")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     return Prompt(name=name, path=path, hash=f"{name}@{digest}")
+
+
+# What an answer prompt (prompts/answer.j2, or a user's variant under generate.prompts) is rendered with.
+ANSWER_VARIABLES = {
+    "question": "the record's question (text; pass it through | data)",
+    "sources": "the record's sources, a list of objects with doc_id, title (or none) and text (| data, ids | attr)",
+    "language": "the language detected from the question and first source, in English (e.g. Hebrew)",
+}
+
+
+def load_answer_variant(variant: str, path: str | Path) -> Prompt:
+    """A user's answer prompt (``generate.prompts: {variant: path}``): a Jinja template with a ``user`` block
+    (and usually a ``system`` block), rendered with ANSWER_VARIABLES and the ``data``/``attr`` filters. Its
+    hash (of the file's bytes) goes into every answer it produced and into the cache key of every call.
+
+    Raises ValueError naming the file and the problem when the template does not render on a sample record
+    (a syntax error, an unknown variable, no ``user`` block)."""
+    import jinja2
+
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"prompts.{variant}: {path}: cannot read it ({e.strerror or type(e).__name__})") from None
+    prompt = Prompt(name=f"answer:{variant}", path=path, hash=f"{variant}@{hashlib.sha256(data).hexdigest()[:16]}")
+    sample = [_SampleSource("doc-1", "A title", "A source text.")]
+    try:
+        template = _environment(str(path.parent)).get_template(path.name)
+        if "user" not in template.blocks:
+            raise ValueError("it has no {% block user %} (the question and sources go there; {% block system %} is optional)")
+        messages = prompt.render(sources=sample, question="A question?", language="English")
+    except jinja2.TemplateSyntaxError as e:
+        raise ValueError(f"prompts.{variant}: {path}, line {e.lineno}: {e.message}") from None
+    except jinja2.UndefinedError as e:
+        raise ValueError(f"prompts.{variant}: {path}: {e.message}; the variables are {', '.join(ANSWER_VARIABLES)}") from None
+    except jinja2.TemplateError as e:
+        raise ValueError(f"prompts.{variant}: {path}: {e}") from None
+    except ValueError as e:
+        raise ValueError(f"prompts.{variant}: {path}: {e}") from None
+    if not any(m["role"] == "user" for m in messages):
+        raise ValueError(f"prompts.{variant}: {path}: its user block renders empty")
+    return prompt
+
+
+@dataclass(frozen=True)
+class _SampleSource:
+    doc_id: str
+    title: str | None
+    text: str

@@ -2,14 +2,24 @@
 
     def test_answers_stay_grounded(judge_grounding):
         run = judge_grounding.run("configs/my_prompt.yaml")          # or an existing run directory
-        judge_grounding.assert_grounded(run, min_faithfulness=0.8, max_hallucination=0.1)
-        judge_grounding.assert_no_regression(run, baseline="runs/baseline", gates=["faithfulness:0.02"])
+        judge_grounding.assert_grounded(run, max_hallucination=0.1)  # absolute bounds (or the config's thresholds)
+        judge_grounding.assert_no_regression(run, baseline="main")   # a pinned baseline (judge baseline save), or a run directory
+
+``assert_no_regression`` gates with judge.scoring.compare.DEFAULT_GATES unless ``gates`` are given (the same
+specs as ``judge compare --gate``). A failure is short: one line per gate that failed, then one line per
+regressed claim (record, model+prompt, label change, reason, passage), then where the run and its report
+are; the plugin's own frames are hidden.
+
+Runs go to ``--judge-runs-dir DIR`` (or the ``judge_runs_dir`` ini option, or $JUDGE_RUNS_DIR), so CI can
+upload them as an artifact; without any, to pytest's temporary folder. Baselines are looked up in
+``--judge-baselines-dir`` / ``judge_baselines_dir`` / $JUDGE_BASELINES_DIR / ./baselines.
 
 The same functions are importable: ``from judge.pytest_plugin import assert_grounded, assert_no_regression``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,7 +31,10 @@ class GroundingError(AssertionError):
     """A grounding assertion that failed, with the numbers, the claims and where the run is."""
 
 
-SHOWN_CLAIMS = 5  # claims named in a failure message; the report lists them all
+SHOWN_CLAIMS = 5  # claims named in an assert_grounded failure; the report lists them all
+SHOWN_REGRESSIONS = 20  # regressed claims named in an assert_no_regression failure (the rest are counted)
+PASSAGE_CHARS = 160  # of a passage in a failure line
+RUNS_ENV = "JUDGE_RUNS_DIR"
 
 
 def _where(run) -> str:
@@ -35,15 +48,21 @@ def _not_grounded(run) -> list[str]:
     ng = not_grounded(run.results(), cap=SHOWN_CLAIMS)
     lines = [summary_line(ng)]
     for c in ng.claims:
-        lines += [f"  {c.label.upper()}  {c.record_id} / {c.model}: {c.text}", f"      passage: {passage_text(c.passage)}"]
+        lines += [f"  {c.label.upper()}  {c.record_id} / {c.model}: {c.text}", f"      passage: {_cut(passage_text(c.passage))}"]
     more = more_line(ng, str(run.report_path))
     return lines + ([more] if more else [])
+
+
+def _cut(text: str | None, n: int = PASSAGE_CHARS) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
     """Run a config (a path, a dict or a RunConfig; see judge.evaluate) and return its run directory, scored
     and reported. Fails like ``judge run`` exits 3: when too many claims ended in judge_error, a stage failed
     for every record, or nothing was judged (the message gives the causes and the run's path)."""
+    __tracebackhide__ = True
     from judge.api import evaluate
 
     run = evaluate(config, runs_dir=runs_dir, **kwargs)
@@ -54,6 +73,7 @@ def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
 
 def _run_dir(run_or_config, runs_dir: str | Path) -> Path:
     """A Run (judge.evaluate's), a run directory, or a config to run now."""
+    __tracebackhide__ = True
     from judge.runs.run import Run
 
     if isinstance(run_or_config, Run):
@@ -83,9 +103,12 @@ def check_bounds(**bounds) -> None:
 
 def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_hallucination: float | None = None,
                     max_judge_errors: int | None = None, runs_dir: str | Path = "runs") -> dict:
-    """Fail unless the run's overall faithfulness, hallucination rate and judge errors are within bounds;
-    the message names the claims that are not grounded (up to SHOWN_CLAIMS) and the report."""
+    """Fail unless the run's faithfulness and hallucination rate (overall, and of each model under test:
+    MODEL+VARIANT with prompt variants) and its judge errors are within bounds. With no bound given, the run
+    config's ``thresholds`` apply. The message names the claims that are not grounded and the report."""
+    __tracebackhide__ = True
     from judge.runs.run import Run
+    from judge.runs.thresholds import Thresholds, threshold_failures
 
     check_bounds(min_faithfulness=min_faithfulness, max_hallucination=max_hallucination, max_judge_errors=max_judge_errors)
     run = Run.open(_run_dir(run_or_config, runs_dir))
@@ -93,54 +116,101 @@ def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_ha
     if not run.summary:  # a run that never finished: its failure says so, there are no numbers to check
         raise GroundingError("\n".join([*problems, _where(run)]))
     overall = run.summary["overall"]
-    if min_faithfulness is not None and (overall["faithfulness"] is None or overall["faithfulness"] < min_faithfulness):
-        problems.append(f"faithfulness {overall['faithfulness']} < {min_faithfulness}")
-    if max_hallucination is not None and (overall["hallucination_rate"] is None or overall["hallucination_rate"] > max_hallucination):
-        problems.append(f"hallucination rate {overall['hallucination_rate']} > {max_hallucination}")
+    if min_faithfulness is None and max_hallucination is None and max_judge_errors is None:
+        bounds = run.config.thresholds
+    else:
+        bounds = Thresholds(max_hallucination_rate=max_hallucination, min_faithfulness=min_faithfulness)
+    problems += threshold_failures(run.summary, bounds)
     if max_judge_errors is not None and overall["labels"][JUDGE_ERROR] > max_judge_errors:
         problems.append(f"{overall['labels'][JUDGE_ERROR]} judge errors > {max_judge_errors}")
     if problems:
-        raise GroundingError("\n".join(["; ".join(problems), *_not_grounded(run), _where(run)]))
+        raise GroundingError("\n".join([*problems, *_not_grounded(run), _where(run)]))
     return overall
 
 
-def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str], runs_dir: str | Path = "runs",
-                         allow_missing: bool = False) -> dict:
-    """Fail when a gated metric dropped against the baseline run beyond its threshold (and beyond noise), or
-    is missing in either run (unless ``allow_missing``); the message names the claims newly ungrounded."""
+def regression_lines(result: dict, shown: int = SHOWN_REGRESSIONS) -> list[str]:
+    """A failed comparison, short: each failed gate on one line, then each regressed claim (newly not grounded,
+    or worse, in B) on one line with its reason and passage, then where run B and its report are."""
+    lines = [f"{g['gate']}: {g.get('summary') or g['why']}" for g in result["gates"] if g["failed"]]
+    claims = result.get("claims") or {}
+    regressed = list(claims.get("newly_ungrounded", [])) + list(claims.get("worsened", []))
+    for c in regressed[:shown]:
+        what = f'  {c["record_id"]} / {c["model"]}: {c["a"] or "absent"} -> {c["b"]}: "{_cut(c["claim"], 200)}"'
+        why = "; ".join(x for x in (f"reason: {_cut(c.get('reason'))}" if c.get("reason") else "",
+                                    f"passage: {_cut(c.get('passage'))}" if c.get("passage") else "") if x)
+        lines.append(what + (f" ({why})" if why else ""))
+    if len(regressed) > shown:
+        lines.append(f"  and {len(regressed) - shown} more: judge compare {result['run_a']} {result['run_b']}")
+    lines.append(f"baseline {result['run_a']}; run {result['run_b']}; report {Path(result['run_b']) / 'report.html'}")
+    return lines
+
+
+def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str] | None = None, runs_dir: str | Path = "runs",
+                         allow_missing: bool = False, baselines_dir: str | Path | None = None,
+                         prompt: str | None = None, baseline_prompt: str | None = None) -> dict:
+    """Fail when a gate fails against the baseline: a run directory or the name of a pinned baseline (judge
+    baseline save). ``gates``: specs as for ``judge compare --gate`` (default DEFAULT_GATES: no claim newly
+    not grounded, and no hallucination-rate or faithfulness drop the records show). ``prompt`` /
+    ``baseline_prompt``: compare only the answers of those prompt variants, model by model."""
+    __tracebackhide__ = True
+    from judge.runs.baseline import resolve_baseline
     from judge.runs.run import Run
     from judge.runs.store import RunDirError
-    from judge.scoring.compare import Gate, compare
+    from judge.scoring.compare import compare, parse_gates
 
     run = Run.open(_run_dir(run_or_config, runs_dir))
     if run.failures:  # a run that cannot pass is no evidence of "no regression", whatever the gates allow
         raise GroundingError("\n".join([*run.failures, _where(run)]))
-    baseline = baseline.path if isinstance(baseline, Run) else Path(baseline)
     try:
-        result = compare(baseline, run.path, [Gate.parse(g) for g in gates], allow_missing=allow_missing)
-    except RunDirError as e:  # runs with no record in common
+        base = baseline.path if isinstance(baseline, Run) else resolve_baseline(baseline, baselines_dir)
+        result = compare(base, run.path, parse_gates(gates), allow_missing=allow_missing, prompt_a=baseline_prompt, prompt_b=prompt)
+    except (RunDirError, ValueError) as e:  # no such baseline, runs with no record in common, a bad gate
         raise GroundingError(str(e)) from None
-    if result["failed"]:  # each reason names the claims newly ungrounded, the run and its report
-        raise GroundingError("\n".join(g["why"] for g in result["gates"] if g["failed"]))
+    if result["failed"]:
+        raise GroundingError("\n".join(regression_lines(result)))
     return result
 
 
 class JudgeGrounding:
-    """What the ``judge_grounding`` fixture hands a test: run configs into a temporary runs directory, assert."""
+    """What the ``judge_grounding`` fixture hands a test: run configs into its runs directory, assert."""
 
-    def __init__(self, runs_dir: Path):
+    def __init__(self, runs_dir: Path, baselines_dir: Path | None = None):
         self.runs_dir = runs_dir
+        self.baselines_dir = baselines_dir
 
     def run(self, config, **kwargs) -> Path:
+        __tracebackhide__ = True
         return run_config(config, self.runs_dir, **kwargs)
 
     def assert_grounded(self, run_or_config, **bounds) -> dict:
+        __tracebackhide__ = True
         return assert_grounded(run_or_config, runs_dir=self.runs_dir, **bounds)
 
-    def assert_no_regression(self, run_or_config, baseline: str | Path, gates: list[str], allow_missing: bool = False) -> dict:
-        return assert_no_regression(run_or_config, baseline, gates, runs_dir=self.runs_dir, allow_missing=allow_missing)
+    def assert_no_regression(self, run_or_config, baseline: str | Path, gates: list[str] | None = None, allow_missing: bool = False,
+                             **kwargs) -> dict:
+        __tracebackhide__ = True
+        kwargs.setdefault("baselines_dir", self.baselines_dir)
+        return assert_no_regression(run_or_config, baseline, gates, runs_dir=self.runs_dir, allow_missing=allow_missing, **kwargs)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("judge", "grounding evaluation (judge)")
+    group.addoption("--judge-runs-dir", default=None, help="Where judge_grounding writes its runs (e.g. an artifact folder CI uploads).")
+    group.addoption("--judge-baselines-dir", default=None, help="Where pinned baselines are looked up (default ./baselines).")
+    parser.addini("judge_runs_dir", "Where judge_grounding writes its runs (relative to the rootdir).", default="")
+    parser.addini("judge_baselines_dir", "Where pinned baselines are looked up (relative to the rootdir).", default="")
+
+
+def _configured(config, option: str, ini: str, env: str | None) -> Path | None:
+    value = config.getoption(option) or config.getini(ini) or (os.environ.get(env) if env else None)
+    if not value:
+        return None
+    path = Path(value)
+    return path if path.is_absolute() else Path(config.rootpath) / path
 
 
 @pytest.fixture
-def judge_grounding(tmp_path_factory) -> JudgeGrounding:
-    return JudgeGrounding(tmp_path_factory.mktemp("judge-runs"))
+def judge_grounding(request, tmp_path_factory) -> JudgeGrounding:
+    runs = _configured(request.config, "--judge-runs-dir", "judge_runs_dir", RUNS_ENV)
+    baselines = _configured(request.config, "--judge-baselines-dir", "judge_baselines_dir", None)
+    return JudgeGrounding(runs or tmp_path_factory.mktemp("judge-runs"), baselines)

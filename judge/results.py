@@ -89,13 +89,30 @@ class Decomposition(BaseModel):
 
 
 class AnswerResult(BaseModel):
-    model: str  # the model under test (or the answers file's model name)
+    model: str  # the model under test (or the answers file's model name); MODEL+VARIANT with prompt variants
     family: str
     answer: str
     generation_error: str | None = None
     truncated: bool = False  # the generated answer was cut at max_tokens (kept, and judged as it stands)
     decomposition: Decomposition
     claims: list[ClaimResult] = []
+    prompt: str | None = None  # the prompt variant that produced it (generate.prompts), None for the shipped prompt
+    prompt_hash: str | None = None  # that variant's template hash (VARIANT@sha256[:16])
+
+    @model_serializer(mode="wrap")
+    def _no_prompt_unless_variant(self, handler):
+        """Answers of the shipped prompt (or recorded) stay byte-identical to those written before variants."""
+        data = handler(self)
+        for key in ("prompt", "prompt_hash"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    @property
+    def model_name(self) -> str:
+        """The model under test without its prompt variant."""
+        suffix = f"+{self.prompt}"
+        return self.model[: -len(suffix)] if self.prompt and self.model.endswith(suffix) else self.model
 
 
 ControlKind = Literal["claim", "copy", "reworded", "number", "date", "entity", "negation", "subject", "unrelated"]

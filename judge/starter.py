@@ -1,8 +1,9 @@
 """``judge init DIR``: a starter project that runs as soon as it is written, with no model and no key.
 
-Three files: a run config with the deterministic judge, a three-record English example in the plain JSONL
-format (``{"id", "question", "source", "answer"}`` per line), and the models file shipped with the package,
-where a hosted or embedded judge is one name away. Existing files are never overwritten.
+Four files: a run config with the deterministic judge, a three-record English example in the plain JSONL
+format (``{"id", "question", "source", "answer"}`` per line), the models file shipped with the package,
+where a hosted or embedded judge is one name away, and the shipped answer prompt as a prompt variant to
+edit (the config shows, commented out, how variants, baselines and thresholds are set). Existing files are never overwritten.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from judge.resources import shipped_dir
 CONFIG_NAME = "judge.yaml"
 DATA_NAME = "example.jsonl"
 MODELS_NAME = "models.yaml"
+PROMPT_NAME = "answer_v1.j2"
 
 EXAMPLE = [
     {
@@ -49,6 +51,17 @@ name: starter
 dataset:
   path: {DATA_NAME}   # plain JSONL: id, question, source (or sources), answer (or answers)
 models_file: {MODELS_NAME}
+# Regression-testing your own answer prompts (docs/regression.md): each model under test answers with each
+# variant, and each answer is labelled MODEL+VARIANT; compare them with
+# `judge compare RUN RUN --prompt-a v1 --prompt-b v2`, or pin a run (`judge baseline save RUN --name main`)
+# and gate the next one on it (`judge run {CONFIG_NAME} --baseline main`).
+# generate:
+#   models: [gpt-4o-mini]
+#   prompts:
+#     v1: {PROMPT_NAME}          # the shipped answer prompt, to edit: variables question, sources, language
+#     v2: {PROMPT_NAME}          # point this at your new prompt
+# thresholds:                    # judge run exits 1 when a bound is broken (overall or by any model/variant)
+#   max_hallucination_rate: 0.1
 decompose:
   method: sentences
 adjudicate:
@@ -66,6 +79,7 @@ def write_starter(directory: str | Path) -> list[Path]:
         CONFIG_NAME: CONFIG,
         DATA_NAME: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in EXAMPLE),
         MODELS_NAME: (shipped_dir("configs") / "models.yaml").read_text(encoding="utf-8"),
+        PROMPT_NAME: (shipped_dir("prompts") / "answer.j2").read_text(encoding="utf-8"),  # a prompt variant to start from
     }
     existing = [str(target / name) for name in files if os.path.lexists(target / name)]  # a dangling link too
     if existing:

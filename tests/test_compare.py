@@ -65,8 +65,13 @@ def test_gate_fails_on_a_real_regression_and_passes_otherwise(three_runs):
     out = json.loads(noise.stdout)
     drop = -out["metrics"]["faithfulness"]["delta"]
     assert drop > 0.01  # bigger than the threshold...
-    assert out["metrics"]["faithfulness"]["ci95"][1] >= 0  # ...but the interval includes zero: one flip in 3 records
-    assert noise.returncode == 0 and not out["gates"][0]["failed"] and "within noise" in out["gates"][0]["why"]
+    assert out["metrics"]["faithfulness"]["ci95"][1] >= 0  # ...and the interval includes zero: one flip in 3 records
+    # which is never "within noise": no sign test can decide on 3 records, so the claim-level gate does (issue 26)
+    gate = out["gates"][0]
+    assert noise.returncode == 1 and gate["failed"] and gate["decided_by"] == "claims" and "within noise" not in gate["why"]
+    assert "too few records to tell (3 records, 1 changed" in gate["why"] and "the claim-level gate new_not_grounded:0 decides" in gate["why"]
+    allowed = json.loads(run_cli("compare", base, near, "--gate", "faithfulness:0.01", "--gate", "new_not_grounded:1", "--json").stdout)
+    assert not allowed["failed"] and [g["decided_by"] for g in allowed["gates"][:1]] == ["claims"]
     flips = out["flips"]
     assert [(f["claim"], f["a"], f["b"]) for f in flips] == [(flip_text, "supported", "contradicted")]
 
@@ -187,7 +192,7 @@ def test_the_pytest_plugin_from_a_users_project(pytester):
 
         def test_grounded_enough(judge_grounding):
             run = judge_grounding.run({str(config)!r})
-            overall = judge_grounding.assert_grounded(run, min_faithfulness=0.3)
+            overall = judge_grounding.assert_grounded(run, min_faithfulness=0.25)  # overall and each model (hallucinator 0.29)
             assert overall["claims"] == 13
 
         def test_too_strict_fails(judge_grounding):

@@ -37,7 +37,7 @@ def _setuptools_builds_wheels() -> bool:
 
 def test_init_writes_a_starter_project_and_never_overwrites(tmp_path):
     written = write_starter(tmp_path / "proj")
-    assert sorted(p.name for p in written) == ["example.jsonl", "judge.yaml", "models.yaml"]
+    assert sorted(p.name for p in written) == ["answer_v1.j2", "example.jsonl", "judge.yaml", "models.yaml"]
     lines = [json.loads(line) for line in (tmp_path / "proj" / "example.jsonl").read_text().splitlines()]
     assert lines == EXAMPLE and len(lines) == 3
     assert all(set(r) == {"id", "question", "source", "answer"} for r in lines)

@@ -194,6 +194,14 @@ def answer_family(model: str, family: str | None = None) -> str:
     return normalise_family(family) if family and family.strip() else family_of(model)
 
 
+# What to do about recorded answers whose family cannot be told, in the fields each format accepts.
+UNKNOWN_FAMILY_HINT = (
+    "an answers file (answers.path) takes a family field on each line, e.g. {\"record_id\": ..., \"model\": ..., "
+    "\"answer\": ..., \"family\": \"openai\"}; the plain format has no family field: name the model by an id the "
+    "registry knows (the keys of answers, or dataset.answer_model for answer; judge families lists the patterns)"
+)
+
+
 def unknown_answer_models(answers) -> list[str]:
     """The answer models (recorded ``Answer``s) whose family cannot be told: the cross-family rule cannot be
     checked for them, so they are warned about rather than silently judged."""

@@ -91,8 +91,13 @@ def compare(result: dict, rows: int = 50) -> str:
     lines = [f"# judge compare: B - A over {result['records_compared']} records", "", f"A {md(result['run_a'])}; B {md(result['run_b'])}."]
     if result.get("note"):
         lines += ["", md(result["note"])]
-    lines += [""] + _table(["metric", "A", "B", "delta", "95% CI"],
-                           [[name, fmt(m["a"], 4), fmt(m["b"], 4), f"{m['delta']:+.4f}", fmt_ci(m["ci95"], 4, signed=True)] for name, m in result["metrics"].items()])
+    def records(m):
+        r = m.get("records") or {}
+        return (f"{r['worse']}/{r['better']}/{r['ties']}", fmt(r["p_value"], 4)) if r else ("-", "-")
+
+    lines += [""] + _table(["metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"],
+                           [[name, fmt(m["a"], 4), fmt(m["b"], 4), f"{m['delta']:+.4f}", *records(m), fmt_ci(m["ci95"], 4, signed=True)]
+                            for name, m in result["metrics"].items()])
     if result["gates"]:
         lines += ["", "## Gates", ""] + [f"- **{'FAIL' if g['failed'] else 'ok'}** {md(g['gate'])}: {md(g['why'])}" for g in result["gates"]]
     claims = result.get("claims") or {}
@@ -101,7 +106,9 @@ def compare(result: dict, rows: int = 50) -> str:
                          ("Verdict flips", result.get("flips", []))):
         if items:
             lines += ["", f"## {title} ({len(items)})", ""] + _table(
-                ["record", "model", "claim", "A", "B"], [[c["record_id"], c["model"], c["claim"], c["a"] or "-", c["b"] or "-"] for c in items[:rows]])
+                ["record", "model", "claim", "A", "B", "reason; passage"],
+                [[c["record_id"], c["model"], c["claim"], c["a"] or "-", c["b"] or "-", "; ".join(v for v in (c.get("reason"), c.get("passage")) if v) or "-"]
+                 for c in items[:rows]])
             if len(items) > rows:
                 lines += ["", f"{len(items) - rows} more: judge compare --json lists all."]
     for key, run in (("only_a", "A"), ("only_b", "B")):

@@ -233,8 +233,10 @@ def summary(s: dict) -> None:
     if health is not None:  # whether the judges can be trusted comes before their numbers
         c.print(health.headline(), soft_wrap=True, markup=False)
     if s.get("unknown_family_answer_models"):
+        from judge.llm.families import UNKNOWN_FAMILY_HINT
+
         c.print(f"WARNING: cannot tell the model family of the recorded answers of {', '.join(s['unknown_family_answer_models'])}: "
-                "the cross-family rule is not checked for them (give each answer a family field)", soft_wrap=True)
+                f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
     if health is not None and health.judges:
@@ -268,23 +270,27 @@ def summary(s: dict) -> None:
 def compare(result: dict) -> None:
     c = console()
     t = Table(title=f"B - A over {result['records_compared']} records (A {result['run_a']}, B {result['run_b']})")
-    for col in ("metric", "A", "B", "delta", "95% CI"):
+    for col in ("metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"):
         t.add_column(col)
     for name, m in result["metrics"].items():
-        t.add_row(name, fmt(m["a"]), fmt(m["b"]), f"{m['delta']:+.4f}", fmt_ci(m["ci95"], 4, signed=True))
+        r = m.get("records") or {}
+        counts = f"{r['worse']}/{r['better']}/{r['ties']}" if r else "-"
+        t.add_row(name, fmt(m["a"]), fmt(m["b"]), f"{m['delta']:+.4f}", counts, fmt(r.get("p_value")), fmt_ci(m["ci95"], 4, signed=True))
     c.print(t)
     if result["note"]:
         c.print(result["note"], markup=False, soft_wrap=True)
     _claim_changes(c, f"{_claims(result['flips'])} whose verdict flipped", result["flips"])
     claims = result.get("claims") or {}
-    _claim_changes(c, f"{_claims(claims.get('newly_ungrounded', []))} newly ungrounded in B", claims.get("newly_ungrounded", []))
-    _claim_changes(c, f"{_claims(claims.get('worsened', []))} not grounded in both and worse in B", claims.get("worsened", []))
+    _claim_changes(c, f"{_claims(claims.get('newly_ungrounded', []))} newly ungrounded in B", claims.get("newly_ungrounded", []), why=True)
+    _claim_changes(c, f"{_claims(claims.get('worsened', []))} not grounded in both and worse in B", claims.get("worsened", []), why=True)
     _claim_changes(c, f"{_claims(claims.get('fixed', []))} fixed in B (ungrounded in A; supported or gone in B)", claims.get("fixed", []))
     for key, run in (("only_a", "A"), ("only_b", "B")):
         if claims.get(key):
             c.print(f"{_claims(claims[key])} only in run {run} (no claim of the other run matched)", markup=False, soft_wrap=True)
-    for g in result["gates"]:
-        c.print(("FAIL " if g["failed"] else "ok   ") + f"{g['gate']}: {g['why']}", markup=False, soft_wrap=True)
+    for g in result["gates"]:  # the claims are in the tables above: each gate's own line (--json has the full reason)
+        c.print(("FAIL " if g["failed"] else "ok   ") + f"{g['gate']}: {g.get('summary') or g['why']}", markup=False, soft_wrap=True)
+    if result.get("failed"):
+        c.print(f"run B: {result['run_b']}; report: {Path(result['run_b']) / 'report.html'}", markup=False, soft_wrap=True)
 
 
 CLAIM_ROWS = 20  # rows of a claim table in the terminal (--json has them all)
@@ -294,8 +300,9 @@ def _claims(rows: list) -> str:
     return f"{len(rows)} claim" + ("" if len(rows) == 1 else "s")
 
 
-def _claim_changes(c: Console, title: str, rows: list[dict]) -> None:
-    """A table of changed claims, labels never cut (the claim text folds), capped with a count."""
+def _claim_changes(c: Console, title: str, rows: list[dict], why: bool = False) -> None:
+    """A table of changed claims, labels never cut (the claim text folds), capped with a count; ``why``: with
+    the reason and best passage of B's verdict."""
     if not rows:
         return
     t = Table(title=title + (f" (first {CLAIM_ROWS}; --json lists all)" if len(rows) > CLAIM_ROWS else ""))
@@ -304,8 +311,13 @@ def _claim_changes(c: Console, title: str, rows: list[dict]) -> None:
     t.add_column("claim", overflow="fold", ratio=1)
     t.add_column("A", no_wrap=True)
     t.add_column("B", no_wrap=True)
+    if why:
+        t.add_column("reason; passage", overflow="fold", ratio=1)
     for x in rows[:CLAIM_ROWS]:
-        t.add_row(*(Text(str(v)) for v in (x["record_id"], x["model"], x["claim"], x["a"] or "-", x["b"] or "-")))
+        cells = [x["record_id"], x["model"], x["claim"], x["a"] or "-", x["b"] or "-"]
+        if why:
+            cells.append("; ".join(v for v in (x.get("reason"), x.get("passage")) if v) or "-")
+        t.add_row(*(Text(str(v)) for v in cells))
     c.print(t)
 
 
@@ -318,13 +330,21 @@ def agreement(rep: dict, written: list[Path]) -> None:
         t.add_row(p["a"], p["b"], str(p["claims"]), fmt(p["cohen_kappa"]), fmt(p["alpha_nominal"]))
     c.print(t)
     j = Table(title="per judge")
-    for col in ("judge", "family", "claims", "accuracy vs gold", "accuracy on controls", "calls", "cost $", "latency s"):
+    for col in ("judge", "family", "claims", "accuracy vs gold", "accuracy on controls", "controls verdict", "calls", "cost $", "latency s"):
         j.add_column(col)
     for name, v in rep["per_judge"].items():
         ctl = v.get("controls") or {}
         on_controls = f"{fmt(ctl['accuracy'])} of {ctl['n']}" if ctl.get("n") else "n/a"
-        j.add_row(name, str(v["family"]), str(v["claims"]), fmt((v["vs_gold"] or {}).get("accuracy")), on_controls, str(v["calls"]), fmt(v["cost_usd"]), fmt(v["mean_latency_s"]))
+        j.add_row(name, str(v["family"]), str(v["claims"]), fmt((v["vs_gold"] or {}).get("accuracy")), on_controls, Text(str(ctl.get("status") or "-")),
+                  str(v["calls"]), fmt(v["cost_usd"]), fmt(v["mean_latency_s"]))
     c.print(j)
+    for name, v in rep["per_judge"].items():  # each judge's controls by kind (a changed number, a negation, another record's claim...)
+        kinds = (v.get("controls") or {}).get("by_kind") or {}
+        if kinds:
+            c.print(f"controls of {name} by kind: " + ", ".join(f"{k} {r['correct']}/{r['controls']}" for k, r in kinds.items()), markup=False, soft_wrap=True)
+    if rep.get("triaged_claims"):
+        c.print(f"{_claims(range(rep['triaged_claims']))} settled by triage (verbatim, no judge call) are left out of every judge's numbers",
+                markup=False, soft_wrap=True)
     for p in rep["self_preference"]:
         if p["own_family_answers"]:
             c.print(f"self-preference of {p['judge']} ({p['family']}): {p['self_preference']:+.3f} over {p['own_family_answers']} answers", markup=False)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from judge.controls.make import ControlsConfig
 from judge.errors import InputError
 from judge.llm.config import ConfigFileError, ModelConfig, load_models, read_yaml
 from judge.problems import problems_from_validation
+from judge.runs.thresholds import Thresholds
 from judge.judges.deterministic import DeterministicThresholds
 from judge.judges.registry import model_judges
 from judge.verdicts import DETERMINISTIC
@@ -59,11 +60,42 @@ class AnswersRef(_Section):
         return self
 
 
+PROMPT_VARIANT = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$"  # part of an answer's label: MODEL+VARIANT
+
+
 class GenerateSection(_Section):
     models: list[str] = []  # models under test, by name
     # The answer's length is the stage's, not the model's: sized to what the answer prompt asks for, it
     # overrides the model config's max_tokens for generation only. An answer cut there is kept (truncated).
     max_tokens: int | None = Field(None, ge=1)
+    # Answer prompts under test, by variant name: {v1: prompts/answer_v1.j2, ...} (paths relative to the
+    # config). Each model answers with each variant; an answer is labelled MODEL+VARIANT and records its
+    # prompt's name and hash. Empty: the shipped prompts/answer.j2, answers labelled by model alone.
+    prompts: dict[str, str] = {}
+
+    @model_validator(mode="after")
+    def _variant_names(self):
+        import re
+
+        for name in self.prompts:
+            if not re.match(PROMPT_VARIANT, name):
+                raise ValueError(f"generate.prompts: variant name {name[:40]!r}: expected letters, digits, '.', '_' or '-' (at most 32), "
+                                 "starting with a letter or digit")
+        if self.prompts and not self.models:
+            raise ValueError("generate.prompts needs generate.models (the models that answer with each prompt)")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _no_empty_prompts(self, handler):
+        """Configs without prompt variants dump (and hash) as they did before variants existed."""
+        data = handler(self)
+        if not data.get("prompts"):
+            data.pop("prompts", None)
+        return data
+
+    def variants(self) -> list[str | None]:
+        """The prompt variants each model answers with: the configured names, or [None] (the shipped prompt)."""
+        return list(self.prompts) or [None]
 
 
 class DecomposeSection(_Section):
@@ -134,6 +166,9 @@ class RunConfig(_Section):
     # below 1, a stage (one model's generation, decomposition or judging) failing for every record exits 3
     # too; a run that judged nothing exits 3 whatever this says
     max_error_rate: float = Field(0.0, ge=0, le=1)
+    # absolute bounds on the finished run (overall and per model under test), exit 1 when broken; see
+    # judge.runs.thresholds. `judge run --max-hallucination/--min-faithfulness` override them
+    thresholds: Thresholds = Thresholds()
     record_concurrency: int = Field(4, ge=1, le=64)
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way
@@ -224,6 +259,24 @@ def run_config_from_dict(data, base: Path, where: str = "config") -> RunConfig:
         raise ConfigError(str(e)) from None
     except (ValueError, FileNotFoundError, KeyError) as e:
         raise ConfigError(f"{path}: {e}") from None
+    if config.generate.prompts:  # the user's answer prompts: resolved, and rendered once on a sample record now
+        from judge.prompts import load_answer_variant
+
+        resolved_prompts = {}
+        for variant, value in config.generate.prompts.items():
+            try:
+                resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
+                found = resolved.is_file()
+            except (OSError, ValueError) as e:
+                raise ConfigError(f"{path}: generate.prompts.{variant}: {shown_path(value)}: not a usable path ({e})") from None
+            if not found:
+                raise ConfigError(f"{path}: generate.prompts.{variant}: {value} (resolved to {resolved}) is not a file")
+            try:
+                load_answer_variant(variant, resolved)
+            except ValueError as e:
+                raise ConfigError(f"{path}: generate.{e}") from None
+            resolved_prompts[variant] = str(resolved)
+        config.generate.prompts = resolved_prompts
     for ref, attr in ((config.dataset, "path"), (config.dataset, "retrieval_run"), (config.answers, "path")):
         value = getattr(ref, attr, None) if ref is not None else None
         if value is not None:

@@ -64,8 +64,8 @@ def stream_selected(records: Iterable[Record], ids: Iterable[str]) -> Iterator[R
                 return
 
 
-ENGINE_FIELDS = {"engine", "ray", "max_error_rate"}  # how records are run or gated, not what they give: a run may
-# resume on another engine, or with another tolerance
+ENGINE_FIELDS = {"engine", "ray", "max_error_rate", "thresholds"}  # how records are run or gated, not what they give: a
+# run may resume on another engine, or with another tolerance
 
 
 def config_hash(config: RunConfig) -> str:
@@ -182,6 +182,12 @@ def execute(
                 f"{resume} was made with another config (hash {manifest.get('config_hash')}; this one is "
                 f"{config_hash(config)}): resume it with the config, --limit and --shard it was started with"
             )
+        before = {k: v for k, v in (manifest.get("prompts") or {}).items() if k.startswith("answer:")}
+        now = {k: v.hash for k, v in pipeline.prompts.items() if k.startswith("answer:")}
+        if before != now:  # an edited prompt variant: its answers would mix two prompts under one label
+            changed = sorted(k.split(":", 1)[1] for k in set(before) | set(now) if before.get(k) != now.get(k))
+            raise RunDirError(f"{resume} was started with other prompt variants or templates ({', '.join(changed)} changed since): "
+                              "start a new run for the edited prompts")
         wanted = set(manifest.pop("records_selected", []))
         selected = [rid for rid in record_ids(records) if rid in wanted]  # the run's own records, whatever --shard says now
         del wanted, manifest  # a run's size in ids: not held while it runs

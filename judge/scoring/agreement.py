@@ -14,7 +14,7 @@ from judge.metrics.judges import disagreements, pairwise, per_judge, self_prefer
 from judge.runs.run import Run
 from judge.scoring.gold import matched_gold
 from judge.scoring.sections import AnswerItem, Block, Section, Table, human_agreement_scores
-from judge.verdicts import REFERENCE_MODEL, SUPPORTED, TRIAGE, scale_scores
+from judge.verdicts import REFERENCE_MODEL, TRIAGE, scale_scores
 
 
 class Collected:
@@ -31,6 +31,7 @@ class Collected:
         self.calls: dict[str, list[dict]] = defaultdict(list)
         self.runs: list[str] = []
         self.controls: dict[tuple[str, str], object] = {}  # (judge, control id) -> its verdict on that control
+        self.triaged: set[tuple] = set()  # claims triage settled: no judge ruled on them, so none counts in agreement
 
     def add(self, item: AnswerItem, panel: list[str]) -> None:
         r, a = item.result, item.answer
@@ -49,9 +50,8 @@ class Collected:
                 self.labels[v.judge][key] = v.label
                 self.rationales[v.judge][key] = v.rationale or v.error or ""
                 self.families[v.judge] = v.family
-            if triaged:  # triage settled it for every judge of that run
-                for judge in panel:
-                    self.labels[judge].setdefault(key, SUPPORTED)
+            if triaged:  # settled free, before any judge: counted apart, never as the judges agreeing
+                self.triaged.add(key)
             if a.model == REFERENCE_MODEL:
                 for v in c.verdicts:
                     if v.how != TRIAGE:
@@ -74,10 +74,16 @@ class Collected:
         health = {h.judge: h for h in judge_health(list(self.controls.values())).judges}
         for j, v in judges.items():  # accuracy on control claims: comparing judges needs no gold labels
             h = health.get(j)
-            v["controls"] = {"n": h.controls, "accuracy": h.accuracy, "accuracy_ci95": h.accuracy_ci95, "verdict": h.verdict} if h else None
+            v["controls"] = {
+                "n": h.controls, "accuracy": h.accuracy, "accuracy_ci95": h.accuracy_ci95, "verdict": h.verdict, "status": h.status,
+                "by_label": {r.label: {"controls": r.controls, "correct": r.correct, "recall": r.recall} for r in h.by_label},
+                "by_kind": {r.label: {"controls": r.controls, "correct": r.correct, "recall": r.recall} for r in h.by_kind},
+            } if h else None
         out = {
             "runs": self.runs,
             "judges": sorted(self.labels),
+            # claims triage settled as supported with no judge call: left out of every judge's numbers above
+            "triaged_claims": len(self.triaged),
             "pairwise": pairwise(self.labels),
             "per_judge": judges,
             "self_preference": self_preference(self.labels, self.families, self.answer_family),
@@ -111,7 +117,7 @@ class JudgeAgreement(Section):
 
     def __init__(self, panel: list[str]):
         self.data = Collected()
-        self.panel = panel  # the run's judges: a claim triage settled counts as supported by each
+        self.panel = panel  # the run's judges (a claim triage settled counts for none of them)
 
     def add(self, item):
         self.data.add(item, self.panel)

@@ -32,6 +32,10 @@ class ClaimChange(BaseModel):
     b: VerdictLabel | None
     match: Literal["offsets", "text", "similar"] | None = None
     similarity: float | None = None  # 0-1, for a match by similarity
+    # for a claim not grounded in B: why (a judge agreeing with B's verdict), its best passage, the checks' flags
+    reason: str | None = None
+    passage: str | None = None
+    flags: list[str] = []
 
 
 class ClaimDiff(BaseModel):
@@ -116,6 +120,7 @@ def claim_diff(a_results: dict[str, RecordResult], b_results: dict[str, RecordRe
                         record_id=rid, model=model, claim=(cb or ca).text,
                         claim_a=ca.text if ca is not None and cb is not None and ca.text != cb.text else None,
                         a=ca.label if ca is not None else None, b=cb.label if cb is not None else None, match=how, similarity=sim,
+                        **_why(cb),
                     )
                     _file(diff, change)
     for key in ("newly_ungrounded", "worsened", "fixed", "flips", "only_a", "only_b"):  # most severe verdict in B (then A) first, stable
@@ -140,6 +145,26 @@ def _file(diff: ClaimDiff, c: ClaimChange) -> None:
         diff.fixed.append(c)
 
 
+def _why(claim: ClaimResult | None) -> dict:
+    """For a claim of B that is not grounded (or a judge error): the reason, the best passage, the flags."""
+    if claim is None or claim.label == SUPPORTED:
+        return {}
+    from judge.scoring.ungrounded import best_passage, check_flags, passage_text, rationale
+
+    return {"reason": rationale(claim) or None, "passage": passage_text(best_passage(claim)), "flags": check_flags(claim.checks)}
+
+
 def describe(c: ClaimChange) -> str:
     """One line naming a changed claim: its text, record, model and both verdicts."""
     return f'"{c.claim}" (record {c.record_id}, model {c.model}: {c.a or "absent"} -> {c.b or "absent"})'
+
+
+def newly(c: ClaimChange, label: str) -> bool:
+    """Whether the claim is newly ``label`` in B: B's verdict is ``label`` (or, for ``not_grounded`` and
+    ``hallucinated``, one of those labels) and A's claim was less severe, a judge error, or absent."""
+    from judge.verdicts import HALLUCINATED
+
+    group = {"not_grounded": NOT_GROUNDED, "hallucinated": HALLUCINATED}.get(label)
+    if group is not None:
+        return c.b in group and c.a not in group
+    return c.b == label and (c.a is None or SEVERITY.get(c.a, -1) < SEVERITY[label] or c.a == "judge_error")

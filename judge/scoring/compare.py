@@ -1,15 +1,29 @@
-"""``judge compare``: two runs, metric deltas with paired bootstrap intervals over records, flipped verdicts,
-and regression gates for CI. Claim-level differences (newly ungrounded, fixed, flips, claims in one run only) come
-from judge.scoring.claim_diff; a failed gate names the newly ungrounded claims and the path of run B and its report.
+"""``judge compare``: two runs, metric deltas with paired tests over records, claim-level differences, and
+regression gates for CI. Claim-level differences (newly ungrounded, fixed, flips, claims in one run only) come
+from judge.scoring.claim_diff; a failed gate names the regressed claims with their reasons and passages.
 
 Metrics are aggregated over the records both runs finished (the intersection, reported when it is not
 everything): faithfulness, hallucination rate, judge-error rate, and accuracy against gold claim labels
-where the data has them. A gate ``METRIC:MAX_DROP`` fails when the metric gets worse by more than MAX_DROP
-*and* the paired 95% interval of the change excludes zero (a drop within noise does not fail the build).
+where the data has them. Two kinds of gate:
+
+- a claim-level gate ``new_LABEL:N`` (LABEL one of not_grounded (alias ungrounded), hallucinated,
+  contradicted, unsupported, partially_supported) fails when more than N claims are newly LABEL in B: B's
+  verdict is LABEL and the matched claim of A was less severe, or there was none (a rewritten answer's new
+  claim counts). It needs no statistics: one newly contradicted claim on ten questions is seen.
+- a delta gate ``METRIC:MAX_DROP`` fails when the metric got worse by more than MAX_DROP *and* an exact
+  one-sided sign test over the records (records worse in B against records better in B, ties dropped)
+  gives p < ALPHA. When too few records changed for any outcome of the test to reach ALPHA (fewer than 5
+  at 0.05), the statistics cannot decide: the gate says "too few records to tell" and follows the
+  claim-level gate (the run's ``new_not_grounded`` gate, or ``new_not_grounded:0`` when none is given).
+
+With no gate given, the CLI and the pytest plugin use DEFAULT_GATES (the two delta gates at 0, so the claims
+decide on small sets and the sign test on large ones). The paired bootstrap interval of each
+delta is still reported, as a description; it decides nothing.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -17,13 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.report.format import fmt_ci
 from judge.results import RecordResult
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
-from judge.scoring.claim_diff import claim_diff, describe
+from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
 from judge.scoring.gold import matched_gold
 from judge.scoring.sections import SECTIONS, AnswerItem
+from judge.verdicts import JUDGE_ERROR
 
 # metric -> (numerator key, denominator key, higher is better), from the sections that have paired rates
 METRICS = {name: spec for cls in SECTIONS for name, spec in cls.paired.items()}
@@ -44,43 +58,130 @@ def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, flo
     return {k: float(counts[k]) for k in keys}
 
 
+ALPHA = 0.05  # one-sided level of the sign test of a delta gate
+CLAIM_GATES = ("not_grounded", "hallucinated", "contradicted", "unsupported", "partially_supported")
+CLAIM_ALIASES = {"ungrounded": "not_grounded"}
+DEFAULT_GATES = ("hallucination_rate:0", "faithfulness:0")
+
+
 @dataclass
 class Gate:
-    metric: str
-    max_drop: float
+    """A delta gate (``metric``, ``max_drop``) or a claim-level gate (``claims``: a label group, ``max_new``)."""
+
+    metric: str | None
+    max_drop: float = 0.0
+    claims: str | None = None
+    max_new: int = 0
+
+    @property
+    def spec(self) -> str:
+        return f"new_{self.claims}:{self.max_new}" if self.claims else f"{self.metric}:{self.max_drop}"
 
     @classmethod
     def parse(cls, text: str) -> Gate:
-        metric, _, value = text.partition(":")
-        if metric not in METRICS or not value:
-            raise ValueError(f"gate {text!r}: expected METRIC:MAX_DROP with METRIC one of {', '.join(METRICS)}")
+        name, _, value = text.partition(":")
+        if name.startswith("new_"):
+            label = CLAIM_ALIASES.get(name[4:], name[4:])
+            if label not in CLAIM_GATES or not value:
+                raise ValueError(f"gate {text!r}: expected new_LABEL:N with LABEL one of {', '.join(CLAIM_GATES)} (or ungrounded)")
+            if not value.isdigit() or len(value) > 9:
+                raise ValueError(f"gate {text!r}: N must be a whole number of claims >= 0")
+            return cls(None, claims=label, max_new=int(value))
+        if name not in METRICS or not value:
+            raise ValueError(f"gate {text!r}: expected METRIC:MAX_DROP with METRIC one of {', '.join(METRICS)}, "
+                             f"or new_LABEL:N with LABEL one of {', '.join(CLAIM_GATES)}")
         try:
             drop = float(value)
         except ValueError:
             raise ValueError(f"gate {text!r}: MAX_DROP must be a number") from None
-        if not 0 <= drop < float("inf"):  # NaN compares False with everything: a NaN gate would pass any drop
-            raise ValueError(f"gate {text!r}: MAX_DROP must be a finite number >= 0")
-        return cls(metric, drop)
+        if not drop >= 0 or drop == float("inf"):
+            raise ValueError(f"gate {text!r}: MAX_DROP must be a number >= 0")
+        return cls(name, drop)
+
+
+def parse_gates(specs: list[str] | tuple[str, ...] | None) -> list[Gate]:
+    """Gates from their specs; None or [] gives DEFAULT_GATES, ["none"] gives no gate at all."""
+    if not specs:
+        specs = DEFAULT_GATES
+    if list(specs) == ["none"]:
+        return []
+    if "none" in specs:
+        raise ValueError("gate none: give it alone (no gate at all), or give the gates you want")
+    return [Gate.parse(g) for g in specs]
+
+
+def sign_test(worse: int, better: int) -> float:
+    """The exact one-sided p-value of ``worse`` records worse against ``better`` better, if neither were more
+    likely: P(X >= worse) for X ~ Binomial(worse + better, 1/2). 1.0 when nothing changed."""
+    n = worse + better
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(worse, n + 1)) / 2**n
+
+
+def decidable(changed: int, alpha: float = ALPHA) -> bool:
+    """Whether ``changed`` records (worse or better) could give p < alpha at all (all of them worse)."""
+    return 0.5**changed < alpha
+
+
+def min_changed(alpha: float = ALPHA) -> int:
+    """The fewest changed records with which the sign test can reach ``alpha``."""
+    return next(n for n in range(1, 64) if decidable(n, alpha))
 
 
 def compare(
     run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP,
-    *, allow_missing: bool = False,
+    *, allow_missing: bool = False, prompt_a: str | None = None, prompt_b: str | None = None,
 ) -> dict:
-    """Deltas (B - A) of each metric with a paired bootstrap 95% interval, the flips, and the gates' verdicts.
+    """Deltas (B - A) of each metric with a sign test over records (and a paired bootstrap 95% interval), the
+    claim-level differences, and the gates' verdicts.
 
-    A gate whose metric is missing in either run (no judged claim, no gold, every judge call failed) fails:
-    a gate that cannot be checked must not pass a build. ``allow_missing`` lets it pass, saying so."""
+    ``prompt_a``/``prompt_b``: only the answers of that prompt variant, labelled by their model alone, so that
+    two variants (of one run, or of two) are compared model by model. A gate whose metric is missing in either
+    run (no judged claim, no gold, every judge call failed) fails: a gate that cannot be checked must not pass
+    a build. ``allow_missing`` lets it pass, saying so."""
     a, b = (r if isinstance(r, Run) else Run.open(r) for r in (run_a, run_b))
-    a_results = {r.record_id: r for r in a.results()}
-    b_results = {r.record_id: r for r in b.results()}
-    common = [rid for rid in a_results if rid in b_results]
-    if not common:  # unrelated runs: nothing to gate on is a wrong input, never a pass
+    a_results = {r.record_id: _variant(r, prompt_a) for r in a.results()}
+    b_results = {r.record_id: _variant(r, prompt_b) for r in b.results()}
+    if not any(rid in b_results for rid in a_results):  # unrelated runs: nothing to gate on is a wrong input, never a pass
         raise RunDirError(f"{a.path} and {b.path} have no finished record in common: compare runs over the same data")
+    for which, run, prompt, results in (("A", a, prompt_a, a_results), ("B", b, prompt_b, b_results)):
+        if prompt is not None and not any(x.answers for x in results.values()):
+            known = sorted({x.prompt for r in run.results() for x in r.answers if x.prompt})
+            raise RunDirError(f"run {which} ({run.path}) has no answer of prompt {prompt!r} (its prompt variants: {', '.join(known) or 'none'})")
+    core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,
+                           allow_missing=allow_missing, run_b=b.path)
+    gate_results = core.pop("gates")
+    if gates:  # a verdict is only as good as its judges: a gated judge that failed or was unverified fails the build
+        gate_results += _judges_gate(a, "A") + _judges_gate(b, "B")
+    return {
+        "run_a": str(a.path),
+        "run_b": str(b.path),
+        "prompts": {"a": prompt_a, "b": prompt_b},
+        "models": core.pop("models"),
+        "judges_verified": {"a": _verified(a), "b": _verified(b)},
+        **{k: core.pop(k) for k in ("records_compared", "records_only_in_a", "records_only_in_b", "note", "metrics", "flips", "claims", "new_claims")},
+        "gates": gate_results,
+        "failed": any(g["failed"] for g in gate_results),
+        "bootstrap": {"samples": bootstrap, "seed": seed},
+        "allow_missing": allow_missing,
+    }
+
+
+def compare_results(
+    a_results: dict[str, RecordResult], b_results: dict[str, RecordResult], gates: list[Gate] | None,
+    a_gold: tuple = ({}, {}), b_gold: tuple = ({}, {}), *, seed: int = 0, bootstrap: int = BOOTSTRAP,
+    allow_missing: bool = False, run_b: Path | str = "run B",
+) -> dict:
+    """The comparison of two sets of results by record id (what :func:`compare` computes once the runs are
+    read), with every gate but the judges' health. ``a_gold``/``b_gold``: (records, recorded answers) for the
+    gold-based metrics; ``bootstrap`` 0 skips the intervals (they decide nothing). Used by bench/gates_sim.py."""
+    common = [rid for rid in a_results if rid in b_results]
+    if not common:
+        raise RunDirError("the two runs have no finished record in common: compare runs over the same data")
     only_a = sorted(set(a_results) - set(b_results))
     only_b = sorted(set(b_results) - set(a_results))
-    a_records, a_recorded = a.gold_inputs
-    b_records, b_recorded = b.gold_inputs
+    (a_records, a_recorded), (b_records, b_recorded) = a_gold, b_gold
     ca = [record_counts(a_results[i], a_records.get(i), a_recorded) for i in common]
     cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
     rng = random.Random(seed)
@@ -100,46 +201,120 @@ def compare(
             if sa and sb:
                 deltas.append(bn[idx].sum() / sb - an[idx].sum() / sa)
         ci = [float(np.percentile(deltas, 2.5)), float(np.percentile(deltas, 97.5))] if deltas else None
-        metrics[name] = {"a": float(value_a), "b": float(value_b), "delta": float(value_b - value_a), "ci95": ci, "higher_is_better": higher}
+        metrics[name] = {"a": float(value_a), "b": float(value_b), "delta": float(value_b - value_a), "ci95": ci, "higher_is_better": higher,
+                         "records": _sign_test(an, ad, bn, bd, higher)}
     claims = claim_diff(a_results, b_results, common)
-    see = _see(claims, b.path)
+    changes = [*claims.flips, *claims.only_a, *claims.only_b]
+    new_counts = {label: [c for c in changes if newly(c, label)] for label in CLAIM_GATES}
+    see = _see(claims, run_b)
+    fallback = next((g for g in gates or [] if g.claims == "not_grounded"), Gate(None, claims="not_grounded", max_new=0))
     gate_results = []
     for g in gates or []:
+        if g.claims:
+            gate_results.append(_claim_gate(g, new_counts[g.claims], run_b))
+            continue
         m = metrics.get(g.metric)
         if m is None:
             why = f"{g.metric} is not available in both runs ({missing[g.metric]})"
             why += ": allowed by --allow-missing" if allow_missing else ": cannot be checked (pass --allow-missing to accept that)"
-            gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": not allow_missing, "missing": True, "why": why + ("" if allow_missing else see)})
+            gate_results.append({"gate": g.spec, "failed": not allow_missing, "missing": True, "summary": why, "why": why + ("" if allow_missing else see)})
             continue
-        worsening = -m["delta"] if m["higher_is_better"] else m["delta"]
-        excludes_zero = m["ci95"] is not None and (m["ci95"][0] > 0 or m["ci95"][1] < 0)
-        failed = worsening > g.max_drop and excludes_zero
-        change = f"got worse by {worsening:.4f}" if worsening > 0 else f"improved by {-worsening:.4f}" if worsening < 0 else "did not change"
-        why = (
-            f"{g.metric} {change} (allowed drop {g.max_drop}), 95% CI of the change {fmt_ci(m['ci95'], 4, signed=True)}"
-            + ("" if excludes_zero else ", which includes zero: within noise")
-        )
-        why += see if failed else ""
-        gate_results.append({"gate": f"{g.metric}:{g.max_drop}", "failed": failed, "worsening": worsening, "why": why})
-    if gates:  # a verdict is only as good as its judges: a gated judge that failed or was unverified fails the build
-        gate_results += _judges_gate(a, "A") + _judges_gate(b, "B")
+        if g.metric == "judge_error_rate":  # its claim-level counterpart: claims that became judge errors
+            decider = (sum(1 for c in changes if c.b == JUDGE_ERROR and c.a != JUDGE_ERROR), 0, "claims newly judge_error", "no claim newly a judge error")
+        elif g.metric in ("faithfulness", "hallucination_rate"):
+            decider = (len(new_counts["not_grounded"]), fallback.max_new, "claims newly not grounded", f"the claim-level gate {fallback.spec}")
+        else:  # no claim-level counterpart (accuracy against gold): the point estimate over the allowed drop fails
+            decider = None
+        gate_results.append(_delta_gate(g, m, len(common), decider, see))
+    models_a = sorted({x.model for r in (a_results[i] for i in common) for x in r.answers})
+    models_b = sorted({x.model for r in (b_results[i] for i in common) for x in r.answers})
+    notes = [] if not (only_a or only_b) else [f"the runs cover different records: compared the {len(common)} in both"]
+    if models_a and models_b and not set(models_a) & set(models_b):
+        notes.append(
+            f"the runs share no model: A has {', '.join(models_a)}; B has {', '.join(models_b)}, so no claim of one is matched with a claim of "
+            "the other (each is 'only in A' or 'only in B', and every not-grounded claim of B counts as new); to compare prompt variants "
+            "model by model, pass --prompt-a VARIANT --prompt-b VARIANT")
     return {
-        "run_a": str(a.path),
-        "run_b": str(b.path),
-        "judges_verified": {"a": _verified(a), "b": _verified(b)},
+        "models": {"a": models_a, "b": models_b},
         "records_compared": len(common),
         "records_only_in_a": only_a,
         "records_only_in_b": only_b,
-        "note": None if not (only_a or only_b) else f"the runs cover different records: compared the {len(common)} in both",
+        "note": "; ".join(notes) or None,
         "metrics": metrics,
         "flips": [c.model_dump() for c in claims.flips],
         "claims": claims.model_dump(exclude={"flips"}),
+        "new_claims": {label: len(v) for label, v in new_counts.items()},
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
-        "bootstrap": {"samples": bootstrap, "seed": seed},
-        "allow_missing": allow_missing,
     }
 
+
+def _variant(result: RecordResult, prompt: str | None) -> RecordResult:
+    """The record's answers of one prompt variant, labelled by their model alone (all of them for None)."""
+    if prompt is None:
+        return result
+    answers = [x.model_copy(update={"model": x.model_name}) for x in result.answers if x.prompt == prompt]
+    return result.model_copy(update={"answers": answers})
+
+
+def _sign_test(an, ad, bn, bd, higher: bool) -> dict:
+    """Records worse and better in B (exact comparison of each record's rate; records without a denominator in
+    either run left out), ties, and the one-sided sign test's p-value of "B is worse"."""
+    worse = better = ties = 0
+    for xn, xd, yn, yd in zip(an, ad, bn, bd):
+        if not xd or not yd:
+            continue
+        diff = yn * xd - xn * yd  # sign of rate B - rate A
+        if diff == 0:
+            ties += 1
+        elif (diff < 0) == higher:
+            worse += 1
+        else:
+            better += 1
+    return {"worse": worse, "better": better, "ties": ties, "p_value": round(sign_test(worse, better), 6)}
+
+
+def _claim_gate(g: Gate, new: list[ClaimChange], run_b: Path) -> dict:
+    failed = len(new) > g.max_new
+    noun = g.claims.replace("_", " ")
+    why = short = f"{len(new)} claim{'' if len(new) == 1 else 's'} newly {noun} in B (allowed {g.max_new})"
+    if new:
+        why += ": " + "; ".join(describe(c) for c in new[:NAMED_CLAIMS]) + (f"; and {len(new) - NAMED_CLAIMS} more" if len(new) > NAMED_CLAIMS else "")
+    if failed:
+        why += f". Run B: {run_b}; report: {Path(run_b) / 'report.html'}"
+    return {"gate": g.spec, "failed": failed, "kind": "claims", "count": len(new), "summary": short, "why": why,
+            "claims": [c.model_dump() for c in new]}
+
+
+def _delta_gate(g: Gate, m: dict, n_records: int, decider: tuple | None, see: str) -> dict:
+    """A delta gate: passes within the allowed drop; else the sign test decides when it can, and when too few
+    records changed for it to, ``decider`` does: (claims counted, claims allowed, what they are, the rule's
+    name), or, with none, the point estimate (it is over the allowed drop: it fails)."""
+    worsening = -m["delta"] if m["higher_is_better"] else m["delta"]
+    t = m["records"]
+    change = f"got worse by {worsening:.4f}" if worsening > 0 else f"improved by {-worsening:.4f}" if worsening < 0 else "did not change"
+    records = f"{t['worse']} of {n_records} records worse, {t['better']} better"
+    why = f"{g.metric} {change} (allowed drop {g.max_drop}); {records}"
+    out = {"gate": g.spec, "kind": "delta", "worsening": worsening, "p_value": t["p_value"]}
+    if worsening <= g.max_drop:
+        return {**out, "failed": False, "decided_by": "delta", "summary": why, "why": why}
+    changed = t["worse"] + t["better"]
+    if t["p_value"] < ALPHA:
+        why += f", sign test p = {t['p_value']:.4g} < {ALPHA}"
+        return {**out, "failed": True, "decided_by": "sign test", "summary": why, "why": why + see}
+    if decidable(changed):
+        why += f", sign test p = {t['p_value']:.4g} >= {ALPHA}: within noise"
+        return {**out, "failed": False, "decided_by": "sign test", "summary": why, "why": why}
+    # too few records changed for any outcome to reach ALPHA: never "within noise"; the claims decide
+    why += (f": too few records to tell ({n_records} records, {changed} changed; the sign test needs {min_changed()} or more changed "
+            f"records to reach p < {ALPHA})")
+    if decider is None:
+        why += f", and {g.metric} has no claim-level gate, so the change over the allowed drop fails"
+        return {**out, "failed": True, "decided_by": "point estimate", "too_few_records": True, "summary": why, "why": why + see}
+    count, allowed, what, rule = decider
+    failed = count > allowed
+    why += f", so {rule} decides: {count} {what} (allowed {allowed})"
+    return {**out, "failed": failed, "decided_by": "claims", "too_few_records": True, "summary": why, "why": why + (see if failed else "")}
 
 
 def _health(run: Run):

@@ -1,0 +1,110 @@
+"""How often the prompt-regression gates are wrong (issue 26): false-pass rates on simulated regressions and
+false-fail rates on simulated non-regressions, at 10, 30 and 100 records, through the real gate code
+(judge.scoring.compare.compare_results over in-memory RecordResults: the claim diff, the sign test, the
+claim-level fallback; only the judges' health gate, which needs run directories, is left out).
+
+A record has one answer of 1 to 4 claims; a claim is not grounded (contradicted) with the baseline's rate p0.
+Scenarios (run B against baseline A):
+
+  no regression
+    rerun          B is A (a rerun from the cache)
+    judge noise    the same answers; each claim's verdict re-drawn with probability 0.1 (at the same rate p0)
+    equal prompt   every answer rewritten (new claims, none matched) at the same rate p0
+  regression
+    3 broken       three answers replaced by one contradicted claim (the issue's case)
+    10% broken     a tenth of the answers (at least one) replaced by one contradicted claim
+    rate +0.10     every answer rewritten at rate p0 + 0.10
+
+    python bench/gates_sim.py [--trials 400] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from judge.results import AnswerResult, ClaimResult, Decomposition, RecordResult  # noqa: E402
+from judge.scoring.compare import DEFAULT_GATES, compare_results, parse_gates  # noqa: E402
+
+SIZES = (10, 30, 100)
+BASE_RATES = (0.0, 0.05, 0.15)
+GATE_SETS = {"default": list(DEFAULT_GATES), "default + new_not_grounded:0": [*DEFAULT_GATES, "new_not_grounded:0"]}
+
+
+def _answer(rng: random.Random, rate: float, tag: str) -> list[tuple[str, str]]:
+    return [(f"{tag} claim {k} {rng.random():.12f}", "contradicted" if rng.random() < rate else "supported") for k in range(rng.randint(1, 4))]
+
+
+def _result(rid: str, claims: list[tuple[str, str]]) -> RecordResult:
+    text = " ".join(t for t, _ in claims)
+    answer = AnswerResult(model="writer+main", family="fam-w", answer=text, decomposition=Decomposition(method="sentences"),
+                          claims=[ClaimResult(claim_id=i, text=t, label=lbl) for i, (t, lbl) in enumerate(claims)])
+    return RecordResult(record_id=rid, question="q", language="English", answers=[answer])
+
+
+def scenario(name: str, n: int, p0: float, rng: random.Random):
+    a = {f"r{i}": _answer(rng, p0, f"a{i}") for i in range(n)}
+    if name == "rerun":
+        b = dict(a)
+    elif name == "judge noise":
+        b = {rid: [(t, ("contradicted" if rng.random() < p0 else "supported") if rng.random() < 0.1 else lbl) for t, lbl in cs] for rid, cs in a.items()}
+    elif name == "equal prompt":
+        b = {rid: _answer(rng, p0, f"b{rid}") for rid in a}
+    elif name in ("3 broken", "10% broken"):
+        k = 3 if name == "3 broken" else max(1, round(0.1 * n))
+        broken = set(rng.sample(sorted(a), k))
+        b = {rid: ([(f"wrong {rid} {rng.random():.12f}", "contradicted")] if rid in broken else cs) for rid, cs in a.items()}
+    elif name == "rate +0.10":
+        b = {rid: _answer(rng, p0 + 0.10, f"b{rid}") for rid in a}
+    else:
+        raise ValueError(name)
+    return {rid: _result(rid, cs) for rid, cs in a.items()}, {rid: _result(rid, cs) for rid, cs in b.items()}
+
+
+NULL = ("rerun", "judge noise", "equal prompt")
+REGRESSION = ("3 broken", "10% broken", "rate +0.10")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    started = time.perf_counter()
+    print(f"{args.trials} trials per cell, seed {args.seed}; cells: share of trials where the gates FAIL (exit 1): false-fail rates under no regression, catch rates (1 - false pass) under a regression\n")
+    # one comparison per trial with every gate of every set (an explicit new_not_grounded:0 is also the delta
+    # gates' fallback, so adding it changes no other gate's verdict); each set fails when one of its gates does
+    union = list(dict.fromkeys(g for specs in GATE_SETS.values() for g in specs))
+    gates = parse_gates(union)
+    failed = {label: {} for label in GATE_SETS}
+    for p0 in BASE_RATES:
+        for n in SIZES:
+            for name in NULL + REGRESSION:
+                rng = random.Random(f"{args.seed}:{name}:{n}:{p0}")
+                counts = dict.fromkeys(GATE_SETS, 0)
+                for _ in range(args.trials):
+                    a, b = scenario(name, n, p0, rng)
+                    verdicts = {g["gate"]: g["failed"] for g in compare_results(a, b, gates, bootstrap=0)["gates"]}
+                    for label, specs in GATE_SETS.items():
+                        counts[label] += any(verdicts[g.spec] for g in parse_gates(specs))
+                for label in GATE_SETS:
+                    failed[label][(p0, n, name)] = counts[label] / args.trials
+            print(f"p0 {p0}, {n} records: done ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+    for label, specs in GATE_SETS.items():
+        print(f"## gates: {label} ({', '.join(specs)})\n")
+        print("| p0 | records | " + " | ".join(f"{s} (false fail)" for s in NULL) + " | " + " | ".join(f"{s} (caught)" for s in REGRESSION) + " |")
+        print("|" + "---|" * (2 + len(NULL) + len(REGRESSION)))
+        for p0 in BASE_RATES:
+            for n in SIZES:
+                print(f"| {p0} | {n} | " + " | ".join(f"{failed[label][(p0, n, s)]:.3f}" for s in NULL + REGRESSION) + " |")
+        print()
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

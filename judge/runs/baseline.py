@@ -1,0 +1,125 @@
+"""Pinned baselines: ``judge baseline save RUN --name main`` copies a finished run into ``baselines/main/``
+(a folder to commit, or to cache in CI), and ``--baseline main`` (``judge run``, ``judge compare``, the
+pytest plugin) resolves the name there. A run directory's path is accepted wherever a name is.
+
+A baseline is a run directory of its own (run.json, config.yaml, results.jsonl, summary.json, scores.json and
+report.md when present; not calls.jsonl nor report.html) plus BASELINE.json saying where it came from. Saving
+a name again replaces it whole, never half: the new copy is written beside it and swapped in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from judge.runs.store import RunDirError
+
+BASELINES_ENV = "JUDGE_BASELINES_DIR"
+DEFAULT_DIR = "baselines"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+FILES = ("run.json", "config.yaml", "results.jsonl", "summary.json", "scores.json", "report.md")
+REQUIRED = ("run.json", "config.yaml", "results.jsonl", "summary.json")
+MARKER = "BASELINE.json"
+
+
+def baselines_dir(given: str | Path | None = None) -> Path:
+    """The folder of pinned baselines: ``given``, else $JUDGE_BASELINES_DIR, else ./baselines."""
+    return Path(given or os.environ.get(BASELINES_ENV) or DEFAULT_DIR)
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME.match(name):
+        raise RunDirError(f"baseline name {str(name)[:80]!r}: expected letters, digits, '.', '_' or '-' (at most 64), starting with a letter or digit")
+    return name
+
+
+def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None = None, allow_failed: bool = False) -> Path:
+    """Pin the finished run ``run_dir`` as baseline ``name`` under ``directory``; returns the baseline's folder.
+
+    Refused: a run that did not finish (no summary.json), a run that cannot pass (its judges failed or were
+    unverified, too many judge errors; ``allow_failed`` accepts it), a file of the run that is a link."""
+    from judge.runs.run import Run
+
+    _check_name(name)
+    source = Path(run_dir)
+    run = Run.open(source)  # not a run directory, another version's: RunDirError
+    if not run.summary:
+        raise RunDirError(f"{source} has no summary.json: the run did not finish, so it cannot be a baseline (judge run CONFIG --resume {source})")
+    if run.failures and not allow_failed:
+        raise RunDirError(f"{source} cannot pass, so it is no baseline: " + "; ".join(run.failures) + " (--allow-failed pins it anyway)")
+    root = baselines_dir(directory)
+    if root.is_symlink() or (root.exists() and not root.is_dir()):
+        raise RunDirError(f"{root}: expected a folder for baselines (not a link, not a file)")
+    root.mkdir(parents=True, exist_ok=True)
+    target = root / name
+    if target.is_symlink() or (target.exists() and not (target / MARKER).is_file()):
+        raise RunDirError(f"{target} exists and is not a baseline judge saved: remove it or choose another name")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
+    try:
+        for file in FILES:
+            src = source / file
+            if src.is_symlink():
+                raise RunDirError(f"{src} is a symbolic link: a baseline copies only the run's own files")
+            if not src.exists():
+                if file in REQUIRED:
+                    raise RunDirError(f"{src} is missing: the run is incomplete")
+                continue
+            data = src.read_bytes()
+            if file == "results.jsonl" and data and not data.endswith(b"\n"):
+                data = data[: data.rfind(b"\n") + 1]  # a torn last line is no finished record
+            (tmp / file).write_bytes(data)
+        summary = run.summary
+        marker = {
+            "name": name, "source": str(source.resolve()), "config_name": (run.manifest or {}).get("name"),
+            "config_hash": summary.get("config_hash"), "prompts": summary.get("prompts", {}), "records": summary.get("records"),
+            "overall": summary.get("overall"), "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        (tmp / MARKER).write_text(json.dumps(marker, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        old = None
+        if target.exists():
+            old = root / f".{name}.old-{os.getpid()}"
+            os.replace(target, old)
+        os.replace(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def resolve_baseline(value: str | Path, directory: str | Path | None = None) -> Path:
+    """A run directory as given, else the pinned baseline of that name; RunDirError saying where it looked."""
+    given = Path(value)
+    if (given / "run.json").is_file():
+        return given
+    root = baselines_dir(directory)
+    text = str(value)
+    if NAME.match(text) and (root / text / MARKER).is_file():
+        return root / text
+    known = list_baselines(directory)
+    hint = f" (pinned: {', '.join(b['name'] for b in known)})" if known else f" (none pinned in {root}: judge baseline save RUN_DIR --name NAME)"
+    raise RunDirError(f"{text}: neither a run directory nor a baseline pinned in {root}{hint}")
+
+
+def list_baselines(directory: str | Path | None = None) -> list[dict]:
+    """The baselines pinned under ``directory``: their BASELINE.json, with the folder's path."""
+    root = baselines_dir(directory)
+    out = []
+    if root.is_dir():
+        for folder in sorted(root.iterdir()):
+            marker = folder / MARKER
+            if folder.name.startswith(".") or folder.is_symlink() or not marker.is_file():
+                continue
+            try:
+                info = json.loads(marker.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(info, dict):
+                out.append({**info, "name": folder.name, "path": str(folder)})
+    return out
