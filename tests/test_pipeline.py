@@ -348,18 +348,26 @@ def test_deterministic_config_needs_no_model(tmp_path):
 def test_the_default_config_gives_every_record_a_judged_claim_on_the_embedded_models(tmp_path):
     # the embedded models on a loaded 2-core machine take minutes (the README's figure); the limit is not the test
     result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", timeout=1500)
-    assert result.returncode == 0, result.stderr
+    # the demonstration's judge is gated like any other: it passes its controls (0) or the run says it did not (3)
+    assert result.returncode in (0, 3), result.stderr
     summary = json.loads(result.stdout)
-    assert summary["outcome"]["judged"] >= 3 and not summary["outcome"]["reasons"]
+    health = summary["judge_health"]
+    gated = [j for j in health["judges"] if j["gated"]]
+    assert gated and health["gate"] and health["enabled"]
+    if result.returncode == 3:
+        assert "on its controls" in result.stderr and any(j["status"] in ("failed", "unverified") for j in gated)
+    else:
+        assert all(j["status"] == "passed" for j in gated)
+    assert summary["outcome"]["judged"] >= 3
     assert summary["records"] == 3 and summary["by_model"]["local-qwen"]["claims"] >= 3
-    assert any("demonstration" in note and "local-gemma" in note for note in summary["notes"])
+    assert any("demonstration" in note for note in summary["notes"])
+    judges = set(summary["judges"])
     for r in results_of(summary["run_dir"]):
         (a,) = r.answers
         assert a.model == "local-qwen" and a.family == "qwen" and a.answer and a.generation_error is None
         assert any(c.label != "judge_error" for c in a.claims), f"{r.record_id}: no judged claim"
         for c in a.claims:
-            assert {v.judge for v in c.verdicts} <= {"local-gemma", "deterministic", "triage"}
-            assert all(v.family in ("google", "deterministic", "none") for v in c.verdicts)
+            assert {v.judge for v in c.verdicts} <= judges | {"triage"}
 
 
 def test_resume_refuses_a_run_made_with_another_config(scripted_server, tmp_path):
