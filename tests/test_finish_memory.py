@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -159,3 +160,26 @@ def test_a_disk_list_spills_to_a_file_and_reads_back_in_order(monkeypatch):
 @pytest.mark.parametrize("key, text", [(1, "1"), (2.5, "2.5"), (None, "null"), (False, "false")])
 def test_streamed_json_writes_keys_as_json_does(key, text):
     assert "".join(iter_json({key: 1})) == json.dumps({key: 1}, indent=1)
+
+
+# -- merge streams its runs ----------------------------------------------------------------------------------------
+def test_merge_streams_two_runs_of_the_same_records_and_refuses_one_that_differs(tmp_path):
+    from tests.conftest import run_cli
+
+    config = ROOT / "configs" / "deterministic.yaml"
+    dirs = []
+    for name in ("a", "b"):
+        out = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--name", name, "--json", "--no-progress")
+        assert out.returncode in (0, 3), out.stderr
+        dirs.append(Path(json.loads(out.stdout)["run_dir"]))
+    merged = run_cli("merge", *map(str, dirs), "--runs-dir", str(tmp_path / "merged"), "--json")
+    assert merged.returncode in (0, 3), merged.stderr
+    merged_dir = Path(json.loads(merged.stdout)["run_dir"])
+    assert (merged_dir / "results.jsonl").read_bytes() == (dirs[0] / "results.jsonl").read_bytes()  # each record once, in order
+    lines = (dirs[1] / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    changed = json.loads(lines[1])
+    changed["question"] = changed["question"] + " (edited)"
+    lines[1] = json.dumps(changed, ensure_ascii=False, separators=(",", ":")) + "\n"
+    (dirs[1] / "results.jsonl").write_text("".join(lines), encoding="utf-8")
+    refused = run_cli("merge", *map(str, dirs), "--runs-dir", str(tmp_path / "merged2"), "--json")
+    assert refused.returncode == 2 and f"record {changed['record_id']} differs between the runs" in refused.stderr

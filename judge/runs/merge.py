@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import sqlite3
+import tempfile
 from pathlib import Path
 
 from judge.problems import DatasetError
+from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.inputs import dataset_records
-from judge.runs.store import RunDirError, RunStore
+from judge.runs.runner import record_ids
+from judge.runs.store import RunDirError, RunStore, record_id_of
 from judge.runs.summary import summarize
 
 
@@ -42,35 +47,82 @@ def refuse_repeats(stores: list[RunStore]) -> None:
 
 
 def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "merged") -> tuple[RunStore, dict]:
+    """Every record of the runs once, in dataset order, with every run's calls. Streamed: each result line's
+    id, place and digest go to a temporary SQLite table (a record in two runs must be the same result), the
+    lines are copied as bytes; memory does not grow with the runs."""
     stores = [RunStore.open(d) for d in run_dirs]
     refuse_repeats(stores)
     hashes = {s.manifest().get("config_hash") for s in stores}
     if len(hashes) != 1:
         raise RunDirError(f"the runs come from different configs ({', '.join(sorted(map(str, hashes)))}): refusing to merge them")
     config = stores[0].config()
-    merged: dict = {}
-    for store in stores:
-        for result in store.finished():
-            old = merged.get(result.record_id)
-            if old is not None and old.model_dump() != result.model_dump():
-                raise RunDirError(f"record {result.record_id} differs between the runs: refusing to pick one")
-            merged[result.record_id] = result
-    try:
-        order = [r.id for r in dataset_records(config)]
-    except (DatasetError, OSError):
-        order = sorted(merged)
-    merged_ids = [i for s in stores for i in [identity(s)] + list(s.manifest().get("merged_run_ids") or [])]
-    meta = {**stores[0].manifest(), "name": name, "merged_from": [str(d) for d in run_dirs], "merged_run_ids": merged_ids, "shard": None}
-    meta.pop("format", None)
-    meta.pop("schema_version", None)
-    meta["records_selected"] = [i for i in order if i in merged]
-    store = RunStore.create(runs_root, name, config, meta)
-    for record_id in meta["records_selected"]:
-        store.append(merged[record_id])
+    with tempfile.TemporaryDirectory(prefix="judge-merge-") as tmp:
+        db = sqlite3.connect(os.path.join(tmp, "merge.db"))
+        try:
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                             "CREATE TABLE seen (id TEXT PRIMARY KEY, run INTEGER, pos INTEGER, len INTEGER, digest BLOB) WITHOUT ROWID;")
+            for k, store in enumerate(stores):
+                for rid, pos, line in _result_lines(store):
+                    digest = hashlib.sha256(line).digest()
+                    old = db.execute("SELECT run, pos, len, digest FROM seen WHERE id = ?", (rid,)).fetchone()
+                    if old is None:
+                        db.execute("INSERT INTO seen VALUES (?, ?, ?, ?, ?)", (rid, k, pos, len(line), digest))
+                    elif old[3] != digest and _read(stores[old[0]], old[1], old[2]).model_dump() != RecordResult.model_validate_json(line).model_dump():
+                        raise RunDirError(f"record {rid} differs between the runs: refusing to pick one")
+            try:
+                order = [rid for rid in record_ids(dataset_records(config)) if db.execute("SELECT 1 FROM seen WHERE id = ?", (rid,)).fetchone()]
+            except (DatasetError, OSError):
+                order = [rid for (rid,) in db.execute("SELECT id FROM seen ORDER BY id")]
+            merged_ids = [i for s in stores for i in [identity(s)] + list(s.manifest().get("merged_run_ids") or [])]
+            meta = {**stores[0].manifest(), "name": name, "merged_from": [str(d) for d in run_dirs], "merged_run_ids": merged_ids, "shard": None}
+            meta.pop("format", None)
+            meta.pop("schema_version", None)
+            meta["records_selected"] = order
+            store = RunStore.create(runs_root, name, config, meta)
+            del meta
+            files = [open(s.results_path, "rb") for s in stores]  # noqa: SIM115 (closed below)
+            try:
+                batch = []
+                for rid in order:
+                    k, pos, size = db.execute("SELECT run, pos, len FROM seen WHERE id = ?", (rid,)).fetchone()
+                    files[k].seek(pos)
+                    batch.append(files[k].read(size).decode("utf-8").rstrip("\n"))
+                    if len(batch) >= 256:
+                        store.append_lines(batch)
+                        batch = []
+                store.append_lines(batch)
+            finally:
+                for f in files:
+                    f.close()
+        finally:
+            db.close()
     count = store.rewrite_in_order(order)
     for shard in stores:  # every call the shards made, so that the merged totals are what was spent
         store.append_calls_from(shard)
-    summary = summarize(store.iter_finished(), store.manifest(), config, store.usage())
-    summary["run"] = {"records_selected": count, "records_finished": count, "complete": True, "merged_from": meta["merged_from"]}
+    manifest = store.manifest()
+    manifest.pop("records_selected", None)
+    summary = summarize(store.iter_finished(), manifest, config, store.usage())
+    summary["run"] = {"records_selected": count, "records_finished": count, "complete": True, "merged_from": [str(d) for d in run_dirs]}
     store.write_summary(summary)
     return store, summary
+
+
+def _result_lines(store: RunStore):
+    """(record id, offset, line bytes) of each complete result line of a run, its id read from the line's
+    first bytes (a line of another shape or schema is parsed whole: refused as iter_finished refuses it)."""
+    if not store.results_path.exists():
+        return
+    with open(store.results_path, "rb") as f:
+        pos = 0
+        for i, line in enumerate(f, start=1):
+            if line.strip() and line.endswith(b"\n"):
+                found = record_id_of(line)
+                rid = found[1] if found is not None and found[0] == RESULTS_SCHEMA_VERSION else store._parse(line, i).record_id
+                yield rid, pos, line
+            pos += len(line)
+
+
+def _read(store: RunStore, pos: int, size: int) -> RecordResult:
+    with open(store.results_path, "rb") as f:
+        f.seek(pos)
+        return RecordResult.model_validate_json(f.read(size))
