@@ -4,13 +4,20 @@ A claim found verbatim is not grounded when the same source later takes the sent
 the figure was mistyped and should read ...") or says the same thing elsewhere with another number, date
 or name. Two kinds, each a verified span of the source:
 
-- ``correction``: a sentence with a correction cue (English, Hebrew, Portuguese, Arabic, Spanish) that
-  refers to the claim: it shares a number or a name with it, shares enough of its content words, or follows
-  right after a sentence that says what the claim says;
-- ``near_duplicate``: another sentence that says nearly the same (most of the claim's content words) with a
-  number or date in the same context that differs, or with a different name where the claim's is missing.
+- ``correction``: a sentence in which the source corrects itself (English, Hebrew, Portuguese, Arabic,
+  Spanish: a correction label opening it, an editorial phrase, or a word of the family beside a word of
+  publishing; never a narrative "mistakenly" or "corrected") that refers to the claim: it shares a number
+  with it or gives one in the claim's slot, shares enough of its content words, or follows right after a
+  sentence that says what the claim says (a name alone is no reference: a correction names what its
+  article is about, "the Mandeans" under an article about Mosul's Christians);
+- ``near_duplicate``: another sentence that says nearly the same (most of the claim's content words) and
+  states the same slot of the same entity otherwise: a number of the same kind and unit beside the same
+  words (:func:`judge.stages.checks.aligned_mismatches`), or a name in the place of the claim's that is no
+  fuller or shorter form of it and no organisation around it. A short answer ("Roy Orbison") names no slot:
+  only a full proposition can be contradicted by a name.
 
-When in doubt a conflict is reported: it costs a model call, a wrong free verdict costs trust.
+A conflict makes the deterministic judge say contradicted, so each is called only when the source states
+the same thing otherwise; what is merely missing is left to the coverage and the judges.
 """
 
 from __future__ import annotations
@@ -20,29 +27,59 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.results import Conflict
-from judge.stages.checks import aligned_mismatches, names_in, numbers_in
-from judge.text import content_words, normalize, split_sentences, word_forms
-
-# Cues matched on normalised (lower-cased, quote- and dash-unified) sentences.
-_LATIN_CUES = (
-    r"correction|corrections|corrected|erratum|errata|clarification|retraction|retracted|mistyped|misprint"
-    r"|misstated|misreported|misquoted|typo|typographical error|should (?:have )?read|should (?:have )?said"
-    r"|incorrectly (?:stated|reported|said|gave|listed)|an earlier version|a previous version|was wrong"
-    r"|update:|updated:|editor'?s note"
-    r"|correção|correcao|corrigido|corrigida|corrigimos|errata|retificação|retificacao|retificado|retificada"
-    r"|esclarecimento|onde se lê|onde se le|leia-se|erro de digitação|erro de digitacao|atualização:|atualizacao:"
-    r"|corrección|correccion|fe de erratas|debe decir|donde dice|actualización:"
+from judge.stages.checks import (
+    aligned_mismatches,
+    holds_lead,
+    lead_words,
+    name_present,
+    name_tokens,
+    names_in,
+    numbers_in,
+    related_names,
 )
-_LATIN = re.compile(rf"(?<![\w])(?:{_LATIN_CUES})(?![\w])")
-# Hebrew words take one-letter prefixes (ו ה ב ל מ ש כ): "בטעות", "והתיקון".
+from judge.text import content_words, normalize, split_sentences, word_forms
+from judge.text.bounds import find_word
+from judge.text.proposition import not_a_proposition
+
+# Cues matched on normalised (lower-cased, quote- and dash-unified) sentences. A correction is the source
+# correcting itself, which editors write in a few set ways: a label opening the sentence ("Correction:",
+# "תיקון:", "Errata:", "تصحيح:") or an editorial phrase ("should read", "an earlier version of this
+# article", "נפלה טעות", "onde se lê"). A word of the same family inside a narrative ("the dam was corrected",
+# "the Egyptians mistakenly believed", "כפי שנהוג לחשוב בטעות", "توضيح" in an essay) is no correction: it is
+# a cue only with a word of publishing beside it ("בטעות נכתב", "was incorrectly reported").
+_LABELS = (
+    r"correction|corrections|clarification|erratum|errata|retraction|update|updated|editor'?s note"
+    r"|correção|correcao|correções|correcoes|errata|retificação|retificacao|esclarecimento|atualização|atualizacao"
+    r"|nota do editor|nota da redação|nota da redacao|corrección|correccion|fe de erratas|aclaración|aclaracion|actualización"
+    r"|תיקון|תיקונים|הבהרה|עדכון|הערת העורך|הערת המערכת|טעות"
+    r"|تصحيح|تصويب|استدراك|توضيح|تحديث|تنويه"
+)
+_LABEL = re.compile(rf"^[\W_]{{0,3}}(?:{_LABELS})\s*(?::|\s-\s)")
+_EDITORIAL = re.compile(
+    r"(?<![\w])(?:mistyped|misprint|misprinted|misstated|misreported|misquoted|typo|typographical error"
+    r"|should (?:have )?read|incorrectly (?:stated|reported|said|gave|listed|identified|named)"
+    r"|(?:an earlier|a previous|the original) version of this|this (?:article|story|report) (?:has been|was) (?:corrected|updated)"
+    r"|onde se lê|onde se le|leia-se|erro de digitação|erro de digitacao|fe de erratas|debe decir|donde dice)(?![\w])"
+    r"|(?<![\u05d0-\u05ea])[והבלמשכ]{0,2}(?:נפלה טעות|טעות הקלדה|טעות דפוס|צ\"ל|הנתון הנכון|המספר הנכון)(?![\u05d0-\u05ea])"
+    r"|(?<![\u0621-\u064a])[وفبلك]?(?:خطأ مطبعي|والصحيح|الصواب|صوابه|سقط سهوا|ورد خطأ|ورد سهوا)(?![\u0621-\u064a])"
+)
+# Narrative words of the family, a cue only beside a word of publishing.
+_LATIN_WORDS = re.compile(
+    r"(?<![\w])(?:corrected|correction|erroneously|mistakenly|wrongly|incorrectly|in error|was wrong|corrigido|corrigida"
+    r"|corrigimos|retificado|retificada|erroneamente|equivocadamente|por engano|corregido|corregida)(?![\w])"
+)
 _HEBREW = re.compile(
-    r"(?<![\u05d0-\u05ea])[והבלמשכ]{0,2}(?:תיקון|תיקונים|תוקן|תוקנה|טעות|טעויות|שגיאה|שגוי|שגויה|עדכון:|עודכן"
-    r"|הבהרה|צ\"ל|צריך להיות|צריכה להיות|צריך היה|הנתון הנכון|המספר הנכון|הנכון הוא|טעות הקלדה|נפלה טעות)"
+    r"(?<![\u05d0-\u05ea])[והבלמשכ]{0,2}(?:תיקון|תוקן|תוקנה|טעות|טעויות|שגיאה|שגוי|שגויה|עודכן|צריך להיות|צריכה להיות|הנכון הוא)"
     r"(?![\u05d0-\u05ea])"
 )
-_ARABIC = re.compile(
-    r"(?<![\u0621-\u064a])[وفبلك]?(?:ال)?(?:تصحيح|تصويب|استدراك|توضيح|تحديث:|خطأ|خطأ مطبعي|والصحيح|الصحيح|الصواب|صوابه)"
-    r"(?![\u0621-\u064a])"
+_ARABIC = re.compile(r"(?<![\u0621-\u064a])[وفبلك]?(?:ال)?(?:تصحيح|تصويب|خطأ|خطا|الصحيح|سهوا)(?![\u0621-\u064a])")
+_PUBLISHED = re.compile(
+    r"(?<![\w])(?:written|wrote|printed|published|reported|stated|listed|quoted|article|story|headline|caption"
+    r"|escrito|escrita|publicado|publicada|informado|informada|noticiado|matéria|materia|artigo|reportagem|legenda"
+    r"|escrito|publicado|artículo|articulo|nota)(?![\w])"
+    r"|(?<![\u05d0-\u05ea])[והבלמשכ]{0,2}(?:נכתב|נכתבה|נכתבו|פורסם|פורסמה|פורסמו|דווח|דווחה|צוין|צוינה|הכתבה|בכתבה|הידיעה|בידיעה|הנתון|בנתון|הכותרת)"
+    r"(?![\u05d0-\u05ea])"
+    r"|(?<![\u0621-\u064a])[وفبلك]?(?:كتب|نشر|ورد|ذكر|المقال|الخبر|الرقم)(?![\u0621-\u064a])"
 )
 _FIGURE = re.compile(
     r"(?<![\w])(?:figure|figures|number|numbers|amount|date|percentage|total|sum|número|numero|valor|data|cifra"
@@ -54,12 +91,18 @@ ADJACENT_MIN_SHARE = 0.5  # a correction right after a sentence sharing this muc
 
 
 def correction_cue(sentence: str) -> str | None:
-    """The correction cue in ``sentence``, or None."""
-    text = normalize(sentence).text
-    for pattern in (_LATIN, _HEBREW, _ARABIC):
+    """The correction cue in ``sentence``: a correction label opening it, an editorial phrase, or a word of
+    the family beside a word of publishing; None for anything else."""
+    text = normalize(sentence).text.strip()
+    for pattern in (_LABEL, _EDITORIAL):
         m = pattern.search(text)
         if m:
-            return m.group().strip()
+            return m.group().strip(" :-")
+    if _PUBLISHED.search(text):
+        for pattern in (_LATIN_WORDS, _HEBREW, _ARABIC):
+            m = pattern.search(text)
+            if m:
+                return m.group().strip()
     return None
 
 
@@ -114,7 +157,7 @@ def find_conflicts(claim: str, sources: dict[str | None, str], own: list[tuple[s
     claim_words = _claim_words(claim)
     claim_numbers = set(numbers_in(claim))
     claim_names = names_in(claim)
-    claim_name_forms = {normalize(n).text for n in claim_names}
+    proposition = not_a_proposition(claim) is None  # a short answer names nothing a sentence could name otherwise
     out: list[Conflict] = []
     for doc_id, text in sources.items():
         if doc_id is None and len(sources) > 1:
@@ -128,18 +171,18 @@ def find_conflicts(claim: str, sources: dict[str | None, str], own: list[tuple[s
                 continue
             sentence = text[start:end]
             if i in view.cues:
-                why = _refers(claim, claim_numbers, claim_name_forms, shares, i, sentence)
+                why = _refers(claim, claim_numbers, claim_names, shares, i, sentence)
                 if why:
                     out.append(_conflict("correction", doc_id, start, end, text, f"correction cue {view.cues[i]!r}; {why}"))
                     continue
             if shares.get(i, 0.0) >= NEAR_DUPLICATE_MIN_SHARE:
-                detail = _differs(claim, claim_names, sentence)
+                detail = _differs(claim, claim_names if proposition else [], sentence)
                 if detail:
                     out.append(_conflict("near_duplicate", doc_id, start, end, text, detail))
     return out
 
 
-def _refers(claim: str, claim_numbers: set[str], claim_names: set[str], shares: dict[int, float], i: int, sentence: str) -> str:
+def _refers(claim: str, claim_numbers: set[str], claim_names: list[str], shares: dict[int, float], i: int, sentence: str) -> str:
     """Why a correction sentence refers to the claim, or '' when it does not."""
     numbers = set(numbers_in(sentence))
     shared_numbers = claim_numbers & numbers
@@ -155,11 +198,7 @@ def _refers(claim: str, claim_numbers: set[str], claim_names: set[str], shares: 
         return ""  # it corrects a figure, and not one of the claim's
     if claim_numbers and _FIGURE.search(normalize(sentence).text):
         return "it corrects a figure without giving it, and the claim states one"
-    norm = normalize(sentence).text
-    shared_names = [n for n in claim_names if n in norm]
-    if shared_names:
-        return f"it names {', '.join(shared_names)}"
-    if shares.get(i, 0.0) >= RELATED_MIN_SHARE:
+    if shares.get(i, 0.0) >= RELATED_MIN_SHARE:  # a name alone is no reference: a correction names what it is about
         return f"it shares {shares[i]:.0%} of the claim's words"
     if shares.get(i - 1, 0.0) >= ADJACENT_MIN_SHARE:
         return "it follows a sentence that says what the claim says"
@@ -175,15 +214,47 @@ def _typo_of(a: str, b: str) -> bool:
 
 
 def _differs(claim: str, claim_names: list[str], sentence: str) -> str:
+    """What a sentence that says nearly what the claim says states otherwise: a number in the same slot
+    (:func:`judge.stages.checks.aligned_mismatches`), or a name in the place of one of the claim's. That name
+    must be no form of any of the claim's ("Roy Kelton Orbison" is Roy Orbison), share no distinctive token
+    with them ("MedStar Health" is part of "MedStar Washington Hospital Center"), and stand among the same
+    words as the claim's missing name does; a capitalised word opening the sentence is no name."""
     mismatches = aligned_mismatches(claim, [sentence])
     if mismatches:
         return "; ".join(f"says {m.candidate} where the claim says {m.claim}" for m in mismatches)
-    norm = normalize(sentence).text
-    missing = [n for n in claim_names if normalize(n).text not in norm]
-    others = [n for n in names_in(sentence) if normalize(n).text not in normalize(claim).text]
-    if missing and others:
-        return f"names {others[0]} where the claim names {missing[0]}"
+    if not claim_names:
+        return ""
+    found = names_in(sentence)
+    missing = [n for n in claim_names if not name_present(n, sentence, found)]
+    if not missing:
+        return ""
+    claim_found = names_in(claim)
+    others = [n for n in found if not name_present(n, claim, claim_found) and not any(related_names(n, c) for c in claim_names)]
+    norm = normalize(claim).text
+    for name in missing:
+        if any(related_names(name, n) for n in found):
+            continue  # its slot holds a form of it or a name around it ("USP de São Paulo" for "USP de São Carlos")
+        at = find_word(norm, normalize(name).text)
+        lead = lead_words(claim, at) if at > 0 else []
+        if not lead or not holds_lead(lead, sentence):
+            continue  # the name is what the claim is about, not a slot of it: another name there is another entity
+        around = _around(claim, name)
+        for other in others:
+            if around & _around(sentence, other):
+                return f"names {other} where the claim names {name}"
     return ""
+
+
+def _around(text: str, name: str, span: int = 3) -> set[str]:
+    """Forms of the content words right around ``name``'s first occurrence in ``text`` (its slot)."""
+    norm = normalize(text).text
+    at = find_word(norm, normalize(name).text)
+    if at < 0:
+        return set()
+    before = [w for w in content_words(norm[:at]) if not w[0].isdigit()][-span:]
+    after = [w for w in content_words(norm[at + len(normalize(name).text) :]) if not w[0].isdigit()][:span]
+    mine = {f for t in name_tokens(name) for f in word_forms(t)}
+    return {f for w in before + after for f in word_forms(w)} - mine
 
 
 def _conflict(kind: str, doc_id: str | None, start: int, end: int, text: str, detail: str) -> Conflict:
