@@ -53,7 +53,7 @@ def main() -> None:
         t = time.perf_counter()
         kept_local, stats_local = align(rows, index)
         align_s = time.perf_counter() - t
-        ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+        ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR", _node_ip_address="127.0.0.1",
                  runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}})
         runs = {}
         for label, split in (("scan", False), ("split, first run (splits the corpus)", True), ("split, reused", True)):

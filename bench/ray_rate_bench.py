@@ -101,7 +101,7 @@ def main() -> None:
     from judge.runs.config import load_run_config
     from judge.runs.runner import execute
 
-    ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+    ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR", _node_ip_address="127.0.0.1",
              runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}})
     rows = []
     with tempfile.TemporaryDirectory() as t:

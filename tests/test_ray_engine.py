@@ -20,7 +20,7 @@ from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli  # noqa: E402
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True, _node_ip_address="127.0.0.1")
     yield
     ray.shutdown()
 
