@@ -9,6 +9,14 @@ from __future__ import annotations
 import math
 import os
 
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 from judge.problems import DatasetError, Problem
 
 # name -> (default, kind, what it bounds); kind "int": a whole number >= 1, "mb": a positive number of megabytes
@@ -16,10 +24,13 @@ NUMERIC = {
     "JUDGE_MAX_RECORD_MB": ("64", "mb", "the size of one record"),
     "JUDGE_MAX_PROBLEMS": ("50", "int", "how many problems of one file are listed"),
     "JUDGE_LOCAL_CONTEXT": ("8192", "int", "the embedded models' context in tokens"),
+    # llama-cpp-python's own default is half the CPUs (for hyper-threads): on a 2-core machine one thread, half
+    # the speed of two
+    "JUDGE_LOCAL_THREADS": (str(_usable_cpus()), "int", "the threads each embedded model decodes with"),
 }
 # the largest value each may take: a number beyond it is a typo or an attack, never a setting (1e15 MB for
 # one record would turn every size check off)
-MAXIMUM = {"JUDGE_MAX_RECORD_MB": 100_000, "JUDGE_MAX_PROBLEMS": 1_000_000, "JUDGE_LOCAL_CONTEXT": 1_048_576}
+MAXIMUM = {"JUDGE_MAX_RECORD_MB": 100_000, "JUDGE_MAX_PROBLEMS": 1_000_000, "JUDGE_LOCAL_CONTEXT": 1_048_576, "JUDGE_LOCAL_THREADS": 1024}
 # names earlier versions read: setting one does nothing now, which the user should hear about
 RETIRED = {"JUDGE_MAX_DATASET_MB": "files stream now, whatever their size; JUDGE_MAX_RECORD_MB bounds one record"}
 

@@ -347,27 +347,28 @@ def test_deterministic_config_needs_no_model(tmp_path):
 @pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed (pip install -e '.[local]')")
 def test_the_default_config_gives_every_record_a_judged_claim_on_the_embedded_models(tmp_path):
     # the embedded models on a loaded 2-core machine take minutes (the README's figure); the limit is not the test
-    result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", timeout=1500)
-    # the demonstration's judge is gated like any other: it passes its controls (0) or the run says it did not (3)
+    result = run_cli("run", str(ROOT / "configs" / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", timeout=3600)
+    # 0, or 3 where the judge's controls are too few to verify it (configs/default.yaml says so); never 2
     assert result.returncode in (0, 3), result.stderr
     summary = json.loads(result.stdout)
-    health = summary["judge_health"]
-    gated = [j for j in health["judges"] if j["gated"]]
-    assert gated and health["gate"] and health["enabled"]
-    if result.returncode == 3:
-        assert "on its controls" in result.stderr and any(j["status"] in ("failed", "unverified") for j in gated)
-    else:
-        assert all(j["status"] == "passed" for j in gated)
     assert summary["outcome"]["judged"] >= 3
     assert summary["records"] == 3 and summary["by_model"]["local-qwen"]["claims"] >= 3
-    assert any("demonstration" in note for note in summary["notes"])
-    judges = set(summary["judges"])
+    assert any("demonstration" in note and "local-qwen-1.5b" in note for note in summary["notes"])
+    assert summary["same_family_clashes"], "the qwen judge of qwen answers is flagged"
+    run_dir = Path(summary["run_dir"])
+    for report in ("report.md", "report.html"):
+        assert "demonstration" in (run_dir / report).read_text(encoding="utf-8")
+    # every embedded call parsed: under the grammar no call fails on its format (a slow machine may time out)
+    calls = [json.loads(line) for line in (run_dir / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert not [c["error"] for c in calls if c.get("error") and "LocalModelTimeout" not in c["error"]]
+    assert all(c["attempts"] == 1 for c in calls), "no re-ask: every reply fit its schema the first time"
     for r in results_of(summary["run_dir"]):
         (a,) = r.answers
         assert a.model == "local-qwen" and a.family == "qwen" and a.answer and a.generation_error is None
         assert any(c.label != "judge_error" for c in a.claims), f"{r.record_id}: no judged claim"
         for c in a.claims:
-            assert {v.judge for v in c.verdicts} <= judges | {"triage"}
+            assert {v.judge for v in c.verdicts} <= {"local-qwen-1.5b", "deterministic", "triage"}
+            assert all(v.family in ("qwen", "deterministic", "none") for v in c.verdicts)
 
 
 def test_resume_refuses_a_run_made_with_another_config(scripted_server, tmp_path):

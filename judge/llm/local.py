@@ -5,8 +5,9 @@ with a native build does); so each embedded model runs in its own child process
 (judge/llm/local_worker.py), kept alive across calls because loading a model per call is too slow. A
 crash becomes a clear error for that call (:class:`LocalModelCrashed`), never the death of the run or of
 pytest, and the next call starts a fresh child. One call at a time per model (llama.cpp is not
-re-entrant); decoding is constrained by the JSON schema the caller asks for (instructor's json_schema mode,
-or the tool's parameters), so the output always parses. Needs the ``local`` extra; without it a clear
+re-entrant); decoding is constrained by a grammar built from the JSON schema the caller asks for
+(instructor's json_schema mode, or the tool's parameters; judge/llm/grammar.py), so the output always parses
+and no array can grow until max_tokens. Needs the ``local`` extra; without it a clear
 error says how to install it or what to use instead.
 """
 
@@ -53,6 +54,9 @@ class _Child:
         env = dict(os.environ)
         package_root = str(Path(__file__).resolve().parents[2])  # the judge that spawned it, checkout or wheel
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        # llama.cpp's OpenMP threads spin while they wait: on a busy machine two spinning threads on two cores
+        # took 578 s for a call one thread did in 75 s (load average 8-10); waiting passively, two took 69 s
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         if self.stderr is not None:
             self.stderr.close()  # the last child's
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the child; read after a crash)
@@ -156,17 +160,6 @@ def _schema_and_tool(optional_params: dict) -> tuple[dict | None, str | None]:
     return None, None
 
 
-def grammar_friendly(schema):
-    """The schema without string length bounds, which llama.cpp's grammar compiler expands into one rule per
-    character (a maxLength of a few thousand exceeds its limits). Lengths are still enforced: instructor
-    validates the answer against the full model and re-asks."""
-    if isinstance(schema, dict):
-        return {k: grammar_friendly(v) for k, v in schema.items() if k not in ("maxLength", "minLength")}
-    if isinstance(schema, list):
-        return [grammar_friendly(v) for v in schema]
-    return schema
-
-
 def complete(name: str, messages: list[dict], optional_params: dict, timeout: float | None = None) -> dict:
     """One chat completion as an OpenAI-style dict (tool call when the request offered a tool)."""
     if name not in EMBEDDED:
@@ -178,14 +171,14 @@ def complete(name: str, messages: list[dict], optional_params: dict, timeout: fl
         max_tokens=optional_params.get("max_tokens") or 512,
         seed=optional_params.get("seed", 0),
     )
-    if schema is not None:
-        kwargs["response_format"] = {"type": "json_object", "schema": grammar_friendly(schema)}
     crash = _crash_requested(name)
     if crash is None:
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalModelUnavailable(INSTALL_HINT)
         model_path(name)  # assembled and verified here, so a refusal is a plain error, not a child's
-    reply = _child(name).request({"kwargs": kwargs, "crash": crash}, timeout)
+    # The child builds the grammar from the schema (judge/llm/grammar.py: every array bounded, no silent
+    # fall-back to "any JSON"); llama_cpp is imported only there.
+    reply = _child(name).request({"kwargs": kwargs, "schema": schema, "crash": crash}, timeout)
     if "error" in reply:
         raise (LocalModelUnavailable if reply.get("unavailable") else LLMError)(reply["error"])
     out = reply["ok"]

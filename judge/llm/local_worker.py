@@ -21,7 +21,19 @@ def _load(name: str):
     from judge.env import number
     from judge.llm.weights import model_path
 
-    return Llama(model_path=str(model_path(name)), n_ctx=int(number("JUDGE_LOCAL_CONTEXT")), n_threads=None, seed=0, verbose=False)
+    threads = int(number("JUDGE_LOCAL_THREADS"))  # every usable CPU unless set (llama-cpp-python's default: half)
+    return Llama(model_path=str(model_path(name)), n_ctx=int(number("JUDGE_LOCAL_CONTEXT")), n_threads=threads,
+                 n_threads_batch=threads, seed=0, verbose=False)
+
+
+def _grammar(schema: dict):
+    """The llama.cpp grammar for a response schema (judge/llm/grammar.py); a schema it cannot express is an
+    error for the call, never a silent fall-back to "any JSON"."""
+    from llama_cpp import LlamaGrammar
+
+    from judge.llm.grammar import gbnf
+
+    return LlamaGrammar.from_string(gbnf(schema), verbose=False)
 
 
 def _reply(name: str, loaded: dict, request: dict) -> dict:
@@ -35,7 +47,10 @@ def _reply(name: str, loaded: dict, request: dict) -> dict:
             except ImportError:
                 return {"error": INSTALL_HINT, "unavailable": True}
             loaded[name] = _load(name)
-        return {"ok": loaded[name].create_chat_completion(**request["kwargs"])}
+        kwargs = dict(request["kwargs"])
+        if request.get("schema") is not None:
+            kwargs["grammar"] = _grammar(request["schema"])
+        return {"ok": loaded[name].create_chat_completion(**kwargs)}
     except LocalModelUnavailable as e:  # weights missing or refused
         return {"error": str(e), "unavailable": True}
     except Exception as e:  # a bad request: an error for this call only

