@@ -74,7 +74,8 @@ def project(tmp_path_factory):
         data = {
             "name": name, "dataset": {"path": "data.jsonl"},
             "models": {"writer": {"model": "openai/writer", "api_base": server.base_url, "family": "fam-w", "timeout": 5},
-                       "checker": {"model": "openai/checker", "api_base": server.base_url, "family": "fam-j", "timeout": 5}},
+                       "checker": {"model": "openai/checker", "api_base": server.base_url, "family": "fam-j", "timeout": 5},
+                       "second": {"model": "openai/second", "api_base": server.base_url, "family": "fam-k", "timeout": 5}},
             "generate": {"models": ["writer"], "prompts": prompts},
             "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["checker"]},
             "controls": {"enabled": False},  # a scripted judge: these tests are about prompts and gates, not controls
@@ -158,6 +159,22 @@ def test_runs_that_share_no_model_say_so(crossed, project):
     out = json.loads(run_cli("compare", crossed_dir, only_v2, "--gate", "none", "--prompt-a", "v1", "--json").stdout)
     assert out["note"] is not None and "share no model" in out["note"] and "writer+v2" in out["note"] and "--prompt-a" in out["note"]
     assert out["gates"] == [] and not out["failed"]
+
+
+def test_agreement_counts_only_claims_both_judges_ruled_on(project):
+    """Triage settles the verbatim claims with no judge call: they are counted apart, never as agreement."""
+    root, config = project
+    run_dir, summary = run(config("panel", {"v1": "prompts/answer_v1.j2", "v2": "prompts/answer_v2.j2"},
+                                  adjudicate={"judges": ["checker", "second"]}))
+    assert summary["claims_triaged"] == 17  # every claim but the three wrong ones is a verbatim sentence of its source
+    rep = json.loads(run_cli("agreement", run_dir, "--json", "--out", str(root / "agreement.json")).stdout)
+    assert rep["triaged_claims"] == 17
+    (pair,) = rep["pairwise"]
+    assert pair["claims"] == 3 and pair["raw_agreement"] == 1.0  # each judge saw the three, and nothing else
+    assert rep["per_judge"]["checker"]["claims"] == 3 and rep["per_judge"]["second"]["claims"] == 3
+    assert rep["per_judge"]["checker"]["controls"] is None  # controls off in these configs: no verdict to show
+    text = run_cli("agreement", run_dir, "--out", str(root / "agreement.html")).stdout
+    assert "17 claims settled by triage (verbatim, no judge call) are left out of every judge's numbers" in text
 
 
 def test_a_pinned_baseline_catches_an_edited_prompt_and_an_unchanged_rerun_passes(project):
