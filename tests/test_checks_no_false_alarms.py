@@ -163,6 +163,19 @@ def test_a_hebrew_claim_whose_year_is_another_events_is_caught():
     assert [(m.claim, m.candidate) for m in checks.numbers_mismatched] == [("1881", "1879")]
 
 
+def test_the_same_on_the_shared_hebrew_answers_through_the_runs_candidates():
+    from judge.datasets import load
+    from judge.pipeline import candidates
+    from judge.runs.config import SearchSection
+
+    record = next(r for r in load(shared("he_qa_sample.json")) if "שאלה נכבדה" in r.sources[0].text)
+    claim = 'בן־יהודה פרסם את "שאלה נכבדה" ב־1881, זמן קצר אחרי שעלה לארץ.'  # gold: contradicted
+    found = candidates([Index(s.text, s.doc_id) for s in record.sources], claim, SearchSection())
+    checks = check_claim(claim, found, {s.doc_id: s.text for s in record.sources})
+    assert [(m.claim, m.candidate) for m in checks.numbers_mismatched] == [("1881", "1879")]
+    assert decide(support_features(claim, found, checks), load_params().for_language("he"))[0] == "contradicted"
+
+
 # -- corrections ----------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "sentence",

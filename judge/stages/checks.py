@@ -484,9 +484,10 @@ def aligned_mismatches(
                 continue
             in_slot = any(forms & e.common_bag for forms in slot)
             if _present(e.value, {c.value}) or _present(c.value, {e.value}):
-                # the claim's own value: the benefit of the doubt, in full when it stands in the claim's slot
-                theirs = e.bag | _text_forms(text) if in_slot else e.bag
-                same = max(same, sum(bool(forms & theirs) for forms in claim_words))
+                # the claim's own value in the claim's slot: the benefit of the doubt (in another slot it is
+                # another fact: "ב־1881 עלה לארץ" does not say he published in 1881)
+                if in_slot:
+                    same = max(same, sum(bool(forms & (e.bag | _text_forms(text))) for forms in claim_words))
                 continue
             if not in_slot or e.value in claim_values or text in stating:
                 continue  # another slot ("ב־1881 עלה לארץ" for "פרסם ... ב־1881"), or a text that states both
