@@ -330,13 +330,12 @@ def agreement(rep: dict, written: list[Path]) -> None:
         t.add_row(p["a"], p["b"], str(p["claims"]), fmt(p["cohen_kappa"]), fmt(p["alpha_nominal"]))
     c.print(t)
     j = Table(title="per judge")
-    for col in ("judge", "family", "claims", "accuracy vs gold", "accuracy on controls", "controls verdict", "calls", "cost $", "latency s"):
+    for col in ("judge", "family", "claims", "accuracy vs gold", "accuracy on controls", "calls", "cost $", "latency s"):
         j.add_column(col)
     for name, v in rep["per_judge"].items():
         ctl = v.get("controls") or {}
-        on_controls = f"{fmt(ctl['accuracy'])} of {ctl['n']}" if ctl.get("n") else "n/a"
-        j.add_row(name, str(v["family"]), str(v["claims"]), fmt((v["vs_gold"] or {}).get("accuracy")), on_controls, Text(str(ctl.get("status") or "-")),
-                  str(v["calls"]), fmt(v["cost_usd"]), fmt(v["mean_latency_s"]))
+        on_controls = f"{fmt(ctl['accuracy'])} of {ctl['n']}" + (f", {ctl['status']}" if ctl.get("status") else "") if ctl.get("n") else "n/a"
+        j.add_row(name, str(v["family"]), str(v["claims"]), fmt((v["vs_gold"] or {}).get("accuracy")), on_controls, str(v["calls"]), fmt(v["cost_usd"]), fmt(v["mean_latency_s"]))
     c.print(j)
     for name, v in rep["per_judge"].items():  # each judge's controls by kind (a changed number, a negation, another record's claim...)
         kinds = (v.get("controls") or {}).get("by_kind") or {}
