@@ -27,12 +27,30 @@ def _shard(spec: Optional[str]) -> Optional[tuple[int, int]]:
 
 
 def _gates(specs: list[str]) -> list:
-    from judge.scoring.compare import Gate
+    """The gates given, or the default gates (judge.scoring.compare.DEFAULT_GATES); ``--gate none``: no gate."""
+    from judge.scoring.compare import parse_gates
 
     try:
-        return [Gate.parse(g) for g in specs]
+        return parse_gates(specs)
     except ValueError as e:
         raise BadInput(str(e)) from None
+
+
+def _baseline(value: Optional[str], baselines_dir: Optional[Path]) -> Optional[Path]:
+    """A run directory, or the name of a pinned baseline (judge baseline save)."""
+    from judge.runs.baseline import resolve_baseline
+
+    return None if value is None else resolve_baseline(value, baselines_dir)
+
+
+def _thresholds(cfg, max_hallucination: Optional[float], min_faithfulness: Optional[float]):
+    """The config's absolute thresholds, with the command line's over them."""
+    t = cfg.thresholds
+    update = {k: v for k, v in (("max_hallucination_rate", max_hallucination), ("min_faithfulness", min_faithfulness)) if v is not None}
+    for flag, v in (("--max-hallucination", max_hallucination), ("--min-faithfulness", min_faithfulness)):
+        if v is not None and not 0 <= v <= 1:
+            raise BadInput(f"{flag} {v}: expected a rate from 0 to 1")
+    return t.model_copy(update=update) if update else t
 
 
 def _reports(run_dir: Path) -> dict | None:
@@ -66,10 +84,10 @@ def _check_run(summary: dict) -> None:
         raise JudgesFailed("\n".join(failed))
 
 
-def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False) -> dict:
+def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False, prompt_a=None, prompt_b=None) -> dict:
     from judge.scoring.compare import compare
 
-    return compare(baseline, run_dir, gates, allow_missing=allow_missing)
+    return compare(baseline, run_dir, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b)
 
 
 def _with_engine(cfg, engine: str | None, ray_address: str | None):
@@ -95,9 +113,14 @@ def run(
     refresh: bool = typer.Option(False, "--refresh", help="Call models again and overwrite cached answers."),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    baseline: Optional[Path] = typer.Option(None, "--baseline", help="After the run, compare it with this run directory."),
-    gate: list[str] = typer.Option([], "--gate", help="With --baseline: METRIC:MAX_DROP (repeatable); exit 1 on a real drop."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="After the run, compare it with this run directory or pinned baseline (judge baseline save)."),
+    gate: list[str] = typer.Option([], "--gate", help="With --baseline: new_LABEL:N or METRIC:MAX_DROP (repeatable; default "
+                                   "new_not_grounded:0, hallucination_rate:0, faithfulness:0; 'none': no gate); exit 1 when one fails."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
+    baselines_dir: Optional[Path] = typer.Option(None, "--baselines-dir", help="Where pinned baselines are (default $JUDGE_BASELINES_DIR or ./baselines)."),
+    max_hallucination: Optional[float] = typer.Option(None, "--max-hallucination", help="Exit 1 when the hallucination rate (overall or of any model "
+                                                      "under test) is above this (overrides the config's thresholds)."),
+    min_faithfulness: Optional[float] = typer.Option(None, "--min-faithfulness", help="Exit 1 when faithfulness (overall or of any model under test) is below this."),
     engine: Optional[str] = typer.Option(None, "--engine", help="local or ray (default: the config's engine, local)."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --engine ray: the cluster (default: a local Ray)."),
 ) -> None:
@@ -105,15 +128,18 @@ def run(
     from judge.runs.config import load_run_config
     from judge.runs.runner import execute
 
-    shard_spec, gates = _shard(shard), _gates(gate)
-    if gates and baseline is None:
-        raise BadInput("--gate needs --baseline RUN_DIR")
-    if allow_missing and not gates:
+    shard_spec = _shard(shard)
+    if gate and baseline is None:
+        raise BadInput("--gate needs --baseline RUN_DIR (or the name of a pinned baseline)")
+    if allow_missing and not gate:
         raise BadInput("--allow-missing needs --gate")
+    gates = _gates(gate) if baseline is not None else []
+    baseline_dir = _baseline(baseline, baselines_dir)  # a baseline that is not there: refused before any call
     cfg = load_run_config(config)
     if limit:
         cfg = cfg.model_copy(update={"limit": limit})
     cfg = _with_engine(cfg, engine, ray_address)
+    thresholds = _thresholds(cfg, max_hallucination, min_faithfulness)
     bar = terminal.Progress(progress and not as_json)
     try:
         store, summary = execute(
@@ -123,15 +149,22 @@ def run(
     finally:
         bar.stop()
     summary = _finished(store, summary)
-    result = _compare(baseline, store.path, gates, allow_missing) if baseline is not None else None
+    result = _compare(baseline_dir, store.path, gates, allow_missing) if baseline_dir is not None else None
+    from judge.runs.thresholds import threshold_failures
+
+    broken = threshold_failures(summary, thresholds)
+    if thresholds.any:
+        summary["thresholds"] = {**thresholds.model_dump(), "failed": broken}
     if as_json:
         terminal.print_json(summary if result is None else {"summary": summary, "compare": result})
     else:
         terminal.summary(summary)
         if result is not None:
             terminal.compare(result)
+        for line in broken:
+            terminal.say(f"FAIL {line}")
     _check_run(summary)
-    if result is not None and result["failed"]:
+    if broken or (result is not None and result["failed"]):
         raise GateFailed()
 
 
@@ -186,21 +219,29 @@ def score(
 
 @command()
 def compare(
-    run_a: Path = typer.Argument(..., help="The baseline run."),
-    run_b: Path = typer.Argument(..., help="The run to check against it."),
-    gate: list[str] = typer.Option([], "--gate", help="METRIC:MAX_DROP (repeatable): faithfulness, hallucination_rate, judge_error_rate, accuracy."),
+    run_a: str = typer.Argument(..., help="The baseline: a run directory, or the name of a pinned baseline (judge baseline save)."),
+    run_b: str = typer.Argument(..., help="The run to check against it (may be the same run, with --prompt-a/--prompt-b)."),
+    gate: list[str] = typer.Option([], "--gate", help="Repeatable. new_LABEL:N (more than N claims newly LABEL fails; LABEL not_grounded, "
+                                   "hallucinated, contradicted, unsupported, partially_supported) or METRIC:MAX_DROP (faithfulness, "
+                                   "hallucination_rate, judge_error_rate, accuracy). Default: new_not_grounded:0, hallucination_rate:0, "
+                                   "faithfulness:0. 'none': report only."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
+    prompt_a: Optional[str] = typer.Option(None, "--prompt-a", help="Only run A's answers of this prompt variant (generate.prompts), paired by model."),
+    prompt_b: Optional[str] = typer.Option(None, "--prompt-b", help="Only run B's answers of this prompt variant, paired by model."),
+    baselines_dir: Optional[Path] = typer.Option(None, "--baselines-dir", help="Where pinned baselines are (default $JUDGE_BASELINES_DIR or ./baselines)."),
     as_json: bool = typer.Option(False, "--json"),
     md_out: Optional[Path] = typer.Option(None, "--md", help="Also write the comparison as Markdown to this file (e.g. for a PR comment)."),
 ) -> None:
-    """Metric deltas (B - A) with paired bootstrap 95% intervals, claims newly ungrounded, fixed and flipped; exit 1 when a gate fails."""
+    """Metric deltas (B - A) with a sign test over records, claims newly not grounded, fixed and flipped; exit 1 when a gate fails."""
     if allow_missing and not gate:
         raise BadInput("--allow-missing needs --gate")
+    gates = _gates(gate)
+    path_a, path_b = _baseline(run_a, baselines_dir), _baseline(run_b, baselines_dir)
     if md_out is not None:  # never an input, a file of a run directory, or a link: refused before any work
         from judge.files import check_output
 
-        check_output(md_out, (run_a, run_b), "--md")
-    result = _compare(run_a, run_b, _gates(gate), allow_missing)
+        check_output(md_out, (path_a, path_b), "--md")
+    result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b)
     if md_out is not None:
         from judge.files import replace_with
         from judge.report.markdown import compare as compare_md
@@ -212,6 +253,43 @@ def compare(
     terminal.print_json(result) if as_json else terminal.compare(result)
     if result["failed"]:
         raise GateFailed()
+
+
+@command()
+def baseline(
+    action: str = typer.Argument(..., help="save (pin RUN_DIR as --name) or list (the pinned baselines)."),
+    run_dir: Optional[Path] = typer.Argument(None, help="With save: the finished run to pin."),
+    name: Optional[str] = typer.Option(None, "--name", help="With save: the baseline's name (e.g. main); --baseline NAME resolves it."),
+    baselines_dir: Optional[Path] = typer.Option(None, "--baselines-dir", help="Where baselines are kept (default $JUDGE_BASELINES_DIR or ./baselines)."),
+    allow_failed: bool = typer.Option(False, "--allow-failed", help="With save: pin a run that cannot pass (its judges failed or were unverified)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Pin a finished run as a named baseline (a folder to commit or cache in CI), or list the pinned ones."""
+    from judge.runs.baseline import list_baselines, save_baseline
+
+    if action == "save":
+        if run_dir is None or not name:
+            raise BadInput("judge baseline save RUN_DIR --name NAME: give the run directory and the baseline's name")
+        path = save_baseline(run_dir, name, baselines_dir, allow_failed=allow_failed)
+        terminal.print_json({"baseline": name, "path": str(path)}) if as_json else terminal.say(
+            f"pinned {run_dir} as baseline {name!r} in {path}; use it with --baseline {name}")
+    elif action == "list":
+        if run_dir is not None or name:
+            raise BadInput("judge baseline list takes no run directory and no --name")
+        found = list_baselines(baselines_dir)
+        if as_json:
+            terminal.print_json(found)
+            return
+        if not found:
+            from judge.runs.baseline import baselines_dir as where
+
+            terminal.say(f"no baseline pinned in {where(baselines_dir)} (judge baseline save RUN_DIR --name NAME)")
+        for b in found:
+            overall = b.get("overall") or {}
+            terminal.say(f"{b['name']}: {b.get('records')} records, faithfulness {overall.get('faithfulness')}, hallucination rate "
+                         f"{overall.get('hallucination_rate')}; from {b.get('source')} ({b.get('saved_utc')})")
+    else:
+        raise BadInput(f"judge baseline {action}: expected save or list")
 
 
 @command(also=(FileExistsError,))
