@@ -331,7 +331,8 @@ def judge_health(
                 weak = [r for r in by_label if r.recall < WEAK]
                 why = "; ".join([why] + [_miss(r, r.label) for r in weak])
         elif not n:
-            status, why = "unverified", "no control reached this judge"
+            status, why = "unverified", ("no control reached this judge: no claim of the answers it judged could be verified to make "
+                                         "one from, or triage settled their claims (judge more records, or set adjudicate.triage: false)")
         else:
             status, why = _assess(by_label, errors, gate)
         if blind and status != "failed":
