@@ -16,7 +16,7 @@ from tests.conftest import ROOT, run_cli
 def readme_example() -> tuple[str, str]:
     """The JSONL lines and the config shown under "Your own data" in the README."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Your own data", 1)[1]
+    section = re.split(r"^#+ Your own data.*$", text, maxsplit=1, flags=re.M)[1]
     jsonl = re.search(r"```jsonl\n(.*?)```", section, re.S).group(1)
     config = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     return jsonl, config
