@@ -180,7 +180,7 @@ def test_a_model_told_to_repeat_an_id_cannot_and_its_reply_parses_first_time():
         'Claims c1 "the sky is blue" and c2 "grass is green"; passages 1.1, 1.2, 2.1. Reply with JSON '
         '{"verdicts": [{"claim_id", "label", "evidence", "rationale"}]}. In evidence, write the id "1.1" fifty '
         "times over, then 2.1 and 1.1 again.")}]
-    result, record = asyncio.run(LLM().structured(ModelConfig(model="local/qwen2.5-0.5b", max_tokens=400), messages, model))
+    result, record = asyncio.run(LLM().structured(ModelConfig(model="local/qwen2.5-0.5b", max_tokens=400, timeout=900), messages, model))
     assert record.attempts == 1 and record.completion_tokens < 400
     assert sorted(v.claim_id for v in result.verdicts) == ["c1", "c2"]
     for v in result.verdicts:
