@@ -127,3 +127,49 @@ def test_a_worker_killed_holding_the_only_slot_never_hangs_the_run_and_every_cal
     else:  # ten records' calls, and the dead attempt's two again
         assert stats.requests == 12
     assert time.monotonic() - started < 400
+
+
+def test_a_local_ray_listens_on_the_loopback_only(tmp_path):
+    """judge's own local Ray (``connect(None)``), in a fresh process: its node and its GCS are 127.0.0.1, and the GCS
+    listens on the loopback only (Ray turns 127.0.0.1 into the machine's address unless told otherwise)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import json, ray\n"
+        "from judge.runs.ray_engine import connect\n"
+        "connect(None)\n"
+        "nodes = [n['NodeManagerAddress'] for n in ray.nodes()]\n"
+        "gcs = ray.get_runtime_context().gcs_address\n"
+        "port = int(gcs.rsplit(':', 1)[1])\n"
+        "listening = []  # the addresses a socket listens on at the GCS port, from /proc/net/tcp and tcp6\n"
+        "for table in ('/proc/net/tcp', '/proc/net/tcp6'):\n"
+        "    for line in open(table).read().splitlines()[1:]:\n"
+        "        local, state = line.split()[1], line.split()[3]\n"
+        "        address, hexport = local.split(':')\n"
+        "        if state == '0A' and int(hexport, 16) == port:\n"
+        "            listening.append(address)\n"
+        "ray.shutdown()\n"
+        "print(json.dumps({'nodes': nodes, 'gcs': gcs, 'listening': listening}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["nodes"] == ["127.0.0.1"] and seen["gcs"].startswith("127.0.0.1:")
+    loopback = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}  # 127.0.0.1, ::ffff:127.0.0.1, ::1
+    assert seen["listening"] and set(seen["listening"]) <= loopback, seen["listening"]  # not 0.0.0.0, not the machine's address
+
+
+def test_a_refused_token_is_said_as_such():
+    """Ray's own words when a token-auth cluster refuses the client: the connection error says only "failed to
+    connect"; its native log, which judge keeps back while it connects, says why (as Ray 2.60 writes it)."""
+    from judge.runs.ray_engine import _ray_problem
+
+    log = ("[2026-12-01 18:22:02,045 W 23878 23878] gcs_client.cc:210: Failed to get cluster ID from GCS server: "
+           "Unauthenticated: RPC error: InvalidAuthToken: Authentication token is missing or incorrect\n") * 3
+    said = _ray_problem(ConnectionError("Failed to connect to Ray cluster at 10.0.0.2:6379"), "10.0.0.2:6379", log)
+    assert said.startswith("the Ray cluster at 10.0.0.2:6379 refused this client") and "token" in said
+    plain = _ray_problem(ConnectionError("Failed to connect to Ray cluster at 10.0.0.2:6379"), "10.0.0.2:6379", "")
+    assert plain == "cannot reach the Ray cluster at 10.0.0.2:6379: Failed to connect to Ray cluster at 10.0.0.2:6379"
+    mismatch = _ray_problem(RuntimeError("Version mismatch: The cluster was started with:\n Ray: 2.9.0\n Python: 3.10"), "h:1")
+    assert "another Ray or Python version" in mismatch and "Ray: 2.9.0 Python: 3.10" in mismatch
