@@ -91,7 +91,7 @@ def test_a_worker_killed_holding_the_only_slot_never_hangs_the_run_and_every_cal
     config = {
         "name": "kill", "dataset": {"path": str(records)},
         "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b", "timeout": 10,
-                               "rpm": 1200, "max_concurrency": 1}},
+                               "rpm": 1200, "max_concurrency": 1, "price": {"input_per_million": 1000, "output_per_million": 2000}}},
         "decompose": {"method": "sentences"},
         "adjudicate": {"judges": ["judge-b"], "batch_claims": True, "triage": False},
         "controls": {"enabled": False},
@@ -119,6 +119,8 @@ def test_a_worker_killed_holding_the_only_slot_never_hangs_the_run_and_every_cal
     assert sum(c["prompt_tokens"] for c in made) == stats.prompt_tokens
     assert sum(c["completion_tokens"] for c in made) == stats.completion_tokens
     assert summary["usage"]["calls"] == stats.requests and summary["usage"]["prompt_tokens"] == stats.prompt_tokens
+    spent = (stats.prompt_tokens * 1000 + stats.completion_tokens * 2000) / 1e6  # the dead attempt's spend counts too
+    assert summary["usage"]["cost_usd"] == pytest.approx(spent, rel=1e-9)
     assert stats.peak_concurrency == 1  # the one slot held across the workers
     log = (run_dir / "run.log").read_text(encoding="utf-8")
     assert "lost with its worker" in log and "1 resubmitted" in log

@@ -358,8 +358,9 @@ def _run_batches(
                     batch.attempt += 1
                     retried += 1
                     launch(batch)
-                elif isinstance(cause, BudgetExceeded):
+                elif isinstance(cause, BudgetExceeded):  # a worker's port reached the budget: no new batch either
                     stopped = stopped or str(cause)
+                    more = False
                 else:  # the batch failed for good: its records stay unfinished (resume redoes them)
                     store.log(f"ray batch of {batch.size} records failed: {type(cause).__name__}: {str(cause)[:300]}")
                     stopped = stopped or (f"a Ray batch failed after {TASK_RETRIES} retries: {type(cause).__name__}" if _lost(e)
