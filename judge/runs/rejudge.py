@@ -36,15 +36,24 @@ def rejudge(
     old = Run.open(run_dir)
     config = rejudge_config(old.config, judges, extra_models)
     require(config.model(n) for n in model_judges(judges))  # before the first claim, as judge run does
-    previous = list(old.results())
     records = old.records  # the new config reads the same dataset
-    missing = [r.record_id for r in previous if r.record_id not in records]
+    ids: list[str] = []  # one pass over the old results, keeping their ids and families only (memory stays flat)
+    families: set[str] = set()
+    unknown: set[str] = set()
+    missing: list[str] = []
+    for r in old.results():
+        ids.append(r.record_id)
+        for a in r.answers:
+            families.add(a.family)
+            if a.family == "unknown":
+                unknown.add(a.model)
+        if len(missing) < 5 and r.record_id not in records:
+            missing.append(r.record_id)
     if missing:
-        raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing[:5])}")
+        raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing)}")
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
-    answer_families = sorted({a.family for r in previous for a in r.answers})
-    pipeline = build_pipeline(config, None, cache, answer_families)
-    pipeline.unknown_families = sorted({a.model for r in previous for a in r.answers if a.family == "unknown"})
+    pipeline = build_pipeline(config, None, cache, sorted(families))
+    pipeline.unknown_families = sorted(unknown)
     meta = {
         "name": name or f"{old.manifest.get('name', 'run')}-rejudge",
         "config_hash": config_hash(config),
@@ -52,9 +61,9 @@ def rejudge(
         "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
         "same_family_clashes": pipeline.family_clashes,
         "unknown_family_answer_models": pipeline.unknown_families,
-        "records_selected": [r.record_id for r in previous],
+        "records_selected": ids,
     }
     store = RunStore.create(runs_root, meta["name"], config, meta)
     pipeline.llm.on_call = store.append_call
     work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
-    return store, drive(store, previous, work, [r.record_id for r in previous], config, cache, on_result)
+    return store, drive(store, old.results(), work, ids, config, cache, on_result)  # the old results streamed again
