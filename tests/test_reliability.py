@@ -217,5 +217,10 @@ def test_canary_keys_never_reach_runs_logs_or_reports(scripted_server, tmp_path,
         blob = p.read_bytes()
         for v in canaries.values():
             assert v.encode() not in blob, f"{v} leaked into {p}"
+        if p.suffix == ".json":  # masking never corrupts a file: a key's run of 1s also matches 0.3611111111
+            json.loads(blob)
+        elif p.suffix == ".jsonl":
+            [json.loads(line) for line in blob.splitlines()]
+    json.loads(result.stdout)  # --json stays JSON
     for v in canaries.values():
         assert v not in result.stdout and v not in result.stderr

@@ -159,3 +159,21 @@ def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, b
     assert fragment not in masked
     assert all(w in before or w in after for w in leaks(masked, key))  # what is left was the data's own
     assert redact_secrets(text) == text  # no key configured: data untouched
+
+
+def test_json_files_are_masked_in_their_strings_never_their_numbers(monkeypatch):
+    """A key with a run of one digit matches the digits of a number: masking there corrupted summary.json
+    (0.36[redacted]). JSON is masked in its string values only, escapes decoded first."""
+    from judge.llm.redact import MASK, redact_json_text
+
+    key = "sk-canary" + "1" * 24
+    monkeypatch.setenv("JUDGE_NUMBERS_API_KEY", key)
+    doc = {"accuracy": 13 / 36, "ids": [11111111111], "echo": f"bad key {key}", "quoted": f'"{key[::-1]}" \\ \u00e9',
+           key[3:20]: "a key as a key"}
+    for text in (json.dumps(doc, ensure_ascii=False, indent=1), json.dumps(doc), json.dumps(doc, ensure_ascii=True)):
+        masked = redact_json_text(text)
+        back = json.loads(masked)
+        assert back["accuracy"] == 13 / 36 and back["ids"] == [11111111111]
+        assert key not in masked and key[::-1] not in masked and key[3:20] not in masked
+        assert back["echo"].startswith("bad key ") and MASK in back["echo"] and MASK in back["quoted"]
+    assert redact_json_text('{"a": 1}') == '{"a": 1}'

@@ -78,6 +78,12 @@ class _MaskedStream:
 
         return self._inner.write(redact_secrets(text) if isinstance(text, str) else text)
 
+    def write_json(self, text: str):
+        """JSON text masked in its string values only, so that ``--json`` output stays parseable."""
+        from judge.llm.redact import redact_json_text
+
+        return self._inner.write(redact_json_text(text))
+
     def __getattr__(self, name):
         return getattr(self._inner, name)
 

@@ -129,6 +129,38 @@ def redact_secrets(text: str) -> str:
     return "".join(out)
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def redact_json_text(text: str) -> str:
+    """JSON (or JSON lines) text with every secret fragment masked inside its string values, never in its
+    numbers or its structure: a key's run of digits also matches 0.3611111111, and masking there would leave a
+    file no reader can parse. A string holding a fragment is decoded, masked and encoded again (so an escape
+    is never cut in two). Text holding none is returned as it is."""
+    spans = secret_spans(text) if isinstance(text, str) else []
+    if not spans:
+        return text
+    import json
+
+    out, at, k = [], 0, 0
+    for m in _JSON_STRING.finditer(text):
+        start, end = m.span()
+        while k < len(spans) and spans[k][1] <= start:
+            k += 1
+        if k < len(spans) and spans[k][0] < end:
+            try:
+                value = json.loads(m.group())
+            except ValueError:  # not a JSON string after all: mask the text as it stands
+                masked = redact_secrets(m.group())
+            else:
+                masked = json.dumps(redact_secrets(value), ensure_ascii=False)
+            out.append(text[at:start])
+            out.append(masked)
+            at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
 def redact_value(value):
     """Every string in a JSON-like value (a model's answer as a dict) through :func:`redact_secrets`."""
     if isinstance(value, str):

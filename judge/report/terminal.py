@@ -38,8 +38,9 @@ def print_json(obj) -> None:
     """``obj`` as indented JSON, written piece by piece (a scores dict's per_answer rows are read back from disk)."""
     from judge.jsonstream import json_parts
 
+    write = getattr(sys.stdout, "write_json", sys.stdout.write)  # the CLI's masked stdout masks strings, never numbers
     for part in json_parts(obj):
-        sys.stdout.write(part)
+        write(part)
 
 
 def pretty_json(obj) -> None:

@@ -28,7 +28,7 @@ from judge import files
 from judge.errors import InputError
 from judge.files import UnsafePath
 from judge.llm.port import CallRecord, Usage
-from judge.llm.redact import redact_secrets  # defence in depth: no configured key is written, whatever its path
+from judge.llm.redact import redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.config import RUN_NAME, RunConfig
 
@@ -85,6 +85,12 @@ def safe_name(name: str) -> str:
     if not _NAME.match(name) or ".." in name:
         raise RunDirError(f"run name {name!r} is not allowed: use letters, digits, '.', '_' and '-' (no paths)")
     return name
+
+
+def _mask_for(name: str):
+    """How a run file is masked: JSON files in their string values only (a masked number is a corrupt file),
+    any other text wherever a fragment of a key stands."""
+    return redact_json_text if name.endswith((".json", ".jsonl")) else redact_secrets
 
 
 class RunStore:
@@ -217,7 +223,8 @@ class RunStore:
             raise RunDirError(f"{name!r} is not a plain file name")
         path = self.path / name
         with writing(path):
-            files.replace_with(path, (redact_secrets(part) for part in parts))
+            mask = _mask_for(name)
+            files.replace_with(path, (mask(part) for part in parts))
         return path
 
     # -- results ----------------------------------------------------------------------------------------
@@ -295,7 +302,7 @@ class RunStore:
         file is fsynced when a group is due (SYNC_SECONDS, SYNC_LINES) and by :meth:`sync`."""
         if not lines:
             return
-        text = "".join(redact_secrets(line) + "\n" for line in lines)
+        text = "".join(redact_json_text(line) + "\n" for line in lines)
         with writing(self.results_path), files.open_append(self.results_path) as f:
             f.write(text)
             f.flush()
@@ -360,13 +367,13 @@ class RunStore:
         """One model call (a judge.llm.CallRecord) to calls.jsonl: latency and cost per model, kept out of
         results.jsonl so that results stay free of wall-clock values."""
         with writing(self.calls_path), files.open_append(self.calls_path) as f:
-            f.write(redact_secrets(record.model_dump_json()) + "\n")
+            f.write(redact_json_text(record.model_dump_json()) + "\n")
 
     def append_call_lines(self, lines: list[str]) -> None:
         """Call records already serialised (a CallRecord's JSON each; the Ray engine's call sink), in one write."""
         if lines:
             with writing(self.calls_path), files.open_append(self.calls_path) as f:
-                f.write("".join(redact_secrets(line) + "\n" for line in lines))
+                f.write("".join(redact_json_text(line) + "\n" for line in lines))
 
     def append_calls_from(self, other: RunStore) -> None:
         """Another run's complete call lines appended to this one's calls.jsonl, as bytes (merge)."""
@@ -425,4 +432,4 @@ class RunStore:
     @staticmethod
     def _write_atomic(path: Path, text: str) -> None:
         with writing(path):
-            files.replace_with(path, [redact_secrets(text)])
+            files.replace_with(path, [_mask_for(path.name)(text)])
