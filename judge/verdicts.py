@@ -23,7 +23,10 @@ Label = Literal["supported", "partially_supported", "unsupported", "contradicted
 VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
 JUDGE_ERROR = "judge_error"
 SUPPORTED = "supported"
-LABELS: tuple[str, ...] = ("supported", "partially_supported", "unsupported", "contradicted")  # a judge's answers
+PARTIALLY_SUPPORTED = "partially_supported"
+UNSUPPORTED = "unsupported"
+CONTRADICTED = "contradicted"
+LABELS: tuple[str, ...] = (SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED)  # a judge's answers
 VERDICT_LABELS: tuple[str, ...] = (*LABELS, JUDGE_ERROR)  # and a failed judge: the order of every table
 
 # Most severe first wins. A panel tie goes to the more cautious label (split between supported and

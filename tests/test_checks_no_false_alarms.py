@@ -11,7 +11,10 @@ import json
 import pytest
 
 from judge.search import Index
-from judge.stages.checks import aligned_mismatches, check_claim, mentions, name_present, names_in, related_names, same_name
+from judge.stages.checks import check_claim
+from judge.stages.names import name_present, names_in, related_names, same_name
+from judge.stages.numbers import mentions
+from judge.stages.slots import aligned_mismatches
 from judge.stages.conflicts import correction_cue, find_conflicts
 from judge.stages.support import decide, load_params, support_features
 from tests.conftest import shared

@@ -6,7 +6,9 @@ import pytest
 
 from judge.results import ClaimChecks
 from judge.search import search
-from judge.stages.checks import aligned_mismatches, check_claim, mentions, numbers_in
+from judge.stages.checks import check_claim
+from judge.stages.numbers import mentions, numbers_in
+from judge.stages.slots import aligned_mismatches
 from judge.stages.conflicts import correction_cue, find_conflicts
 from judge.stages.support import RuleParams, SupportFeatures, decide, free_supported, load_params, support_features
 from tests.conftest import shared

@@ -49,8 +49,8 @@ from judge.results import ClaimChecks, ControlClaim, ControlKind
 from judge.verdicts import CONTROL_LABELS, SUPPORTED
 from judge.search import Index
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
-from judge.stages.checks import _CAPITALISED_STOPWORDS, _NUMBER, _canon_number, names_in
-from judge.stages.checks import number_kind
+from judge.stages.names import CAPITALISED_STOPWORDS, names_in
+from judge.stages.numbers import NUMBER, canon_number, number_kind
 from judge.text import content_words, detect_language, normalize, split_sentences
 
 CONTRADICTION_KINDS: tuple[str, ...] = ("number", "date", "entity", "negation")
@@ -224,7 +224,7 @@ class ControlData:
             pattern = month_pattern(language)
             for src in r.sources:
                 for m in _numbers(src.text):
-                    canon = _canon_number(m.group())
+                    canon = canon_number(m.group())
                     kind = numbers.setdefault(number_shape(canon), {})
                     if len(kind) < POOL_CAP:
                         kind[canon] = None
@@ -338,14 +338,14 @@ def move_lead_in(text: str, language: str) -> str | None:
     if 0 < first < 0.6 * len(body) and any(lower.startswith(w + " ") for w in lead_ins):
         lead, rest = body[:first].strip(), body[first + 1 :].strip()
         if len(_WORD.findall(rest)) >= 3:
-            lead = lead[:1].lower() + lead[1:] if lead.split()[0].lower() in lead_ins or lead.split()[0] in _CAPITALISED_STOPWORDS else lead
+            lead = lead[:1].lower() + lead[1:] if lead.split()[0].lower() in lead_ins or lead.split()[0] in CAPITALISED_STOPWORDS else lead
             return f"{rest[:1].upper() + rest[1:]}{comma} {lead}{end}"
     last = body.rfind(comma + " ")
     tail = body[last + 1 :].strip() if last > 0 else ""
     if tail and len(tail) < 0.5 * len(body) and any(tail.lower().startswith(w + " ") for w in lead_ins):
         head = body[:last].strip()
         if len(_WORD.findall(head)) >= 3:
-            head = head[:1].lower() + head[1:] if head.split()[0] in _CAPITALISED_STOPWORDS else head
+            head = head[:1].lower() + head[1:] if head.split()[0] in CAPITALISED_STOPWORDS else head
             return f"{tail[:1].upper() + tail[1:]}{comma} {head}{end}"
     return None
 
@@ -399,7 +399,7 @@ def number_shape(canon: str) -> str:
 
 def _numbers(text: str) -> list[re.Match]:
     """Numbers that stand alone: not part of a model name (F-35) or a word (1970s)."""
-    return [m for m in _NUMBER.finditer(text) if not _LETTER_BEFORE.search(text[max(0, m.start() - 2) : m.start()]) and not _LETTER_OR_RANGE_AFTER.match(text[m.end() : m.end() + 2])]
+    return [m for m in NUMBER.finditer(text) if not _LETTER_BEFORE.search(text[max(0, m.start() - 2) : m.start()]) and not _LETTER_OR_RANGE_AFTER.match(text[m.end() : m.end() + 2])]
 
 
 def swap_number(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
@@ -408,10 +408,10 @@ def swap_number(text: str, record_id: str, data: ControlData, rng: random.Random
     found = _numbers(text)
     if not found:
         return None
-    present = {_canon_number(m.group()).rstrip("%") for m in found}
+    present = {canon_number(m.group()).rstrip("%") for m in found}
     m = rng.choice(found)
-    canon = _canon_number(m.group())
-    own = {_canon_number(n.group()) for src in data.records[record_id].sources for n in _numbers(src.text)}
+    canon = canon_number(m.group())
+    own = {canon_number(n.group()) for src in data.records[record_id].sources for n in _numbers(src.text)}
     pool = [n for n in data.numbers.get(number_shape(canon), []) if n.rstrip("%") not in present]
     if not pool:
         return None

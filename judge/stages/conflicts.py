@@ -12,7 +12,7 @@ or name. Two kinds, each a verified span of the source:
   article is about, "the Mandeans" under an article about Mosul's Christians);
 - ``near_duplicate``: another sentence that says nearly the same (most of the claim's content words) and
   states the same slot of the same entity otherwise: a number of the same kind and unit beside the same
-  words (:func:`judge.stages.checks.aligned_mismatches`), or a name in the place of the claim's that is no
+  words (:func:`judge.stages.slots.aligned_mismatches`), or a name in the place of the claim's that is no
   fuller or shorter form of it and no organisation around it. A short answer ("Roy Orbison") names no slot:
   only a full proposition can be contradicted by a name.
 
@@ -27,16 +27,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.results import Conflict
-from judge.stages.checks import (
-    aligned_mismatches,
-    holds_lead,
-    lead_words,
-    name_present,
-    name_tokens,
-    names_in,
-    numbers_in,
-    related_names,
-)
+from judge.stages.names import name_present, name_tokens, names_in, related_names
+from judge.stages.numbers import numbers_in
+from judge.stages.slots import aligned_mismatches, holds_lead, lead_words
 from judge.text import content_words, normalize, split_sentences, word_forms
 from judge.text.bounds import find_word
 from judge.text.proposition import not_a_proposition
@@ -215,7 +208,7 @@ def _typo_of(a: str, b: str) -> bool:
 
 def _differs(claim: str, claim_names: list[str], sentence: str) -> str:
     """What a sentence that says nearly what the claim says states otherwise: a number in the same slot
-    (:func:`judge.stages.checks.aligned_mismatches`), or a name in the place of one of the claim's. That name
+    (:func:`judge.stages.slots.aligned_mismatches`), or a name in the place of one of the claim's. That name
     must be no form of any of the claim's ("Roy Kelton Orbison" is Roy Orbison), share no distinctive token
     with them ("MedStar Health" is part of "MedStar Washington Hospital Center"), and stand among the same
     words as the claim's missing name does; a capitalised word opening the sentence is no name."""

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from judge.models import Candidate
 from judge.results import ClaimChecks
 from judge.text import content_words, normalize, word_forms, words
+from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
 VERBATIM_METHODS = ("exact", "normalized", "folded")
 TRIAGE_MIN_WORDS = 3  # shorter verbatim fragments ("Anne Rice:", "- Born") state too little to settle free
@@ -120,15 +121,15 @@ def free_supported(f: SupportFeatures) -> bool:
 def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
     """The deterministic judge's label for features ``f`` under thresholds ``p``, with the reason."""
     if f.conflicts:
-        return "contradicted", "the source corrects this statement or says it otherwise elsewhere"
+        return CONTRADICTED, "the source corrects this statement or says it otherwise elsewhere"
     if f.verbatim:
-        return "supported", "the claim appears verbatim in the source"
+        return SUPPORTED, "the claim appears verbatim in the source"
     if f.mismatches and p.contradict_mismatch:
-        return "contradicted", "a number is stated differently in the same context"
+        return CONTRADICTED, "a number is stated differently in the same context"
     if f.coverage < p.unsupported_below:
-        return "unsupported", f"the evidence holds {f.coverage:.0%} of the claim's words (< {p.unsupported_below:.0%})"
+        return UNSUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words (< {p.unsupported_below:.0%})"
     if f.numbers_missing and f.coverage >= p.contradict_missing_number_min_coverage:
-        return "contradicted", f"a number is absent from evidence that holds {f.coverage:.0%} of the claim's words"
+        return CONTRADICTED, f"a number is absent from evidence that holds {f.coverage:.0%} of the claim's words"
     if (
         f.coverage >= p.supported_min_coverage
         and f.max_run <= p.supported_max_run
@@ -137,9 +138,9 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         and not f.names_missing
         and not (p.partial_on_added_connective and f.added_connectives)
     ):
-        return "supported", f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
+        return SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
     lacking = ", ".join(f.uncovered[:6])
-    return "partially_supported", f"the evidence holds {f.coverage:.0%} of the claim's words" + (f"; not: {lacking}" if lacking else "")
+    return PARTIALLY_SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words" + (f"; not: {lacking}" if lacking else "")
 
 
 @lru_cache(maxsize=8)

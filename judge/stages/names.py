@@ -1,0 +1,167 @@
+"""Names in a text (capitalised Latin terms, quoted terms, Hebrew acronyms in gershayim), and when two
+names may name the same.
+
+A capitalised word that opens a sentence is no name by itself ("Essentially", "Introduced", "Enquanto"): it
+is one when the text also writes it capitalised inside a sentence, or when it is none of the words and
+shapes sentences open with (an adverb, a participle, a conjunction...). A name is found in its fuller or
+shorter forms: "Roy Orbison" in "Roy Kelton Orbison", "J. Smith" in "John Smith" (every token of it matches
+a token of a name there, or is its initial). Compared on normalised text, on word boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judge.stages.numbers import MONTHS, capitalised_at
+from judge.text import normalize, word_forms, words
+from judge.text.bounds import contains_word
+
+_LATIN_NAME = re.compile(r"\b[A-Z][\w'&-]*(?:\s+(?:of|de|da|do|von|van|the|al|bin)?\s*[A-Z][\w'&-]*)*")
+_QUOTED = re.compile(r"[\"“„«]([^\"“”„«»\n]{2,60})[\"”“»]")
+_GERSHAYIM = re.compile(r"[\u05d0-\u05ea]+[\"\u05f4][\u05d0-\u05ea]+")
+CAPITALISED_STOPWORDS = frozenset(
+    "The A An In On At By For From With And But Or Of To It Its This That These Those He She They We I "
+    "His Her Their Our As If When While After Before According Also However Then There Here "
+    "O A Os As Um Uma Em No Na De Da Do Para Com Por Segundo Ele Ela".split()
+)
+# Words that open sentences and name nothing (besides the stopwords above): a capitalised one of them at a
+# sentence's start is no name.
+SENTENCE_OPENERS = frozenset(
+    """
+    because although though since until unless whether during despite following later today currently many
+    some most several each every all both other another such only even still yet thus therefore meanwhile
+    moreover furthermore instead nevertheless nonetheless otherwise besides what who which where why how
+    born once soon now earlier recently afterwards members people following according including being having
+    using regarding concerning considering given introduced located based founded named
+    enquanto cada esta este estes estas essa esse esses essas isso isto aquele aquela quando onde como porque
+    pois também além assim então mas porém contudo entretanto todavia portanto logo ainda já sempre nunca
+    apenas somente após antes depois durante desde entre sobre sob sem até contra conforme caso se nos nas
+    dos das aos pelo pela pelos pelas nesse nessa neste nesta todo toda todos todas outro outra outros outras
+    muitos muitas alguns algumas vários várias cerca hoje atualmente membros
+    """.split()
+)
+_OPENER_SHAPE = re.compile(r"(?:ally|tly|ously|ively|dly|gly|bly|arly|ately|ently|mente|[^e]ed|ing)$")  # a lone opening word
+_NOT_SHAPE = frozenset("ahmed mohamed mohammed muhammad alfred mildred winifred jared sally beijing wyoming reading sterling".split())
+# Words that make no name's identity: a name shared by two names through one of these is no shared name.
+GENERIC_NAME_WORDS = frozenset(
+    """
+    university college school hospital center centre council district county city state province river lake
+    mount street road company group party church park national international united new north south east west
+    saint st fort port club team award prize festival museum library institute department ministry bank
+    universidade escola instituto faculdade curso cidade estado rio ministério ministerio departamento
+    programa centro conselho comissão comissao secretaria
+    """.split()
+)
+_PARTICLES = frozenset("of de da do das dos von van the al bin e and".split())
+def names_in(text: str) -> list[str]:
+    """Capitalised Latin terms (a sentence's capitalised first word only when it is a name, see the module
+    docstring), quoted terms and Hebrew acronyms of ``text``, in order."""
+    found: list[str] = []
+    for m in _LATIN_NAME.finditer(text):
+        tokens = m.group().split()
+        if _opens_sentence(text, m.start()) and _not_a_name(tokens[0], text, alone=len(tokens) == 1):
+            tokens = tokens[1:]
+        words_ = [w for w in tokens if w not in CAPITALISED_STOPWORDS]
+        while words_ and _calendar_word(words_[0]):
+            words_ = words_[1:]  # "May", "Monday": a date's, not a name
+        while words_ and _calendar_word(words_[-1]):
+            words_ = words_[:-1]
+        name = " ".join(words_).strip()
+        if len(name) > 1 and name[0].isupper():
+            found.append(name)
+    found.extend(m.group(1).strip() for m in _QUOTED.finditer(text))
+    found.extend(m.group() for m in _GERSHAYIM.finditer(text))
+    return list(dict.fromkeys(found))
+
+
+WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun "
+    "segunda terça terca quarta quinta sexta sábado sabado domingo".split()
+)
+
+
+def _calendar_word(word: str) -> bool:
+    w = word.lower().rstrip(".,")
+    return w in MONTHS or w in WEEKDAYS
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'“‘«(*-\u2022")
+    return not before or before[-1] in ".!?:\n\u2026"
+
+
+def _not_a_name(word: str, text: str, alone: bool = True) -> bool:
+    """A capitalised word opening a sentence is no name: a stopword, an opener, a word the text also writes
+    in lower case, or (``alone``: no capitalised word follows it) an adverb's or a participle's shape;
+    unless the text writes it capitalised inside a sentence too."""
+    if word in CAPITALISED_STOPWORDS:
+        return True
+    bare = word.rstrip("'s\u2019,;")
+    if any(capitalised_at(text, m.start()) for m in re.finditer(rf"(?<!\w){re.escape(bare)}(?!\w)", text)):
+        return False
+    low = bare.lower()
+    return (
+        low in SENTENCE_OPENERS
+        or (alone and low not in _NOT_SHAPE and len(low) > 4 and _OPENER_SHAPE.search(low) is not None)
+        or re.search(rf"(?<!\w){re.escape(low)}(?!\w)", text) is not None
+    )
+
+
+def name_tokens(name: str) -> list[str]:
+    """The tokens that make a name, normalised (case, accents kept apart), particles aside."""
+    out = []
+    for w in words(normalize(name).text):
+        w = w.removesuffix("'s").removesuffix("'")
+        if w and w not in _PARTICLES:
+            out.append(w)
+    return out
+
+
+def _token_matches(short: str, full: str) -> bool:
+    if len(short) == 1 or len(full) == 1:
+        return full[0] == short[0]  # an initial
+    return bool(set(word_forms(short)) & set(word_forms(full)))
+
+
+def _covers(full: list[str], short: list[str]) -> bool:
+    """Every token of ``short`` matches a distinct token of ``full`` (equal in some form, or its initial)."""
+    left = list(full)
+    for t in short:
+        hit = next((i for i, f in enumerate(left) if _token_matches(t, f)), None)
+        if hit is None:
+            return False
+        left.pop(hit)
+    return True
+
+
+def same_name(a: str, b: str) -> bool:
+    """``a`` and ``b`` may name the same: one is a fuller form of the other ("Roy Orbison", "Roy Kelton
+    Orbison", "Orbison", "R. Orbison")."""
+    ta, tb = name_tokens(a), name_tokens(b)
+    if not ta or not tb:
+        return False
+    return _covers(tb, ta) if len(ta) <= len(tb) else _covers(ta, tb)
+
+
+def related_names(a: str, b: str) -> bool:
+    """``a`` and ``b`` may name the same or parts of one thing: the same name, or a token shared that is no
+    generic word ("MedStar Health" and "MedStar Washington Hospital Center"; not "Putnam County" and
+    "Westchester County")."""
+    if same_name(a, b):
+        return True
+    ta = {f for t in name_tokens(a) if t not in GENERIC_NAME_WORDS for f in word_forms(t)}
+    tb = {f for t in name_tokens(b) if t not in GENERIC_NAME_WORDS for f in word_forms(t)}
+    return bool(ta & tb)
+
+
+def name_present(name: str, text: str, text_names: list[str] | None = None) -> bool:
+    """``name`` is in ``text``: verbatim on word boundaries (normalised), or as the shorter form of a name
+    there ("Roy Orbison" in "Roy Kelton Orbison"). A fuller form of a name there is not present: its extra
+    tokens are not in the text."""
+    if contains_word(normalize(text).text, normalize(name).text):
+        return True
+    mine = name_tokens(name)
+    if not mine:
+        return False
+    return any(_covers(name_tokens(n), mine) for n in (text_names if text_names is not None else names_in(text)))
+

@@ -1,0 +1,250 @@
+"""Numbers in a text, with what they measure: kind (percent, year, decade, day, time, number), unit, month,
+the words around them, and whether they stand in a list or a range.
+
+Values are compared canonically: ``12%``/``12 %``/``12 אחוזים``, ``1,450``/``1450``, ``08``/``8``, ``2:00
+PM``/``14:00``; a decade ("the 1990s", "2000's") is no year. The checks (:mod:`judge.stages.slots`), the
+conflicts and the controls all read numbers through this one module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from judge.text import normalize, word_forms
+from judge.text.tokens import STOPWORDS, word_spans
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?%)?")
+# In a text's numbers a Hebrew or Arabic prefix letter may be joined to a number ("و2002", "ב1892").
+_NUMBER_IN_TEXT = re.compile(r"(?:(?<![\w.])|(?<=[\u05d0-\u05ea\u0621-\u064a]))\d+(?:[.,:/]\d+)*(?:\s?%)?")
+MONTHS = frozenset(
+    """
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro
+    ינואר פברואר מרץ מרס אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר
+    يناير فبراير مارس أبريل ابريل مايو يونيو يوليو أغسطس اغسطس سبتمبر أكتوبر اكتوبر نوفمبر ديسمبر
+    """.split()
+)
+_MONTH_LISTS = (
+    "january february march april may june july august september october november december",
+    "jan feb mar apr may jun jul aug sep oct nov dec",
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    "ינואר פברואר מרץ אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר",
+    "يناير فبراير مارس أبريل مايو يونيو يوليو أغسطس سبتمبر أكتوبر نوفمبر ديسمبر",
+)
+MONTH_NUMBER = {m: i for line in _MONTH_LISTS for i, m in enumerate(line.split(), start=1)} | {
+    "sept": 9, "מרס": 3, "ابريل": 4, "اغسطس": 8, "اكتوبر": 10, "marco": 3,
+}
+PERCENT_WORDS = frozenset("percent pct אחוז אחוזים אחוזי por cento porcento بالمئة بالمائة المئة".split())
+# A multiplier is no unit: the unit of "25 מיליון ש"ח" is ש"ח.
+MULTIPLIERS = frozenset("thousand million billion trillion מיליון מיליארד אלף אלפי mil milhão milhões milhao milhoes bilhão bilhões مليون مليار ألف آلاف".split())
+# Spellings of one unit (as word forms: quotes dropped, so ק"מ is קמ).
+_UNITS = {
+    "km": "km kilometre kilometres kilometer kilometers קמ קילומטר קילומטרים quilômetro quilômetros quilometro quilometros quilómetro quilómetros كم كيلومتر كيلومترا كيلومترات",
+    "m": "metre metres meter meters מטר מטרים metro metros متر مترا أمتار",
+    "kg": "kg kilogram kilograms kilo kilos קג קילוגרם קילו quilo quilos quilograma quilogramas كغ كيلوغرام",
+    "mile": "mi mile miles",
+    "ils": "שח שקל שקלים nis shekel shekels",
+    "usd": "usd dollar dollars דולר דולרים dólar dólares dolar dolares دولار دولارا",
+    "hour": "hour hours hr hrs שעה שעות hora horas ساعة ساعات",
+    "minute": "minute minutes min mins דקה דקות minuto minutos دقيقة دقائق",
+    "year": "year years שנה שנים ano anos سنة سنوات عام أعوام",
+}
+_UNIT_OF = {w: unit for unit, spellings in _UNITS.items() for w in spellings.split()}
+CONTEXT_WORDS = 3  # content words either side of a number that make its context
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    """One number in a text, with what it measures: its kind, its unit and the words around it."""
+
+    value: str  # canonical: no spaces, no thousands separators, no leading zeros, 24-hour times
+    kind: str  # percent, year, decade, day, time, number
+    context: tuple[frozenset[str], ...]  # the content words around it (units and months included), each as its forms
+    common: tuple[frozenset[str], ...] = ()  # of those, the words written in lower case (names and months aside)
+    unit: str | None = None  # what a plain number counts: the word right after it (a multiplier skipped)
+    bag: frozenset[str] = field(default=frozenset(), compare=False)  # forms of every content word within six tokens
+    common_bag: frozenset[str] = field(default=frozenset(), compare=False)  # of those, the words in lower case
+    month: int | None = None  # a day's month (1-12), when written beside it
+    listed: bool = False  # one of a list or range of numbers of its kind ("1958, 1962 and 1970", "6-7 March")
+    start: int = field(default=0, compare=False)  # where it is in the normalised text
+    end: int = field(default=0, compare=False)
+
+    def shared(self, other: NumberMention) -> int:
+        """How many of this mention's context words the other's context holds (in any form)."""
+        theirs = other.bag or (frozenset().union(*other.context) if other.context else frozenset())
+        return sum(bool(forms & theirs) for forms in self.context)
+
+
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_YEAR = re.compile(r"(1[0-9]|20|21)\d\d")
+_ENDS_SENTENCE = re.compile(r"[.!?\u061f\u2026][\"'\u201d\u2019)\]]*$")
+_DECADE_AFTER = re.compile(r"'?s(?![^\W\d_])")
+
+
+def canon_number(text: str) -> str:
+    text = text.replace(" ", "")
+    return _THOUSANDS_COMMA.sub("", text)
+
+
+def number_kind(number: str) -> str:
+    """percent, year, time or number (day and decade are told by context, in :func:`mentions`)."""
+    if number.endswith("%"):
+        return "percent"
+    if _YEAR.fullmatch(number):
+        return "year"
+    if ":" in number:
+        return "time"
+    return "number"
+
+
+
+def is_month(word: str) -> bool:
+    return any(f in MONTHS for f in word_forms(word))
+
+
+def _month_of(word: str) -> int | None:
+    return next((MONTH_NUMBER[f] for f in word_forms(word) if f in MONTH_NUMBER), None)
+
+
+def unit_forms(word: str) -> frozenset[str]:
+    """The word's forms, and the unit it spells, if any (קילומטרים and ק"מ meet as "unit:km")."""
+    forms = word_forms(word)
+    unit = next((_UNIT_OF[f] for f in forms if f in _UNIT_OF), None)
+    return frozenset(forms + ((f"unit:{unit}",) if unit else ()))
+
+
+def _unit_key(word: str) -> str:
+    forms = word_forms(word)
+    return next((_UNIT_OF[f] for f in forms if f in _UNIT_OF), forms[-1])
+
+
+def capitalised_at(original: str, at: int) -> bool:
+    """The original character at ``at`` is a capital inside a sentence (a name's, not a sentence's opening)."""
+    if not original[at : at + 1].isupper():
+        return False
+    before = original[max(0, at - 40) : at].rstrip(" \t\"'“‘«(")
+    return bool(before) and before[-1] not in ".!?:\n\u2026"
+
+
+@lru_cache(maxsize=4096)
+def mentions(text: str) -> list[NumberMention]:
+    """Every number of ``text`` with its kind, unit and context, in order."""
+    nt = normalize(text)
+    norm = nt.text
+    tokens = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", norm)]
+    out = []
+    for m in _NUMBER_IN_TEXT.finditer(norm):
+        value = canon_number(m.group())
+        at = next((i for i, (s, e, _) in enumerate(tokens) if s <= m.start() < e), 0)
+        around = []  # (word, capitalised in the original, side): -1 before, 0 its own token, 1 after
+        first, last = at, at  # six tokens either side, within the number's sentence
+        while first > max(0, at - 6) and not _ENDS_SENTENCE.search(tokens[first - 1][2]):
+            first -= 1
+        while last < min(len(tokens) - 1, at + 6) and not _ENDS_SENTENCE.search(tokens[last][2]):
+            last += 1
+        for i in range(first, last + 1):
+            s, _, t = tokens[i]
+            for ws, _, w in word_spans(t):
+                if i == at and s + ws >= m.start() and w[0].isdigit():
+                    continue
+                around.append((w, capitalised_at(text, int(nt.starts[s + ws])), (i > at) - (i < at)))
+        before = [w for w, _, side in around if side < 0]
+        after = [w for w, _, side in around if side > 0]
+        own = [w for w, _, side in around if side == 0 and not w[0].isdigit()]  # כ-78 -> כ; 5km -> km
+        if not value.endswith("%") and after and any(f in PERCENT_WORDS for f in word_forms(after[0])):
+            value += "%"  # "12 אחוזים", "12 percent": the unit written out
+        kind = number_kind(value)
+        rest = norm[m.end() :]
+        if kind == "year" and rest.startswith(" ") and after and _counted(after[0]):
+            kind = "number"  # "1500 pieces", "2000 people": a count, not a year
+        if kind == "year" and value.endswith("0") and _DECADE_AFTER.match(rest):
+            kind = "decade"  # "the 1990s", "the 2000's"
+        meridiem = after[0] if after[:1] and after[0] in ("pm", "am") else (after[0] + after[1] if after[1:2] == ["m"] and after[0] in ("a", "p") else "")
+        if kind == "time" and meridiem and value.count(":") == 1:
+            value = _clock(value, meridiem == "pm")  # 2:00 PM is 14:00
+        if kind in ("number", "year", "decade") and value.isdigit():
+            value = value.lstrip("0") or "0"
+        near = (before[-1:] + after[:1]) if before or after else []
+        month = None
+        if kind == "number" and len(before) >= 2 and is_month(before[-1]) and before[-2][:1].isdigit():
+            kind = "year"  # "15 Jul 19"
+        elif kind == "number":
+            # "21 July", "July 21", "15 de janeiro", "26 בספטמבר", "the 4th of July"
+            beside = near + own + ([after[1]] if len(after) > 1 and after[0] in ("de", "of", "del") else [])
+            month = next((m_ for w in beside if (m_ := _month_of(w)) is not None), None)
+            if month is not None:
+                kind = "day"
+        ctx_before = [(w, c) for w, c, side in around if side < 0 and is_context_word(w)][-CONTEXT_WORDS:]
+        ctx_after = [(w, c) for w, c, side in around if side > 0 and is_context_word(w)][:CONTEXT_WORDS]
+        ctx_own = [(w, c) for w, c, side in around if side == 0 and is_context_word(w)]
+        ctx = list(dict.fromkeys(ctx_before + ctx_after + ctx_own))
+        words_ = list(dict.fromkeys(w for w, _ in ctx))
+        context = tuple(unit_forms(w) for w in words_)
+        capital = {w for w, c in ctx if c}
+        common = tuple(unit_forms(w) for w in words_ if w not in capital and not is_month(w) and w not in PERCENT_WORDS)
+        unit = _unit(rest, own, after) if kind == "number" else None
+        wide = [(w, c) for w, c, _ in around if is_context_word(w)]  # every content word within six tokens
+        bag = frozenset(f for w, _ in wide for f in unit_forms(w))
+        common_bag = frozenset(f for w, c in wide if not c and not is_month(w) and w not in PERCENT_WORDS for f in unit_forms(w))
+        out.append(NumberMention(value, kind, context, common, unit, bag, common_bag, month, False, m.start(), m.end()))
+    return _mark_lists(norm, out)
+
+
+_LIST_GLUE = re.compile(r"\s*(?:[-,;/]|\u2013|\u060c|\s)\s*(?:(?:and|or|to|e|ou|a|y|و|ו|עד|-)\s*)?[\u05d5\u0648]?\s*$")
+
+
+def _mark_lists(norm: str, found: list[NumberMention]) -> list[NumberMention]:
+    """Marks the numbers that stand in a list or a range with a number of their kind next to them."""
+    kinds = {"percent": "number", "number": "number"}
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if kinds.get(a.kind, a.kind) != kinds.get(b.kind, b.kind):
+            continue
+        if _LIST_GLUE.match(norm[a.end : b.start]):
+            out[i] = replace(a, listed=True)
+            out[i + 1] = replace(b, listed=True)
+    return out
+
+
+def _counted(word: str) -> bool:
+    """A word that counts what a number before it counts: a unit, or a Latin plural ("pieces", "people")."""
+    if word in STOPWORDS or not word.isascii() or not word.isalpha():
+        return any(f in _UNIT_OF for f in word_forms(word)) if word not in STOPWORDS else False
+    return any(f in _UNIT_OF for f in word_forms(word)) or word in ("people", "persons", "men", "women", "children") or (
+        len(word) > 3 and word.endswith("s") and not word.endswith("ss") and not is_month(word)
+    )
+
+
+def _clock(value: str, pm: bool) -> str:
+    hours, minutes = value.split(":")
+    h = int(hours) % 12 + (12 if pm else 0)
+    return f"{h}:{minutes}"
+
+
+def _unit(rest: str, own: list[str], after: list[str]) -> str | None:
+    """What a plain number counts: letters joined to it ("5km", "3.45-mile"), or the word right after it
+    when only a space lies between (a multiplier skipped); None after punctuation or a stopword."""
+    joined = re.match(r"-?([^\W\d_]+)", rest)
+    if joined:
+        return _unit_key(joined.group(1))
+    if not rest.startswith(" "):
+        return None
+    for w in after[:2]:
+        if w in STOPWORDS or w[0].isdigit() or len(w) < 1:
+            return None
+        if w not in MULTIPLIERS:
+            return _unit_key(w)
+    return _unit_key(after[0]) if after and after[0] in MULTIPLIERS else None
+
+
+def is_context_word(word: str) -> bool:
+    return len(word) > 1 and not word[0].isdigit() and word not in STOPWORDS
+
+
+def numbers_in(text: str) -> list[str]:
+    return list(dict.fromkeys(m.value for m in mentions(text)))
+
