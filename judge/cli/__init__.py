@@ -1,5 +1,5 @@
 """The ``judge`` command line: thin commands (parse, call the library, print) behind one error boundary
-(judge.cli.app.command). Tables are drawn by judge.report.terminal.
+(judge.cli.app.command). Tables are drawn by judge.report (console, terminal, terminal_data).
 
 Heavy modules (numpy, the datasets, litellm) are imported inside the commands so that ``judge --help``
 stays fast.

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from judge.cli.app import EXIT_BAD_INPUT, command
-from judge.report import terminal
+from judge.report import console, terminal_data
 
 
 @command(also=(ValueError,))  # --write over the input
@@ -27,10 +27,10 @@ def validate(
     from judge.validate import validate_and_repair
 
     loaded, rep = validate_and_repair(str(path), format, str(records) if records else None, repair, write)
-    terminal.print_json(rep) if as_json else terminal.validation(rep)
+    console.print_json(rep) if as_json else terminal_data.validation(rep)
     if rep["errors"]:
         if not as_json:
-            terminal.problems(loaded.problems)
+            console.problems(loaded.problems)
         raise typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -50,7 +50,7 @@ def search_eval(
     if loaded.problems:
         raise DatasetError(loaded.problems)
     rep = {**evaluate(loaded.items, loaded.format, k), "file": str(path)}
-    terminal.print_json(rep) if as_json else terminal.search_eval(rep, path, k)
+    console.print_json(rep) if as_json else terminal_data.search_eval(rep, path, k)
 
 
 @command("agreement-humans")
@@ -64,7 +64,7 @@ def agreement_humans(
     from judge.metrics.agreement import agreement
 
     rep = agreement(load_ratings(path, format))
-    terminal.print_json(rep) if as_json else terminal.rater_agreement(rep)
+    console.print_json(rep) if as_json else terminal_data.rater_agreement(rep)
 
 
 @command()
@@ -85,7 +85,7 @@ def retrieval(
 
     bench = load_benchmark(bench_dir, corpus, fingerprint, allow_mismatch, qrels)
     rep = evaluate_run(bench, load_run(run_file), strata=tuple(by) or None, work_field=work_field)
-    terminal.print_json(rep) if as_json else terminal.retrieval(rep, bench_dir)
+    console.print_json(rep) if as_json else terminal_data.retrieval(rep, bench_dir)
 
 
 @command()
@@ -108,7 +108,7 @@ def align(
     if (ray_address or split_dir) and engine != "ray":
         raise typer.BadParameter("--ray-address and --split-dir need --engine ray")
     rep = align_file(data, corpus, out, report, engine=engine, workers=workers, address=ray_address, split_dir=split_dir)
-    terminal.print_json(rep) if as_json else terminal.aligned(rep)
+    console.print_json(rep) if as_json else terminal_data.aligned(rep)
 
 
 @command()
@@ -123,7 +123,7 @@ def longcontext(
     from judge.longcontext import build_file
 
     n = build_file(data, corpus, out, num_docs, seed)
-    terminal.say(f"wrote {n} rows of {num_docs} documents to {out}")
+    console.say(f"wrote {n} rows of {num_docs} documents to {out}")
 
 
 @command("flashrag-eval")
@@ -139,4 +139,4 @@ def flashrag_eval(
     from judge.metrics.qa import flashrag_report
 
     rep = flashrag_report(data, corpus, predictions, retrieval_run, k)
-    terminal.print_json(rep) if as_json else terminal.pretty_json(rep)
+    console.print_json(rep) if as_json else console.pretty_json(rep)

@@ -10,7 +10,7 @@ import typer
 from pydantic import ValidationError
 
 from judge.cli.app import BadInput, command
-from judge.report import terminal
+from judge.report import console, terminal_data
 
 
 def load_models(path: Path) -> dict:
@@ -35,7 +35,7 @@ def families(
     out: dict = {"patterns": [{"pattern": p, "family": f} for p, f in REGISTRY], "providers": PROVIDER_FAMILIES}
     if config is not None:
         out["models"] = {name: {"model": m.model, "family": family_of(m), "override": m.family} for name, m in load_models(config).items()}
-    terminal.print_json(out) if as_json else terminal.families(out, config)
+    console.print_json(out) if as_json else terminal_data.families(out, config)
 
 
 @command()
@@ -59,7 +59,7 @@ def ping(
         out = do_ping(models[name], cache_dir, use_cache=not no_cache, refresh=refresh)
     except LLMError as e:
         raise BadInput(f"{name}: {e}") from None
-    terminal.print_json(out) if as_json else terminal.ping(name, out)
+    console.print_json(out) if as_json else terminal_data.ping(name, out)
 
 
 @command()
@@ -74,4 +74,4 @@ def doctor(
     path = models or shipped_dir("configs") / "models.yaml"
     out = {"installed": installed().model_dump(), "models_file": str(path),
            "models": [s.model_dump() for s in check_models(load_models(path))]}
-    terminal.print_json(out) if as_json else terminal.doctor(out)
+    console.print_json(out) if as_json else terminal_data.doctor(out)

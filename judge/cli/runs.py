@@ -10,7 +10,7 @@ import typer
 
 from judge.cli.app import BadInput, GateFailed, JudgesFailed, command
 from judge.cli.models import load_models
-from judge.report import terminal
+from judge.report import console, terminal
 from judge.text.control import defuse
 
 
@@ -140,7 +140,7 @@ def run(
         cfg = cfg.model_copy(update={"limit": limit})
     cfg = _with_engine(cfg, engine, ray_address)
     thresholds = _thresholds(cfg, max_hallucination, min_faithfulness)
-    bar = terminal.Progress(progress and not as_json)
+    bar = console.Progress(progress and not as_json)
     try:
         store, summary = execute(
             cfg, runs_root=runs_dir, name=name or (cfg.name if resume is None else None), resume=resume, shard=shard_spec,
@@ -156,13 +156,13 @@ def run(
     if thresholds.any:
         summary["thresholds"] = {**thresholds.model_dump(), "failed": broken}
     if as_json:
-        terminal.print_json(summary if result is None else {"summary": summary, "compare": result})
+        console.print_json(summary if result is None else {"summary": summary, "compare": result})
     else:
         terminal.summary(summary)
         if result is not None:
             terminal.compare(result)
         for line in broken:
-            terminal.say(f"FAIL {line}")
+            console.say(f"FAIL {line}")
     _check_run(summary)
     if broken or (result is not None and result["failed"]):
         raise GateFailed()
@@ -178,14 +178,17 @@ def rejudge(
     no_cache: bool = typer.Option(False, "--no-cache"),
     refresh: bool = typer.Option(False, "--refresh"),
     as_json: bool = typer.Option(False, "--json"),
+    controls_per_label: Optional[int] = typer.Option(None, "--controls-per-label", min=1, help="Controls on, the gate asking for this "
+                                                     "many per label: the run's controls are kept and more are made from its claims."),
 ) -> None:
     """Judge a run's stored claims and candidates again with other judges, into a new run."""
     from judge.runs.rejudge import rejudge as do_rejudge
 
     extra = load_models(models) if models else {}
-    store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh)
+    store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh,
+                                controls_per_label=controls_per_label)
     summary = _finished(store, summary)
-    terminal.print_json(summary) if as_json else terminal.summary(summary)
+    console.print_json(summary) if as_json else terminal.summary(summary)
     _check_run(summary)
 
 
@@ -201,7 +204,7 @@ def merge(
 
     store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
     summary = _finished(store, summary)
-    terminal.print_json(summary) if as_json else terminal.summary(summary)
+    console.print_json(summary) if as_json else terminal.summary(summary)
     _check_run(summary)
 
 
@@ -214,7 +217,7 @@ def score(
     from judge.report import write_reports
 
     scores = write_reports(run_dir)
-    terminal.print_json(scores) if as_json else terminal.scores(scores, run_dir)
+    console.print_json(scores) if as_json else terminal.scores(scores, run_dir)
 
 
 @command()
@@ -250,7 +253,7 @@ def compare(
             replace_with(md_out, [compare_md(result)])
         except OSError as e:
             raise BadInput(f"--md {md_out}: cannot write it ({e.strerror or type(e).__name__})") from None
-    terminal.print_json(result) if as_json else terminal.compare(result)
+    console.print_json(result) if as_json else terminal.compare(result)
     if result["failed"]:
         raise GateFailed()
 
@@ -271,22 +274,22 @@ def baseline(
         if run_dir is None or not name:
             raise BadInput("judge baseline save RUN_DIR --name NAME: give the run directory and the baseline's name")
         path = save_baseline(run_dir, name, baselines_dir, allow_failed=allow_failed)
-        terminal.print_json({"baseline": name, "path": str(path)}) if as_json else terminal.say(
+        console.print_json({"baseline": name, "path": str(path)}) if as_json else console.say(
             f"pinned {run_dir} as baseline {name!r} in {path}; use it with --baseline {name}")
     elif action == "list":
         if run_dir is not None or name:
             raise BadInput("judge baseline list takes no run directory and no --name")
         found = list_baselines(baselines_dir)
         if as_json:
-            terminal.print_json(found)
+            console.print_json(found)
             return
         if not found:
             from judge.runs.baseline import baselines_dir as where
 
-            terminal.say(f"no baseline pinned in {where(baselines_dir)} (judge baseline save RUN_DIR --name NAME)")
+            console.say(f"no baseline pinned in {where(baselines_dir)} (judge baseline save RUN_DIR --name NAME)")
         for b in found:
             overall = b.get("overall") or {}
-            terminal.say(f"{b['name']}: {b.get('records')} records, faithfulness {overall.get('faithfulness')}, hallucination rate "
+            console.say(f"{b['name']}: {b.get('records')} records, faithfulness {overall.get('faithfulness')}, hallucination rate "
                          f"{overall.get('hallucination_rate')}; from {b.get('source')} ({b.get('saved_utc')})")
     else:
         raise BadInput(f"judge baseline {action}: expected save or list")
@@ -312,7 +315,7 @@ def agreement(
         check_output(out, (), "--out")  # a new file (a run's own names and links refused); O_EXCL when written
     rep = judge_agreement([Run.open(d) for d in run_dirs])
     written = write_agreement(rep, out or agreement_path(run_dirs))
-    terminal.print_json(rep) if as_json else terminal.agreement(rep, [written])
+    console.print_json(rep) if as_json else terminal.agreement(rep, [written])
 
 
 @command(also=(FileExistsError, OSError))
@@ -322,5 +325,5 @@ def init(directory: Path = typer.Argument(Path("."), help="Folder of the new pro
     from judge.starter import CONFIG_NAME, write_starter
 
     for path in write_starter(directory):
-        terminal.say(f"wrote {path}")
-    terminal.say(f"next: judge run {Path(directory) / CONFIG_NAME}")
+        console.say(f"wrote {path}")
+    console.say(f"next: judge run {Path(directory) / CONFIG_NAME}")
