@@ -12,8 +12,9 @@ from judge.judges.registry import needs_model, register_judge
 from judge.models import Candidate, Source, Span
 from judge.results import AnswerResult, ClaimChecks, ClaimResult, Decomposition, JudgeVerdict, NumberMismatch, RecordResult
 from judge.search import Index
+from judge.scoring.base import AnswerItem
 from judge.scoring.gold import GoldClaim, Matched, matched_gold
-from judge.scoring.sections import AnswerItem, ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
+from judge.scoring.sections import ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
 from judge.stages.checks import check_claim
 from judge.verdicts import CREDIT, SEVERITY, VERDICT_LABELS, rates, scale_scores
 

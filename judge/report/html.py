@@ -22,7 +22,7 @@ from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_ba
 from judge.report.format import fmt, no_bidi
 from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
-from judge.scoring.sections import JudgeHealth
+from judge.scoring.health import JudgeHealth
 from judge.scoring.ungrounded import (
     NotGrounded,
     NotGroundedSection,

@@ -11,7 +11,7 @@ import re
 
 from judge.report.format import fmt, fmt_ci
 from judge.scoring import blocks
-from judge.scoring.sections import JudgeHealth
+from judge.scoring.health import JudgeHealth
 from judge.text.control import defuse
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")

@@ -1,5 +1,5 @@
 """``judge score``: a run's results against whatever gold its data carries, section by section
-(judge.scoring.sections): verdict rates overall, per model, judge, answer, genre and difficulty; gold claim
+(judge.scoring.sections lists them): verdict rates overall, per model, judge, answer, genre and difficulty; gold claim
 labels (panel and each judge; predicted claims matched to gold ones); cited evidence against reference
 spans; cited chunks against qrels; the judge against human raters; agreement between the judges of a
 panel; usage and wall time.
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from judge.runs.run import Run
 from judge.scoring.gold import matched_gold
-from judge.scoring.sections import SECTIONS, AnswerItem, Block, Section, Table
+from judge.scoring.base import AnswerItem, Block, Section, Table
+from judge.scoring.sections import SECTIONS
 
 __all__ = ["SECTIONS", "AnswerItem", "Block", "Section", "Table", "blocks", "gold_scores", "score", "sections_of"]
 
@@ -65,7 +66,7 @@ def blocks(scores: dict) -> list[tuple[str, Block]]:
         block = cls.block(scores.get(cls.key), scores)
         if block is not None:
             out.append((cls.key, block))
-    from judge.scoring.sections import JudgeHealth
+    from judge.scoring.health import JudgeHealth
 
     if JudgeHealth.failing(scores.get(JudgeHealth.key)):  # a judge that fails its controls leads the report
         out.sort(key=lambda kb: kb[0] != JudgeHealth.key)

@@ -36,7 +36,8 @@ from judge.runs.run import Run
 from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
 from judge.scoring.gold import matched_gold
-from judge.scoring.sections import SECTIONS, AnswerItem
+from judge.scoring.base import AnswerItem
+from judge.scoring.sections import SECTIONS
 from judge.verdicts import JUDGE_ERROR
 
 # metric -> (numerator key, denominator key, higher is better), from the sections that have paired rates

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from judge.results import AnswerResult, ClaimChecks, ClaimResult, RecordResult
-from judge.scoring.sections import AnswerItem, Block, Section, Table
+from judge.scoring.base import AnswerItem, Block, Section, Table
 from judge.text.control import defuse
 from judge.verdicts import NOT_GROUNDED, SEVERITY, is_judged
 
