@@ -26,6 +26,7 @@ from judge.stages.decompose import decompose
 from judge.stages.generate import generate
 from judge.text import detect_language
 from judge.text.control import defuse
+from judge.verdicts import JUDGE_ERROR
 
 PROMPTS = ("answer", "decompose", "judge")
 
@@ -261,25 +262,53 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
     usage = Usage()
     cost = ControlCost()
     answers, controls = [], []
+    texts = JudgeContext(record.question, old.language, record.sources).texts if p.panel.triage else None
     for index, a in enumerate(old.answers):
         mine = [c for c in old.controls if c.answer == index]
         at = {c.position: c for c in mine}
         real = iter(enumerate(a.claims))
         order = [("control", at[n]) if n in at else ("claim", next(real)) for n in range(len(a.claims) + len(mine))]
+        order = _with_more_controls(p, record, old, index, a, mine, order, len(controls), texts)
         shown = [
             ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
             for n, (kind, item) in enumerate(order)
         ]
         verdicts, calls = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])
-        texts = JudgeContext(record.question, old.language, record.sources).texts if p.panel.triage else None
         cost.add(_control_cost([tj for (kind, _), tj in zip(order, shown) if kind == "control"], shown, calls, texts))
         new_claims = []
-        for (kind, item), tj in zip(order, shown):
+        for n, ((kind, item), tj) in enumerate(zip(order, shown)):
             label, evidence = panel_verdict(verdicts[tj.cid])
             if kind == "control":
-                controls.append(ControlResult(**{**item.model_dump(), "verdicts": verdicts[tj.cid], "label": label}))
+                controls.append(ControlResult(**{**item.model_dump(), "position": n, "verdicts": verdicts[tj.cid], "label": label}))
             else:
                 c = item[1]
                 new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
         answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
-    return RecordResult(**{**old.model_dump(), "answers": answers, "controls": controls, "usage": usage, "control_cost": cost})
+    return RecordResult(**{**old.model_dump(), "answers": answers, "controls": controls, "usage": usage, "control_cost": cost.rounded()})
+
+
+def _with_more_controls(p: Pipeline, record: Record, old: RecordResult, index: int, answer: AnswerResult, mine: list, order: list,
+                        given: int, texts) -> list:
+    """The order a rejudge shows one answer in: the run's own controls where they stood, plus the controls
+    this config's plan asks for beyond them (a run made with fewer controls, or none, gets what its new
+    judges' gate needs: rejudge adds controls until the gate has its evidence). Made from the answer's stored
+    claims and candidates as a run makes them, the new ones put at seeded places."""
+    if p.controls is None or not answer.claims:
+        return order
+    cfg = p.config
+    sources = {s.doc_id: s.text for s in record.sources}
+    real = [ClaimToJudge(f"claim{i}", c.text, c.candidates, c.checks) for i, c in enumerate(answer.claims)]
+    settled = settle(real, texts) if texts is not None else {}
+    indexes = [Index(s.text, s.doc_id) for s in record.sources]
+    planned = p.controls.for_answer(record, index, real, given, len(real) - len(settled), lambda t: candidates(indexes, t, cfg.search), settled)
+    have = {c.control.text for c in old.controls}
+    extra = [c for c in planned if c.text not in have][: max(0, len(planned) - len(mine))]
+    if not extra:
+        return order
+    places = interleave(len(order), len(extra), key=f"{record.id}:{index}:rejudge", seed=cfg.controls.seed)
+    made = {}
+    for j, c in enumerate(extra):  # judged in the call below; "-r": no id of the run's own controls is taken
+        shown = to_judge(indexes, c.text, f"control{j}", cfg.search, sources)
+        made[j] = ControlResult(control=c.model_copy(update={"id": f"{c.id}-r"}), answer=index, position=0, candidates=shown.candidates,
+                                checks=shown.checks, verdicts=[], label=JUDGE_ERROR)
+    return [order[i] if kind == "claim" else ("control", made[i]) for kind, i in places]

@@ -226,3 +226,46 @@ def test_no_judge_call_holds_only_controls_when_triage_settles_every_real_claim(
         assert not results[f"copy{i}"].controls
     bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "verdicts" in json.dumps(b) or '"label"' in json.dumps(b)]
     assert all("Traffic first crossed" in b for b in bodies if "claim id" in b)
+
+
+def test_rejudge_adds_controls_until_the_gate_has_its_evidence(scripted_server, tmp_path):
+    """A run made with no controls (or too few) is rejudged with --controls-per-label: the new judge meets
+    controls made from the run's stored claims, in the same calls as the claims, and is gated on them; the
+    claims keep their verdict order (each real claim still gets its own label)."""
+    server = scripted_server(pipeline_model())
+    first_dir = _folder(tmp_path / "first")
+    made, first = _run(write_config(first_dir, server, adjudicate={"judges": ["deterministic"], "triage": False}, controls={"enabled": False}), first_dir)
+    assert made.returncode == 0, made.stderr
+    assert all(not r.controls for r in results_of(first["run_dir"]))
+    models = tmp_path / "more.yaml"
+    models.write_text(f"models:\n  judge-c:\n    model: openai/judge-c\n    api_base: {server.base_url}\n    family: fam-c\n")
+
+    def rejudge(*extra):
+        out = run_cli("rejudge", first["run_dir"], "--judge", "judge-c", "--models", str(models), "--runs-dir", str(tmp_path / "runs"), "--json", *extra)
+        return out, (json.loads(out.stdout) if out.stdout.strip().startswith("{") else None)
+
+    plain, plain_summary = rejudge()  # the run's config: controls off, nothing added, and the report says so
+    assert plain.returncode == 0, plain.stderr
+    assert all(not r.controls for r in results_of(plain_summary["run_dir"])) and plain_summary["judge_health"]["enabled"] is False
+
+    more, summary = rejudge("--controls-per-label", "4")  # an always-"supported" judge, now with controls: fails
+    assert more.returncode == 3, json.dumps(summary["judge_health"])[:3000]
+    h = _health(summary, "judge-c")
+    assert h["status"] in ("failed", "unverified") and h["controls"] > 0
+    new = results_of(summary["run_dir"])
+    controls = [c for r in new for c in r.controls]
+    assert {c.control.label for c in controls} >= {"supported", "unsupported"}
+    assert len({c.control.id for r in new for c in r.controls}) == len(controls)
+    for o, n in zip(results_of(first["run_dir"]), new):
+        for index, (ao, an) in enumerate(zip(o.answers, n.answers)):
+            assert [c.text for c in ao.claims] == [c.text for c in an.claims]
+            assert all(c.verdicts and c.verdicts[0].judge == "judge-c" for c in an.claims)
+            mine = sorted(c.position for c in n.controls if c.answer == index)  # places among the claims, each once
+            assert len(set(mine)) == len(mine) and all(0 <= p < len(an.claims) + len(mine) for p in mine)
+    # the controls were asked in the same calls as the claims they sit among
+    texts = {c.control.text for c in controls}
+    bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "judge-c" in json.dumps(b)]
+    assert any(any(t in b for t in texts) for b in bodies)
+    for body in bodies:
+        shown = [json.loads(f'"{s}"') for s in re.findall(r'<claim id=\\"\d+\\">(.*?)</claim>', body)]
+        assert not shown or any(s not in texts for s in shown)

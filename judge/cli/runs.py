@@ -178,12 +178,15 @@ def rejudge(
     no_cache: bool = typer.Option(False, "--no-cache"),
     refresh: bool = typer.Option(False, "--refresh"),
     as_json: bool = typer.Option(False, "--json"),
+    controls_per_label: Optional[int] = typer.Option(None, "--controls-per-label", min=1, help="Controls and their gate on, asking for this "
+                                                     "many per label: the run's controls are kept and more are made from its claims."),
 ) -> None:
     """Judge a run's stored claims and candidates again with other judges, into a new run."""
     from judge.runs.rejudge import rejudge as do_rejudge
 
     extra = load_models(models) if models else {}
-    store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh)
+    store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh,
+                                controls_per_label=controls_per_label)
     summary = _finished(store, summary)
     console.print_json(summary) if as_json else terminal.summary(summary)
     _check_run(summary)

@@ -5,19 +5,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judge.controls.mix import ControlPlan
 from judge.judges.registry import model_judges
 from judge.llm import CallCache, ModelConfig
 from judge.llm.preflight import require
 from judge.pipeline import build_pipeline, rejudge_record
 from judge.runs.config import RunConfig
+from judge.runs.inputs import dataset_records
 from judge.runs.run import Run
 from judge.runs.runner import config_hash, drive
 from judge.runs.store import RunStore
 
 
-def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig]) -> RunConfig:
+def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig], controls_per_label: int | None = None) -> RunConfig:
+    """The run's config with the new judges; ``controls_per_label``: controls and their gate on, asking for
+    that many per label (the run's own controls are kept, the plan's extra ones added)."""
     models = {**config.models, **extra_models}
-    new = config.model_copy(update={"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})})
+    update = {"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})}
+    if controls_per_label is not None:
+        update["controls"] = config.controls.model_copy(update={"enabled": True, "gate": True, "per_label": controls_per_label})
+    new = config.model_copy(update=update)
     new.check_model_names()
     return new
 
@@ -32,9 +39,10 @@ def rejudge(
     use_cache: bool = True,
     refresh: bool = False,
     on_result=None,
+    controls_per_label: int | None = None,
 ) -> tuple[RunStore, dict]:
     old = Run.open(run_dir)
-    config = rejudge_config(old.config, judges, extra_models)
+    config = rejudge_config(old.config, judges, extra_models, controls_per_label)
     require(config.model(n) for n in model_judges(judges))  # before the first claim, as judge run does
     records = old.records  # the new config reads the same dataset
     ids: list[str] = []  # one pass over the old results, keeping their ids and families only (memory stays flat)
@@ -65,5 +73,6 @@ def rejudge(
     }
     store = RunStore.create(runs_root, meta["name"], config, meta)
     pipeline.llm.on_call = store.append_call
+    pipeline.controls = ControlPlan.for_run(config.controls, dataset_records(config), ids)  # more controls where the gate needs them
     work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
     return store, drive(store, old.results(), work, ids, config, cache, on_result)  # the old results streamed again
