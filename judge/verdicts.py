@@ -21,8 +21,12 @@ from typing import Literal
 # -- labels ------------------------------------------------------------------------------------------------
 Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
 VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
+ControlLabel = Literal["supported", "contradicted", "unsupported"]  # what a control claim is made to be
 JUDGE_ERROR = "judge_error"
 SUPPORTED = "supported"
+PARTIALLY_SUPPORTED = "partially_supported"
+UNSUPPORTED = "unsupported"
+CONTRADICTED = "contradicted"
 PARTIALLY_SUPPORTED = "partially_supported"
 UNSUPPORTED = "unsupported"
 CONTRADICTED = "contradicted"

@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
 from judge.models import Attribution, Claim, Items, Record, Source, StrictModel
 from judge.problems import Problem
+from judge.verdicts import PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
 FORMAT = "wice"
-LABELS = {"supported": "supported", "partially_supported": "partially_supported", "not_supported": "unsupported"}
+LABELS = {"supported": SUPPORTED, "partially_supported": PARTIALLY_SUPPORTED, "not_supported": UNSUPPORTED}  # WiCE's names -> ours
 
 
 class WiceMeta(StrictModel):
@@ -29,7 +30,7 @@ class WiceMeta(StrictModel):
 
 
 class WiceLine(StrictModel):
-    label: Literal["supported", "partially_supported", "not_supported"]
+    label: Literal[tuple(LABELS)]
     supporting_sentences: Items[Items[int]]
     claim: str
     evidence: Items[str]

@@ -6,9 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from judge.verdicts import SUPPORTED, UNSUPPORTED
+
 
 class PingAnswer(BaseModel):
-    label: Literal["supported", "unsupported"]
+    label: Literal[SUPPORTED, UNSUPPORTED]
     rationale: str = Field(max_length=400)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from judge.models import LABELS
 from judge.search.evaluate import FOUND_SHARE
+from judge.verdicts import SUPPORTED
 
 Spans = list[tuple[str | None, int, int]]
 
@@ -109,7 +110,7 @@ class EvidenceCeiling:
             return
         self.claims += 1
         was_offered = any(offered_covers(g, offered) for g in gold_sets if g)
-        right = panel_label == "supported"
+        right = panel_label == SUPPORTED
         self.offered += was_offered
         self.judged_right += right
         self.judged_right_when_offered += right and was_offered

@@ -5,13 +5,14 @@ from __future__ import annotations
 from html import escape
 
 from judge.report.format import no_bidi
+from judge.verdicts import CONTRADICTED, JUDGE_ERROR, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
 LABEL_COLOURS = {
-    "supported": "#2e7d32",
-    "partially_supported": "#f9a825",
-    "unsupported": "#78909c",
-    "contradicted": "#c62828",
-    "judge_error": "#6a1b9a",
+    SUPPORTED: "#2e7d32",
+    PARTIALLY_SUPPORTED: "#f9a825",
+    UNSUPPORTED: "#78909c",
+    CONTRADICTED: "#c62828",
+    JUDGE_ERROR: "#6a1b9a",
 }
 
 

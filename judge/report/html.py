@@ -35,7 +35,7 @@ from judge.scoring.ungrounded import (
     passage_text,
     summary_line,
 )
-from judge.verdicts import NOT_GROUNDED, SEVERITY, VERDICT_LABELS
+from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, VERDICT_LABELS
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
 
@@ -182,7 +182,7 @@ def _claim(r: RecordResult, i: int, a, c, direction: str, several: bool) -> str:
     colour = LABEL_COLOURS.get(c.label, "#999")
     flags = check_flags(c.checks)
     passage = ""
-    if c.label == "unsupported":
+    if c.label == UNSUPPORTED:
         near = nearest_candidate(c)
         passage = (f'<div class="passage">nearest candidate {escape(_eid(i + 1, near.id, several))} '
                    f"(score {near.score:.2f}): <bdi>{escape(near.text)}</bdi></div>" if near is not None

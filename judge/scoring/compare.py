@@ -38,7 +38,7 @@ from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
 from judge.scoring.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
-from judge.verdicts import JUDGE_ERROR
+from judge.verdicts import CONTRADICTED, JUDGE_ERROR, PARTIALLY_SUPPORTED, UNSUPPORTED
 
 # metric -> (numerator key, denominator key, higher is better), from the sections that have paired rates
 METRICS = {name: spec for cls in SECTIONS for name, spec in cls.paired.items()}
@@ -60,7 +60,7 @@ def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, flo
 
 
 ALPHA = 0.05  # one-sided level of the sign test of a delta gate
-CLAIM_GATES = ("not_grounded", "hallucinated", "contradicted", "unsupported", "partially_supported")
+CLAIM_GATES = ("not_grounded", "hallucinated", CONTRADICTED, UNSUPPORTED, PARTIALLY_SUPPORTED)
 CLAIM_ALIASES = {"ungrounded": "not_grounded"}
 DEFAULT_GATES = ("hallucination_rate:0", "faithfulness:0")
 

@@ -9,6 +9,7 @@ from judge.metrics.free import EvidenceCeiling
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit
 from judge.scoring.base import Block, Section, Table
 from judge.scoring.gold import sentence_spans
+from judge.verdicts import SUPPORTED
 
 
 class EvidenceScores(BaseModel):
@@ -131,7 +132,7 @@ class EvidenceCeilingSection(Section):
 
     def add(self, item):
         for claim, gold in item.matched.pairs if item.matched else []:
-            if gold.label in (None, "supported") and gold.spans:
+            if gold.label in (None, SUPPORTED) and gold.spans:
                 offered = [(p.doc_id, p.start_char, p.end_char) for c in claim.candidates for p in c.parts]
                 self.acc.add(gold.gold_sets(), offered, claim.label)
 

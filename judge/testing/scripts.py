@@ -9,6 +9,7 @@ import re
 from typing import Callable
 
 from judge.testing.server import Reply, schema_of
+from judge.verdicts import SUPPORTED, UNSUPPORTED
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
 _SENTENCE = re.compile(r"[^.?!]+[.?!]*")
@@ -45,7 +46,7 @@ def pipeline_model(label_for: Callable[[str, dict], str] | None = None, answer: 
     (``label_for(claim_id, request)``, default supported, citing the first passage of each claim)."""
 
     def label(cid: str, request: dict) -> str:
-        return label_for(cid, request) if label_for else "supported"
+        return label_for(cid, request) if label_for else SUPPORTED
 
     def script(request: dict, n: int) -> Reply:
         schema = schema_of(request) or {}
@@ -63,14 +64,14 @@ def pipeline_model(label_for: Callable[[str, dict], str] | None = None, answer: 
             verdicts = []
             for cid in claim_ids:
                 lbl = label(cid, request)
-                cited = [i for i in ids if i.startswith(f"{cid}.")][:1] if lbl != "unsupported" else []
+                cited = [i for i in ids if i.startswith(f"{cid}.")][:1] if lbl != UNSUPPORTED else []
                 verdicts.append({"claim_id": cid, "label": lbl, "evidence": cited, "rationale": f"scripted {lbl}"})
             return Reply(body={"verdicts": verdicts})
         if "label" in props:
             ids = _enum(schema, "evidence", "items")
             cid = ids[0].split(".")[0] if ids else "1"
             lbl = label(cid, request)
-            return Reply(body={"label": lbl, "evidence": ids[:1] if lbl != "unsupported" else [], "rationale": f"scripted {lbl}"})
+            return Reply(body={"label": lbl, "evidence": ids[:1] if lbl != UNSUPPORTED else [], "rationale": f"scripted {lbl}"})
         return Reply(status=400)
 
     return script
