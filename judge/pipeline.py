@@ -173,7 +173,7 @@ async def _process_answer(
         usage.add_call(c)
     sources = {s.doc_id: s.text for s in record.sources}
     texts = JudgeContext(record.question, language, record.sources).texts  # what triage reads its matches in
-    real = [to_judge(indexes, t, f"claim{i}", cfg.search, sources) for i, (t, _) in enumerate(claims)]
+    real = [to_judge(indexes, c.text, f"claim{i}", cfg.search, sources) for i, c in enumerate(claims)]
     settled = settle(real, texts) if p.panel.triage else {}
     open_real = len(real) - len(settled)
     controls = p.controls.for_answer(record, index, real, given, open_real, lambda t: candidates(indexes, t, cfg.search), settled) if p.controls else []
@@ -185,19 +185,20 @@ async def _process_answer(
     cost = _control_cost([c for item, c in zip(order, shown) if item[0] == "control"], shown, calls, texts if p.panel.triage else None)
     by_item = dict(zip(order, shown))
     out = []
-    for i, (claim_text, spans) in enumerate(claims):
+    for i, claim in enumerate(claims):
         c = by_item[("claim", i)]
         label, evidence = panel_verdict(verdicts[c.cid])
         out.append(
             ClaimResult(
                 claim_id=i,
-                text=claim_text,
-                answer_spans=spans,
+                text=claim.text,
+                answer_spans=claim.spans,
                 candidates=c.candidates,
                 checks=c.checks,
                 verdicts=verdicts[c.cid],
                 label=label,
                 evidence=evidence,
+                reads_question=claim.reads_question,
             )
         )
     answer = AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how, claims=out)

@@ -79,13 +79,39 @@ class ClaimResult(BaseModel):
     verdicts: list[JudgeVerdict] = []
     label: VerdictLabel = JUDGE_ERROR  # the panel's verdict
     evidence: list[Span] = []  # the spans cited by judges who agree with the panel's label
+    reads_question: bool = False  # the claim says what the answer says read with its question (judge.stages.claims)
+
+    @model_serializer(mode="wrap")
+    def _no_flag_unless_set(self, handler):
+        """Claims that stand alone stay byte-identical to those written before the flag."""
+        data = handler(self)
+        if not data.get("reads_question"):
+            data.pop("reads_question", None)
+        return data
+
+
+class DroppedClaim(BaseModel):
+    """What a decomposer wrote that is no claim of the answer (judge.stages.claims), and why."""
+
+    text: str
+    quote: str = ""
+    reason: str
 
 
 class Decomposition(BaseModel):
     method: Literal["llm", "sentences", "whole"]
     model: str | None = None
-    fallback_reason: str | None = None  # set when the LLM decomposer failed and sentences were used
+    fallback_reason: str | None = None  # set when the LLM decomposer failed (or wrote no claim of the answer) and sentences were used
     prompt_hash: str = ""
+    dropped: list[DroppedClaim] = []  # what the decomposer (or the sentence splitter) wrote that is no claim
+
+    @model_serializer(mode="wrap")
+    def _no_empty_dropped(self, handler):
+        """Decompositions that dropped nothing stay byte-identical to those written before drops were kept."""
+        data = handler(self)
+        if not data.get("dropped"):
+            data.pop("dropped", None)
+        return data
 
 
 class AnswerResult(BaseModel):

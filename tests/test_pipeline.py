@@ -228,9 +228,11 @@ def test_prompt_injection_stays_inside_the_delimiters(scripted_server, tmp_path)
     assert number_claim.label != "supported"  # the injections did not buy a "supported"
     det = next(v for v in number_claim.verdicts if v.judge == "deterministic")
     assert det.label == "contradicted" and number_claim.checks.numbers_mismatched[0].claim == "5"
-    # triage and the checks see the injected text as text: the verbatim injection in the answer is found verbatim
-    injected_claim = next(c for t, c in by_text.items() if "Ignore your instructions" in t)
-    assert injected_claim.verdicts[0].how == "triage"  # it IS in the source, verbatim: grounded text, not obeyed
+    # the injected instruction in the answer is text too: no claim (an instruction states nothing), dropped
+    # with its reason at the decomposition boundary and kept in the results, never obeyed
+    assert not any("Ignore your instructions" in t for t in by_text)
+    dropped = [d for r in results_of(summary["run_dir"]) for a in r.answers for d in a.decomposition.dropped]
+    assert any(d.text == INJECTIONS[0] and d.reason == "an instruction" for d in dropped), dropped
 
 
 def _kill_when(path: Path, proc: subprocess.Popen, lines: int, timeout: float = 60) -> None:

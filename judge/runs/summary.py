@@ -20,7 +20,8 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
     by_judge: dict[str, Counter] = defaultdict(Counter)
     overall: Counter = Counter()
     usage = Usage()
-    answers = triaged = fallbacks = generation_errors = truncated = records = 0
+    answers = triaged = fallbacks = generation_errors = truncated = records = read_with_question = 0
+    dropped: Counter = Counter()  # what decomposition dropped (judge.stages.claims), by reason (its words before ":")
     seen = ControlTally()  # the judges' verdicts on the controls, counted (flat memory)
     control_cost = ControlCost()
     tells = TellSample()
@@ -35,12 +36,14 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         for a in r.answers:
             answers += 1
             fallbacks += a.decomposition.fallback_reason is not None and a.answer.strip() != ""
+            dropped.update(d.reason.split(":")[0] for d in a.decomposition.dropped)
             generation_errors += a.generation_error is not None
             truncated += a.truncated
             for c in a.claims:
                 overall[c.label] += 1
                 by_model[a.model][c.label] += 1
                 triaged += any(v.how == TRIAGE for v in c.verdicts)
+                read_with_question += c.reads_question
                 for v in c.verdicts:
                     if v.how != TRIAGE:
                         by_judge[v.judge][v.label] += 1
@@ -59,6 +62,9 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         "by_judge": {j: rates(c) for j, c in sorted(by_judge.items())},
         "claims_triaged": triaged,
         "decomposition_fallbacks": fallbacks,
+        "claims_dropped": sum(dropped.values()),
+        "claims_dropped_by_reason": dict(sorted(dropped.items())),
+        "claims_read_with_question": read_with_question,
         "generation_errors": generation_errors,
         "answers_truncated": truncated,
         "judge_health": health(config, seen, by_judge, control_cost, usage, tells.separation()).model_dump(),

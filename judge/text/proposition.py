@@ -26,6 +26,10 @@ import re
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
 _QUESTION_END = re.compile(r"[?\u061f][\"'\u201d\u2019\u05f4\u00bb)\]\s]*$")
 MIN_CONTENT_WORDS = 3  # judge.stages.support.TRIAGE_MIN_WORDS: fewer say too little to stand alone
+# Reasons that mean "read it with its question" (judge.stages.claims), not "no claim at all".
+QUESTION = "a question"
+SHORT_ANSWER = "a short answer: its meaning is its question's"
+NO_VERB = "no verb: a noun phrase or a fragment"
 
 INTERROGATIVES = frozenset(
     """
@@ -149,7 +153,7 @@ def not_a_proposition(text: str) -> str | None:
     if not stripped:
         return "empty"
     if _QUESTION_END.search(stripped):
-        return "a question"
+        return QUESTION
     if stripped.rstrip("\"'\u201d\u2019)").endswith(":"):
         return "a heading"
     found = [(m.group(), m.group()[:1].isupper()) for m in _WORD.finditer(stripped)]
@@ -158,12 +162,12 @@ def not_a_proposition(text: str) -> str | None:
     if not words:
         return "no words"
     if words[0] in INTERROGATIVES:
-        return "a question"
+        return QUESTION
     from judge.text.tokens import STOPWORDS  # a light module; imported here to keep this one's import free
 
     content = [w for w in words if w.isdigit() or (len(w) > 1 and w not in STOPWORDS)]
     if len(content) < MIN_CONTENT_WORDS:
-        return "a short answer: its meaning is its question's"
+        return SHORT_ANSWER
     if words[0] in ANAPHORA:
         return f"opens with {found[0][0]!r}: what it stands for is in the question or the context"
     if _is_latin(words):
@@ -171,5 +175,5 @@ def not_a_proposition(text: str) -> str | None:
 
         romance = detect_language(stripped) in ("Portuguese", "Spanish")
         if not (_portuguese_verb if romance else _english_verb)(words, capitalised):
-            return "no verb: a noun phrase or a fragment"
+            return NO_VERB
     return None
