@@ -37,9 +37,13 @@ class DeterministicThresholds(BaseModel):
                 raise ValueError(f"adjudicate.deterministic.profiles.{lang}: {e}") from None
 
 
-def deterministic_verdict(claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC) -> JudgeVerdict:
-    """The calibrated rule on one claim; its evidence is the best candidate unless the label is unsupported."""
-    features = support_features(claim.text, claim.candidates, claim.checks)
+def deterministic_verdict(
+    claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC, context: JudgeContext | None = None
+) -> JudgeVerdict:
+    """The calibrated rule on one claim, read with the record's question and sources when ``context`` gives
+    them; its evidence is the best candidate unless the label is unsupported."""
+    sources = tuple(s.text for s in context.sources) if context else ()
+    features = support_features(claim.text, claim.candidates, claim.checks, context.question if context else None, sources)
     label, why = decide(features, params)
     if label == "contradicted" and claim.checks.conflicts:
         why += f": {claim.checks.conflicts[0].detail}"
@@ -67,4 +71,4 @@ class DeterministicJudge:
 
     async def judge(self, claims: list[ClaimToJudge], context: JudgeContext) -> dict[str, JudgeVerdict]:
         params = self.thresholds.for_language(context.language)
-        return {c.cid: deterministic_verdict(c, params, self.name) for c in claims}
+        return {c.cid: deterministic_verdict(c, params, self.name, context) for c in claims}

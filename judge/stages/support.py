@@ -4,9 +4,12 @@ The rule reads a handful of features of a claim against the candidates it was of
 found verbatim, the share of its content words the candidates hold (``coverage``), the longest run of
 consecutive content words they lack (``max_run``: an added clause is a run, a paraphrase scatters single
 words), numbers absent from the evidence, numbers stated differently in the same context, names absent, and
-conflicts in the source (corrections, near-duplicates with another figure). The thresholds are not guessed:
-``bench/calibrate_deterministic.py`` fits them on labelled data, held out by record, and writes them to
-``judge/data/deterministic.yaml``, which :func:`load_params` reads (a run config may override them).
+conflicts in the source (corrections, near-duplicates with another figure). Given the record's sources and
+question (:mod:`judge.stages.reading`), also what the whole source never writes (a name or number absent
+keeps a claim from "supported"; content words absent are counted) and a negation its evidence lacks; a short
+answer is read with its question. The thresholds are not guessed: ``bench/calibrate_deterministic.py`` fits
+them leave-one-dataset-out on labelled sets and writes them to ``judge/data/deterministic.yaml``, which
+:func:`load_params` reads (a run config may override them).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.models import Candidate
 from judge.results import ClaimChecks
+from judge.stages.reading import absent_names_numbers, absent_words, negated, question_reading, short_answer
 from judge.text import content_words, normalize, word_forms, words
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
@@ -32,6 +36,7 @@ CONNECTIVES = frozenset(
     بسبب لأن خاصة معظم أغلب بما فيها
     """.split()
 )
+ABSENT_PHRASE = 2  # content words in a row that the whole source never writes: a phrase it does not support
 PARAMS_FILE = Path(__file__).resolve().parent.parent / "data" / "deterministic.yaml"
 
 
@@ -47,6 +52,8 @@ class RuleParams(BaseModel):
     contradict_mismatch: bool = True  # a number stated differently in the same context: contradicted
     partial_on_added_connective: bool = True  # "mainly because ...", "most of them ..." absent from the evidence
     supported_max_tail_run: int = Field(99, ge=0)  # uncovered words closing the claim: an appended detail
+    supported_max_absent: int = Field(99, ge=0)  # content words the whole source never writes
+    question_min_coverage: float = Field(0.5, ge=0, le=1.01)  # a short answer's passage must hold this much of its question
 
 
 class DeterministicParams(BaseModel):
@@ -74,13 +81,24 @@ class SupportFeatures(BaseModel):
     added_connectives: list[str] = []  # connectives of the claim the evidence lacks
     words: int = 0  # content words of the claim
     heading: bool = False  # ends with a colon: a lead-in whose content follows it
+    absent: int = 0  # content words no source of the record writes (0 when the sources are not given)
+    absent_key: list[str] = []  # names and numbers no source holds
+    absent_run: int = 0  # the longest run of content words in a row that no source writes (2+: a phrase)
+    added_negation: bool = False  # the claim negates, its evidence does not
+    short: bool = False  # a short answer, read with its question
+    question_coverage: float = 0.0  # share of the question held by the passage holding the answer
+    answer_in_source: bool = False  # some passage holds every content word of the short answer
 
 
 def _forms(text: str) -> set[str]:
     return {f for w in words(normalize(text).text) for f in word_forms(w)}
 
 
-def support_features(claim: str, candidates: list[Candidate], checks: ClaimChecks) -> SupportFeatures:
+def support_features(
+    claim: str, candidates: list[Candidate], checks: ClaimChecks, question: str | None = None, sources: tuple[str, ...] = ()
+) -> SupportFeatures:
+    """The rule's features of ``claim``; ``sources`` (the record's texts) and ``question`` add what the
+    whole source never writes and the reading of a short answer with its question."""
     evidence = set().union(*(_forms(c.text) for c in candidates)) if candidates else set()
     claim_words = content_words(normalize(claim).text)
     run = best = 0
@@ -109,7 +127,23 @@ def support_features(claim: str, candidates: list[Candidate], checks: ClaimCheck
         added_connectives=added,
         words=len(claim_words),
         heading=claim.rstrip().endswith(":"),
+        **(_whole_source(claim, candidates, question, tuple(sources)) if sources else {}),
     )
+
+
+def _whole_source(claim: str, candidates: list[Candidate], question: str | None, sources: tuple[str, ...]) -> dict:
+    short = short_answer(claim, question)
+    coverage, holds = question_reading(claim, question or "", sources) if short else (0.0, False)
+    absent, run = absent_words(claim, sources)
+    return {
+        "absent": len(absent),
+        "absent_run": run,
+        "absent_key": absent_names_numbers(claim, sources),
+        "added_negation": negated(claim) and not any(negated(c.text) for c in candidates),
+        "short": short,
+        "question_coverage": coverage,
+        "answer_in_source": holds,
+    }
 
 
 def free_supported(f: SupportFeatures) -> bool:
@@ -122,6 +156,12 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
     """The deterministic judge's label for features ``f`` under thresholds ``p``, with the reason."""
     if f.conflicts:
         return CONTRADICTED, "the source corrects this statement or says it otherwise elsewhere"
+    if f.short:
+        if not f.answer_in_source:
+            return UNSUPPORTED, "read with its question: no passage of the source holds the answer's words"
+        if f.question_coverage >= p.question_min_coverage:
+            return SUPPORTED, f"read with its question: the passage holding the answer holds {f.question_coverage:.0%} of the question's words"
+        return PARTIALLY_SUPPORTED, f"read with its question: the answer's words are in the source, beside {f.question_coverage:.0%} of the question's"
     if f.verbatim:
         return SUPPORTED, "the claim appears verbatim in the source"
     if f.mismatches and p.contradict_mismatch:
@@ -137,8 +177,16 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         and not f.numbers_missing
         and not f.names_missing
         and not (p.partial_on_added_connective and f.added_connectives)
+        and not f.absent_key
+        and f.absent_run < ABSENT_PHRASE
+        and f.absent <= p.supported_max_absent
+        and not f.added_negation
     ):
         return SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
+    if f.absent_key:
+        return PARTIALLY_SUPPORTED, f"the source never writes {', '.join(f.absent_key[:4])}"
+    if f.absent_run >= ABSENT_PHRASE:
+        return PARTIALLY_SUPPORTED, "the source never writes a phrase of it"
     lacking = ", ".join(f.uncovered[:6])
     return PARTIALLY_SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words" + (f"; not: {lacking}" if lacking else "")
 

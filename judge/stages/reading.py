@@ -1,0 +1,107 @@
+"""What the candidates cannot tell the deterministic judge: what the whole source never says, and what a
+short answer means.
+
+- Absent: a content word, name or number of the claim that no source of the record writes in any form.
+  The candidates may cover the rest of the claim; what the source never writes cannot be supported by it
+  ("First for Women was *started* first", an invented "William Conrad").
+- Negation: a claim that says "not", "never", "לא", "não" where its evidence says none of them denies what
+  the evidence states.
+- A short answer ("Delhi", "yes", "Arthur's Magazine") means what its question asks: it is read as the
+  question and the answer together, against the passage of the source (one sentence or two in a row) that
+  holds every content word of the answer and the most of the question's. "Delhi" is supported by "The
+  Oberoi Group ... head office in Delhi" for "... head office in what city?", not by a sentence that only
+  names Delhi; a "yes" or "no" has no words of its own, so its passage is the one that holds the most of
+  its question.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from judge.stages.names import name_present, names_in
+from judge.stages.numbers import numbers_in
+from judge.stages.slots import present
+from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text.proposition import INTERROGATIVES, NO_VERB, SHORT_ANSWER, not_a_proposition
+
+NEGATIONS = frozenset(
+    """
+    not no never none nor cannot neither nobody nothing n't isn't wasn't aren't weren't doesn't don't didn't
+    won't can't couldn't hasn't haven't hadn't
+    לא אין אינו אינה אינם אינן מעולם בלי ללא
+    não nao nunca nem nenhum nenhuma jamais sem
+    لا لم لن ليس ليست ما غير بدون
+    """.split()
+)
+YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não nao نعم لا".split())
+PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences in a row
+
+
+def short_answer(claim: str, question: str | None) -> bool:
+    """The claim means what its question asks: a short answer or a verbless fragment, with a question."""
+    return bool(question and question.strip()) and not_a_proposition(claim) in (SHORT_ANSWER, NO_VERB)
+
+
+def _forms_of(text: str) -> frozenset[str]:
+    return frozenset(f for w in words(normalize(text).text) for f in word_forms(w))
+
+
+@lru_cache(maxsize=64)
+def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
+    """(every word form of the source, each sentence's forms, every number of the source)."""
+    sentences = tuple(_forms_of(s.text) for s in split_sentences(text)) or (frozenset(),)
+    return frozenset().union(*sentences) | _forms_of(text), sentences, frozenset(numbers_in(text))
+
+
+def _found(word: str, forms: frozenset[str]) -> bool:
+    return any(f in forms for f in word_forms(word))
+
+
+def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int]:
+    """The claim's content words that no source writes in any form (numbers are :func:`absent_names_numbers`'s),
+    and the longest run of them in a row: two or more are a content phrase the source never writes."""
+    views = [_source_view(t)[0] for t in sources]
+    out, run, longest = [], 0, 0
+    for w in content_words(normalize(claim).text):
+        if w[0].isdigit() or any(_found(w, v) for v in views):
+            run = 0
+            continue
+        run += 1
+        longest = max(longest, run)
+        out.append(w)
+    return list(dict.fromkeys(out)), longest
+
+
+def absent_names_numbers(claim: str, sources: tuple[str, ...]) -> list[str]:
+    """The claim's names and numbers that no source holds (a name in any fuller or shorter form)."""
+    numbers = set().union(*(_source_view(t)[2] for t in sources)) if sources else set()
+    out = [n for n in numbers_in(claim) if not present(n, numbers)]
+    return out + [n for n in names_in(claim) if not any(name_present(n, t) for t in sources)]
+
+
+def negated(text: str) -> bool:
+    return any(w in NEGATIONS or w.endswith("n't") for w in words(normalize(text).text))
+
+
+def question_reading(claim: str, question: str, sources: tuple[str, ...]) -> tuple[float, bool]:
+    """(the share of the question's content words held by the passage of the source that holds every content
+    word of the answer and the most of the question's; whether any passage holds the answer's words)."""
+    answer = [w for w in dict.fromkeys(content_words(normalize(claim).text)) if w not in YES_NO]
+    asked = [
+        w for w in dict.fromkeys(content_words(normalize(question).text))
+        if w not in INTERROGATIVES and not any(_found(w, _forms_of(a)) for a in answer)
+    ]
+    best, holds = 0.0, False
+    for text in sources:
+        sentences = _source_view(text)[1]
+        for i in range(len(sentences)):
+            for n in range(1, PASSAGE_SENTENCES + 1):
+                if i + n > len(sentences):
+                    break
+                passage = frozenset().union(*sentences[i : i + n])
+                if not all(_found(w, passage) for w in answer):
+                    continue
+                holds = True
+                share = sum(_found(w, passage) for w in asked) / len(asked) if asked else 1.0
+                best = max(best, share)
+    return round(best, 6), holds

@@ -1,0 +1,103 @@
+"""The deterministic judge reads the whole source and the question (issue 24.4): what the source never writes
+keeps a claim from "supported", and a short answer is judged with its question. Real search, real checks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from judge.judges import ClaimToJudge, DeterministicJudge, DeterministicThresholds, JudgeContext, offer
+from judge.models import Source
+from judge.search import Index
+from judge.stages.checks import check_claim
+from judge.stages.support import decide, load_params, support_features
+from tests.conftest import shared
+
+# Every threshold as permissive as it goes: what still keeps a claim from "supported" is a fixed rule.
+LOOSE = {"unsupported_below": 0.0, "supported_min_coverage": 0.0, "supported_max_run": 99, "supported_max_tail_run": 99,
+         "supported_max_absent": 99, "partial_on_added_connective": False, "contradict_missing_number_min_coverage": 1.01}
+OBEROI = (
+    "The Oberoi Group is a hotel company with its head office in Delhi. "
+    "Its staff wear uniforms designed in Paris. "
+    "The family's first hotel opened in Shimla in 1934."
+)
+
+
+def judge(text: str, source: str, question: str = "", profile: dict | None = None, language: str = "en"):
+    index = Index(source, "d")
+    found = index.search(text, 5)
+    claim = ClaimToJudge("1", text, offer(found, "1"), check_claim(text, found, {"d": source}))
+    thresholds = DeterministicThresholds(profiles={language: profile} if profile else {})
+    context = JudgeContext(question=question, language=language, sources=[Source(doc_id="d", text=source)])
+    return asyncio.run(DeterministicJudge(thresholds).judge([claim], context))["1"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "why"),
+    [
+        ("The family's first hotel was opened by William Conrad.", "William Conrad"),  # an invented name
+        ("The family's first hotel opened in Shimla in 1936.", "1936"),  # a number the source never writes
+        ("The family's first hotel opened in Shimla amid fierce riots.", "phrase"),  # two new words in a row
+        ("The family's first hotel did not open in Shimla.", None),  # a negation the evidence lacks
+    ],
+)
+def test_what_the_whole_source_never_writes_keeps_a_claim_from_supported(claim, why):
+    v = judge(claim, OBEROI, profile=LOOSE)
+    assert v.label != "supported", v.rationale
+    if why:
+        assert why in v.rationale
+
+
+def test_the_loose_profile_does_support_a_claim_whose_words_are_all_in_the_source():
+    v = judge("The first hotel of the family opened in Shimla.", OBEROI, profile=LOOSE)
+    assert v.label == "supported", v.rationale  # so the test above is about the fixed rules, not the thresholds
+
+
+def test_a_fuller_form_of_a_name_in_the_source_is_no_absent_name():
+    source = "Roy Kelton Orbison was an American singer, songwriter and musician."
+    v = judge("Roy Orbison was an American singer.", source, profile=LOOSE)
+    assert v.label == "supported", v.rationale
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "expected"),
+    [
+        ("Delhi", "The Oberoi Group has its head office in what city?", "supported"),
+        ("Shimla", "In what town did the family's first hotel open?", "supported"),
+        # in the source, but beside nothing the question asks: it answers another question
+        pytest.param("Paris", "In what town did the family's first hotel open?", "partially_supported", marks=pytest.mark.xfail(
+            strict=True, reason="known limit: a passage is two sentences in a row, so the next sentence's words count for Paris")),
+        ("Mumbai", "The Oberoi Group has its head office in what city?", "unsupported"),  # nowhere in the source
+        ("yes", "Is the head office of the Oberoi Group in Delhi?", "supported"),  # no words of its own: its question's
+    ],
+)
+def test_a_short_answer_is_read_with_its_question(answer, question, expected):
+    v = judge(answer, OBEROI, question)  # the shipped profile
+    assert v.label == expected, v.rationale
+    assert v.rationale.startswith("read with its question")
+
+
+def test_a_yes_without_its_question_is_not_read_as_one():
+    v = judge("yes", OBEROI)
+    assert not v.rationale.startswith("read with its question")
+
+
+def test_no_correct_short_answer_of_heq_is_contradicted_and_most_are_supported():
+    """HeQ's gold answers, read with their questions under the shipped Hebrew profile: never contradicted."""
+    data = json.loads(shared("external/heq/test_v1.1.json").read_text(encoding="utf-8"))
+    paragraphs = [p for d in data["data"] for p in d["paragraphs"]][:25]
+    labels = []
+    for p in paragraphs:
+        index = Index(p["context"], "p")
+        for q in p["qas"]:
+            if q.get("is_impossible") or not q["answers"]:
+                continue
+            text = q["answers"][0]["text"].strip()
+            found = index.search(text, 5)
+            f = support_features(text, found, check_claim(text, found, {"p": p["context"]}), q["question"], (p["context"],))
+            labels.append(decide(f, load_params().for_language("he"))[0])
+    assert len(labels) >= 50
+    assert "contradicted" not in labels
+    assert labels.count("supported") / len(labels) >= 0.6
