@@ -1,6 +1,7 @@
 """Verdicts that cost no model call, against gold labels; and the evidence ceiling.
 
-- **Free verdicts**: per claim with a gold label, whether triage settled it, whether no model was asked at
+- **Free verdicts**: over every claim of the run, the share triage settled and the share no model was asked
+  about (gold or not); per claim with a gold label, whether triage settled it, whether no model was asked at
   all (triage, or a panel of the deterministic judge alone), and the labels they gave. Coverage is the share
   of gold-labelled claims settled; precision per label is the share of each free label that gold agrees
   with. A free verdict is only worth having where that precision is about 1.
@@ -65,14 +66,43 @@ class LabelPrecision:
         }
 
 
+def _no_model_call(verdicts: list) -> bool:
+    return bool(verdicts) and all(v.how in ("triage", "deterministic") for v in verdicts)
+
+
+@dataclass
+class FreeShare:
+    """Over every claim of a run, gold or not: the share settled with no model call (issue 24.5)."""
+
+    claims: int = 0
+    triage: int = 0
+    no_model_call: int = 0
+
+    def add(self, verdicts: list) -> None:
+        self.claims += 1
+        self.triage += any(v.how == "triage" for v in verdicts)
+        self.no_model_call += _no_model_call(verdicts)
+
+    def result(self) -> dict:
+        share = (lambda n: n / self.claims if self.claims else None)  # noqa: E731
+        return {"claims": self.claims, "triage": self.triage, "triage_share": share(self.triage),
+                "no_model_call": self.no_model_call, "no_model_call_share": share(self.no_model_call)}
+
+
 @dataclass
 class FreeVerdicts:
-    """Accumulates, claim by claim, the verdicts that cost no model call."""
+    """Accumulates, claim by claim, the verdicts that cost no model call: their share of all the run's claims
+    (``add_claim``), and their precision on the claims with a gold label (``add``)."""
 
     claims: int = 0
     triage: LabelPrecision = field(default_factory=LabelPrecision)
     deterministic: LabelPrecision = field(default_factory=LabelPrecision)  # the deterministic judge's own labels
     no_model: LabelPrecision = field(default_factory=LabelPrecision)  # claims no model was asked about: panel label
+    run: FreeShare = field(default_factory=FreeShare)
+
+    def add_claim(self, verdicts: list) -> None:
+        """Any claim of the run, with or without a gold label."""
+        self.run.add(verdicts)
 
     def add(self, gold: str, panel_label: str, verdicts: list) -> None:
         """``verdicts``: the claim's JudgeVerdicts (``how`` tells triage, deterministic, model, error)."""
@@ -82,18 +112,20 @@ class FreeVerdicts:
                 self.triage.add(v.label, gold)
             elif v.how == "deterministic":
                 self.deterministic.add(v.label, gold)
-        if verdicts and all(v.how in ("triage", "deterministic") for v in verdicts):
+        if _no_model_call(verdicts):
             self.no_model.add(panel_label, gold)
 
     def result(self) -> dict | None:
-        if not self.claims:
-            return None
-        return {
-            "claims": self.claims,
-            "triage": self.triage.result(self.claims),
-            "deterministic": self.deterministic.result(self.claims),
-            "no_model_call": self.no_model.result(self.claims),
-        }
+        """None when there is no claim at all; the gold part only where claims have a gold label."""
+        out = {"run": self.run.result()} if self.run.claims else {}
+        if self.claims:
+            out |= {
+                "claims": self.claims,
+                "triage": self.triage.result(self.claims),
+                "deterministic": self.deterministic.result(self.claims),
+                "no_model_call": self.no_model.result(self.claims),
+            }
+        return out or None
 
 
 @dataclass

@@ -224,6 +224,9 @@ def _record_section(r: RecordResult, record: Record | None) -> str:
             parts.append(f'<p class="flags">{_d(a.generation_error)}</p>')
         parts.append(f'<div class="answer" dir="{direction}" lang="{_lang(r.language)}">{escape(a.answer)}</div>')
         parts += [_claim(r, i, a, c, direction, several) for c in a.claims]
+        if a.decomposition.dropped:  # what decomposition dropped, and why (judge.stages.claims)
+            items = "".join(f'<li>{_d(d.text)} <span class="muted">{_d(d.reason)}</span></li>' for d in a.decomposition.dropped)
+            parts.append(f'<details class="dropped" dir="{direction}"><summary>{len(a.decomposition.dropped)} dropped by decomposition</summary><ul>{items}</ul></details>')
     parts.append("</section>")
     return "".join(parts)
 

@@ -74,6 +74,8 @@ def summary(s: dict) -> None:
         c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
         for line in health.lines():
             c.print(f"  {line}", soft_wrap=True, markup=False)
+    for line in free_lines(s):
+        c.print(line, soft_wrap=True, markup=False)
     u = s["usage"]
     run = s.get("run", {})
     cost = f"${u['cost_usd']:.4f}" + (f" (+{u['unknown_cost_calls']} calls of unknown price)" if u["unknown_cost_calls"] else "")
@@ -95,6 +97,32 @@ def summary(s: dict) -> None:
         c.print(f"reports: {s['run_dir']}/report.md, report.html, scores.json", soft_wrap=True, markup=False)
     if run and not run.get("complete", True):
         c.print(f"incomplete: {run['records_finished']}/{run['records_selected']} records ({run.get('stopped_early')}); finish with --resume", soft_wrap=True, markup=False)
+
+
+def free_lines(s: dict) -> list[str]:
+    """Decomposition's drops and fallbacks, the free verdicts' share and precision, the evidence ceiling
+    (issue 24.5): a line each, on every run, saying "not measured" where the data has no gold for it."""
+    dropped = "; ".join(f"{r} {n}" for r, n in (s.get("claims_dropped_by_reason") or {}).items())
+    lines = [f"decomposition: {s['overall']['claims']} claims, {s.get('claims_read_with_question', 0)} read with the question; "
+             f"dropped {s.get('claims_dropped', 0)}" + (f" ({dropped})" if dropped else "")
+             + f"; answers fallen back to sentences {s.get('decomposition_fallbacks', 0)}"]
+    gold = s.get("scores") or {}
+    free = gold.get("free_verdicts") or {}
+    run = free.get("run")
+    if run:
+        line = (f"free verdicts: triage {run['triage']} of {run['claims']} claims ({fmt(run['triage_share'])}), no model call "
+                f"{run['no_model_call']} ({fmt(run['no_model_call_share'])})")
+        if free.get("triage"):
+            line += (f"; precision against gold: triage {fmt(free['triage']['precision'])} ({free['triage']['settled']}), "
+                     f"no model call {fmt(free['no_model_call']['precision'])} ({free['no_model_call']['settled']})")
+        else:
+            line += "; precision not measured (no gold claim labels)"
+        lines.append(line)
+    ceiling = gold.get("evidence_ceiling")
+    if "scores" in s and s["scores"] is not None:
+        lines.append(f"evidence ceiling: {fmt(ceiling['ceiling'])} of {ceiling['claims']} gold-supported claims had their gold support offered"
+                     if ceiling else "evidence ceiling: not measured (no gold support spans)")
+    return lines
 
 
 def compare(result: dict) -> None:

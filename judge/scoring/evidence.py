@@ -143,6 +143,6 @@ class EvidenceCeilingSection(Section):
     @classmethod
     def block(cls, value, scores):
         if not value:
-            return None
+            return Block(cls.title, text="No gold-supported claims with gold support spans in this data: the ceiling is not measured.")
         return Block(cls.title, [Table(["gold-supported claims", "ceiling (support offered)", "panel says supported", "... when offered"],
                                        [[value["claims"], value["ceiling"], value["judges_accuracy"], value["judges_accuracy_when_offered"]]])])

@@ -115,24 +115,35 @@ class FreeSource(BaseModel):
     per_label: dict[str, FreeLabel]
 
 
+class FreeShareScores(BaseModel):
+    claims: int  # every claim of the run
+    triage: int
+    triage_share: float | None
+    no_model_call: int  # settled by triage or a panel of the deterministic judge alone
+    no_model_call_share: float | None
+
+
 class FreeVerdictScores(BaseModel):
-    claims: int  # claims with a gold label
-    triage: FreeSource
-    deterministic: FreeSource  # the deterministic judge's own labels (where it sat in the panel)
-    no_model_call: FreeSource  # claims no model was asked about: the panel's label
+    run: FreeShareScores | None = None  # over all the run's claims, gold or not
+    claims: int = 0  # claims with a gold label
+    triage: FreeSource | None = None
+    deterministic: FreeSource | None = None  # the deterministic judge's own labels (where it sat in the panel)
+    no_model_call: FreeSource | None = None  # claims no model was asked about: the panel's label
 
 
 class FreeVerdictsSection(Section):
-    """Verdicts that cost no model call, against gold labels: they are only worth having where their
-    precision is about 1 (DESIGN: free verdicts must be right)."""
+    """Verdicts that cost no model call: their share of the run's claims, and, against gold labels, their
+    precision; they are only worth having where it is about 1 (DESIGN: free verdicts must be right)."""
 
-    key, title = "free_verdicts", "Free verdicts (no model call) against gold labels"
-    needs = frozenset({"gold_labels"})
+    key, title = "free_verdicts", "Free verdicts (no model call): share of the claims, precision against gold labels"
+    needs = frozenset({"gold_labels"})  # for the precision; the share is reported on any run
 
     def __init__(self):
         self.acc = FreeVerdicts()
 
     def add(self, item):
+        for claim in item.answer.claims:
+            self.acc.add_claim(claim.verdicts)
         for claim, gold in item.matched.pairs if item.matched else []:
             if gold.label is not None:
                 self.acc.add(gold.label, claim.label, claim.verdicts)
@@ -143,12 +154,18 @@ class FreeVerdictsSection(Section):
 
     @classmethod
     def block(cls, value, scores):
-        if not value:
-            return None
+        run = (value or {}).get("run")
+        if not run:
+            return Block(cls.title, text="No claims.")
+        share = Table(["claims", "triage", "share", "no model call", "share"],
+                      [[run["claims"], run["triage"], run["triage_share"], run["no_model_call"], run["no_model_call_share"]]],
+                      title="Share of the run's claims settled with no model call")
+        if not value.get("triage"):
+            return Block(cls.title, [share], text="No gold claim labels in this data: the precision of the free verdicts is not measured.")
         rows = []
         for name in ("triage", "deterministic", "no_model_call"):
             v = value[name]
             per = ", ".join(f"{lbl} {p['precision']:.3f} ({p['given']})" for lbl, p in v["per_label"].items()) or "-"
             rows.append([name.replace("_", " "), v["settled"], v["coverage"], v["precision"], per])
-        return Block(cls.title, [Table(["verdicts", "settled", "coverage", "precision", "precision per label (given)"], rows,
-                                       note=f"Over {value['claims']} claims with a gold label.")])
+        return Block(cls.title, [share, Table(["verdicts", "settled", "coverage", "precision", "precision per label (given)"], rows,
+                                              title="Against gold labels", note=f"Over {value['claims']} claims with a gold label.")])

@@ -10,6 +10,7 @@ when it has a rate that can be compared run to run, how one record counts toward
 from __future__ import annotations
 
 from judge.scoring.base import Section
+from judge.scoring.decomposition import Decomposition
 from judge.scoring.evidence import ChunkAttribution, Evidence, EvidenceCeilingSection
 from judge.scoring.gold_labels import ClaimMatching, FreeVerdictsSection, GoldLabels
 from judge.scoring.health import JudgeHealth
@@ -17,11 +18,11 @@ from judge.scoring.human import Human
 from judge.scoring.rates import ByDifficulty, ByGenre, ByJudge, ByModel, Overall, PerAnswer
 
 __all__ = [
-    "SECTIONS", "ByDifficulty", "ByGenre", "ByJudge", "ByModel", "ChunkAttribution", "ClaimMatching", "Evidence", "EvidenceCeilingSection",
+    "SECTIONS", "ByDifficulty", "ByGenre", "ByJudge", "ByModel", "ChunkAttribution", "ClaimMatching", "Decomposition", "Evidence", "EvidenceCeilingSection",
     "FreeVerdictsSection", "GoldLabels", "Human", "JudgeHealth", "Overall", "PerAnswer",
 ]
 
 SECTIONS: tuple[type[Section], ...] = (
-    Overall, JudgeHealth, ByModel, ByJudge, PerAnswer, GoldLabels, FreeVerdictsSection, ClaimMatching, Evidence, EvidenceCeilingSection,
+    Overall, JudgeHealth, ByModel, ByJudge, PerAnswer, Decomposition, GoldLabels, FreeVerdictsSection, ClaimMatching, Evidence, EvidenceCeilingSection,
     ChunkAttribution, ByGenre, ByDifficulty, Human,
 )
