@@ -204,3 +204,12 @@ def test_a_whole_answer_that_opens_like_a_question_but_asks_nothing_is_an_answer
     admitted = sentence_claims("qual operação a executar", "O que o processador decide?")
     assert [c.text for c in admitted.claims] == ["O que o processador decide? qual operação a executar"]
     assert [d.reason for d in sentence_claims("Qual operação executar?", "O que o processador decide?").dropped] == ["a question"]
+
+
+def test_the_answer_part_of_a_claim_read_with_its_question():
+    from judge.stages.claims import answer_part, with_question
+
+    for question, answer in [("What is the capital of India?", "Delhi"), ("כמה משתתפים יש בתוכנית", "300 משתתפים"), ("هل القاهرة عاصمة مصر؟", "نعم")]:
+        assert answer_part(with_question(question, answer), question) == answer
+    assert answer_part("Delhi is the capital of India.", "What is the capital of India?") is None
+    assert answer_part("What is the capital of India?Delhi", "What is the capital of India?") is None

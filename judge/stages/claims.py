@@ -143,6 +143,17 @@ def with_question(question: str, text: str) -> str:
     return f"{q} {text.strip()}" if q[-1:] in "?\u061f:.!" else f"{q} \u2014 {text.strip()}"
 
 
+def answer_part(claim: str, question: str | None) -> str | None:
+    """The answer's own words of a claim :func:`with_question` wrote, or None for any other claim: what a
+    judge with no model reads as the short answer, beside the question it has apart."""
+    q = (question or "").strip()
+    if not q or not claim.startswith(q):
+        return None
+    rest = claim[len(q) :]
+    rest = rest[len(" \u2014 ") :] if rest.startswith(" \u2014 ") else rest[1:] if rest.startswith(" ") else None
+    return rest or None
+
+
 def locate(answer: str, quote: str, claim: str, index=None) -> list[Span]:
     """Where ``quote`` (else the claim) sits in the answer, as verified spans; [] if nowhere."""
     for needle in (quote.strip(), claim.strip()):
