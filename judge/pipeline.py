@@ -6,7 +6,7 @@ this; nothing here writes a file.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from judge.controls.mix import ControlPlan, interleave
 from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
@@ -70,7 +70,7 @@ def build_panel(config: RunConfig, llm: LLM, prompt: Prompt) -> Panel:
     a = config.adjudicate
     setup = JudgeSetup(
         models=config.models, llm=llm, prompt=prompt, batch=a.batch_claims, context_chars=config.search.context_chars,
-        full_context=a.judge_context == "full", thresholds=a.deterministic,
+        full_context=a.judge_context == "full", thresholds=a.deterministic, call_tokens=a.call_tokens, call_claims=a.call_claims,
     )
     return Panel([build_judge(name, setup) for name in a.judges], triage=a.triage)
 
@@ -178,7 +178,7 @@ async def _process_answer(
     open_real = len(real) - len(settled)
     controls = p.controls.for_answer(record, index, real, given, open_real, lambda t: candidates(indexes, t, cfg.search), settled) if p.controls else []
     order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
-    shown_controls = [to_judge(indexes, c.text, f"control{j}", cfg.search, sources) for j, c in enumerate(controls)]
+    shown_controls = [replace(to_judge(indexes, c.text, f"control{j}", cfg.search, sources), control=True) for j, c in enumerate(controls)]
     items = {("claim", i): c for i, c in enumerate(real)} | {("control", j): c for j, c in enumerate(shown_controls)}
     shown = [_renumbered(items[item], str(at + 1)) for at, item in enumerate(order)]
     verdicts, calls = await judge_claims(p, record, language, shown, usage)
@@ -214,7 +214,7 @@ def to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, s
 def _renumbered(claim: ClaimToJudge, cid: str) -> ClaimToJudge:
     """The claim under the id the judges see it by (its place in the call), its candidates' ids with it."""
     offered = offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], cid)
-    return ClaimToJudge(cid, claim.text, offered, claim.checks)
+    return ClaimToJudge(cid, claim.text, offered, claim.checks, claim.control)
 
 
 def _control_cost(controls: list[ClaimToJudge], shown: list[ClaimToJudge], calls: list, triage_texts) -> ControlCost:
@@ -271,7 +271,7 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
         order = [("control", at[n]) if n in at else ("claim", next(real)) for n in range(len(a.claims) + len(mine))]
         order = _with_more_controls(p, record, old, index, a, mine, order, len(controls), texts)
         shown = [
-            ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
+            ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks, control=True) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
             for n, (kind, item) in enumerate(order)
         ]
         verdicts, calls = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])

@@ -23,6 +23,7 @@ class ClaimToJudge:
     text: str
     candidates: list[OfferedCandidate]
     checks: ClaimChecks = field(default_factory=ClaimChecks)
+    control: bool = False  # a control claim: never shown to a judge as such; a call is never made of controls alone
 
 
 @dataclass

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
+from judge.judges.calls import call_groups
 from judge.llm import LLM, LLMCallError, ModelConfig, family_of
 from judge.prompts import Prompt
 from judge.results import JudgeVerdict
@@ -87,18 +88,27 @@ def batch_verdict_model(claim_ids: list[str], ids: list[str]) -> type[BaseModel]
 
 
 class ModelJudge:
-    """One model of the config as a judge (one call per answer when ``batch``, else one per claim)."""
+    """One model of the config as a judge (one call per answer when ``batch``, cut by judge.judges.calls when
+    the answer is long; else one per claim)."""
 
-    def __init__(self, llm: LLM, cfg: ModelConfig, prompt: Prompt, *, batch: bool, context_chars: int, full_context: bool = False):
+    def __init__(self, llm: LLM, cfg: ModelConfig, prompt: Prompt, *, batch: bool, context_chars: int, full_context: bool = False,
+                 call_tokens: int = 6000, call_claims: int = 32):
         self.llm, self.cfg, self.prompt = llm, cfg, prompt
         self.name = cfg.label
         self.batch, self.context_chars, self.full_context = batch, context_chars, full_context
+        self.call_tokens, self.call_claims = call_tokens, call_claims  # a batch is cut into calls of this size
 
     async def judge(self, claims: list[ClaimToJudge], context: JudgeContext) -> dict[str, JudgeVerdict]:
-        groups = [claims] if self.batch else [[c] for c in claims]
+        views = {c.cid: {"id": c.cid, "text": c.text, "passages": passages(c, context.texts, self.context_chars)} for c in claims}
+        if self.batch:
+            sizes = [len(c.text) + sum(len(p["before"]) + len(p["text"]) + len(p["after"]) for p in views[c.cid]["passages"]) for c in claims]
+            cuts = call_groups(sizes, [c.control for c in claims], self.call_tokens, self.call_claims)
+            groups = [[claims[i] for i in cut] for cut in cuts]
+        else:
+            groups = [[c] for c in claims]
         verdicts: dict[str, JudgeVerdict] = {}
         for group in groups:
-            shown = [{"id": c.cid, "text": c.text, "passages": passages(c, context.texts, self.context_chars)} for c in group]
+            shown = [views[c.cid] for c in group]
             ids = [c.id for claim in group for c in claim.candidates]
             is_batch = self.batch and len(group) > 1
             model = batch_verdict_model([c.cid for c in group], ids) if is_batch else single_verdict_model(ids)

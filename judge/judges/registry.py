@@ -27,6 +27,8 @@ class JudgeSetup:
     batch: bool = True
     context_chars: int = 80
     full_context: bool = False
+    call_tokens: int = 6000
+    call_claims: int = 32
     thresholds: DeterministicThresholds = field(default_factory=DeterministicThresholds)
 
 
@@ -75,4 +77,5 @@ def build_judge(name: str, setup: JudgeSetup) -> Judge:
         return _REGISTRY[name](name, setup)
     if name not in setup.models:
         raise KeyError(f"no model named {name!r} (known: {', '.join(setup.models) or 'none'})")
-    return ModelJudge(setup.llm, setup.models[name], setup.prompt, batch=setup.batch, context_chars=setup.context_chars, full_context=setup.full_context)
+    return ModelJudge(setup.llm, setup.models[name], setup.prompt, batch=setup.batch, context_chars=setup.context_chars, full_context=setup.full_context,
+                      call_tokens=setup.call_tokens, call_claims=setup.call_claims)

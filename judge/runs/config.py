@@ -131,7 +131,9 @@ class SearchSection(_Section):
 
 class AdjudicateSection(_Section):
     judges: list[str] = Field(default_factory=lambda: [DETERMINISTIC], min_length=1)
-    batch_claims: bool = True  # all claims of an answer in one call per judge
+    batch_claims: bool = True  # the claims of an answer in one call per judge, cut by the two bounds below
+    call_tokens: int = Field(6000, ge=200, le=1_000_000)  # about this many tokens of claims and passages a call
+    call_claims: int = Field(32, ge=1, le=1000)  # at most this many claims (and controls) a call
     triage: bool = True  # verbatim claims are supported with no model call
     judge_context: Literal["candidates", "full"] = "candidates"
     allow_same_family: bool = False

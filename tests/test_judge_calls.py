@@ -1,0 +1,63 @@
+"""Claims per judge call are bounded (issue 28.5): a long answer is cut into calls of at most call_claims
+claims and about call_tokens tokens, every claim still judged once, and no call made of controls alone."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judge.judges.calls import call_groups
+from judge.testing.scripts import pipeline_model
+from tests.conftest import BUNDLED_SAMPLE, run_cli
+
+
+@settings(deadline=None, max_examples=300, derandomize=True)
+@given(sizes=st.lists(st.integers(1, 5000), min_size=1, max_size=80), flags=st.lists(st.booleans(), min_size=80, max_size=80),
+       tokens=st.integers(200, 3000), most=st.integers(1, 12))
+def test_groups_keep_order_and_bounds_and_never_hold_controls_alone(sizes, flags, tokens, most):
+    controls = flags[: len(sizes)]
+    groups = call_groups(sizes, controls, tokens, most)
+    assert [i for g in groups for i in g] == list(range(len(sizes)))  # every claim once, in order
+    if not all(controls):
+        assert all(not all(controls[i] for i in g) for g in groups)
+    plain = call_groups(sizes, [False] * len(sizes), tokens, most)  # without controls: the bounds hold exactly
+    for g in plain:
+        assert len(g) <= most and (len(g) == 1 or sum(sizes[i] for i in g) <= tokens * 4)
+
+
+def test_a_long_answer_is_judged_in_several_bounded_calls(scripted_server, tmp_path):
+    server = scripted_server(pipeline_model())
+    record = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))[0]
+    sentences = [s.strip() + "." for s in re.split(r"[.?!]\s", record["source_text"]) if len(s.split()) > 3]
+    answer = " ".join((sentences * (200 // len(sentences) + 1))[:200])  # 200 sentences: one call before, ~50k characters
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"record_id": record["id"], "model": "long-model", "family": "fam-a", "answer": answer}, ensure_ascii=False) + "\n", encoding="utf-8")
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps([record], ensure_ascii=False), encoding="utf-8")
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "long", "dataset": {"path": str(data)}, "answers": {"path": str(answers)},
+        "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b"}},
+        "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["judge-b"], "triage": False, "call_tokens": 3000, "call_claims": 24},
+        "controls": {"per_label": 4, "gate": False}, "cache_dir": str(tmp_path / "cache"),
+    }, allow_unicode=True))
+    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout)
+    bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "judge-b" in json.dumps(b)]
+    shown = [re.findall(r'<claim id=\\"(\d+)\\"', b) for b in bodies]
+    assert len(bodies) >= 200 // 24 and all(1 <= len(ids) <= 24 for ids in shown)
+    assert all(len(b) < 3000 * 4 * 3 for b in bodies)  # prompt, schema and one claim's passages over the budget at most
+    ids = [i for call in shown for i in call]
+    assert len(ids) == len(set(ids))  # each claim and control asked once
+    results = [json.loads(line) for line in (tmp_path / "runs").glob("*/results.jsonl").__next__().read_text(encoding="utf-8").splitlines()]
+    claims = [c for r in results for a in r["answers"] for c in a["claims"]]
+    controls = [c for r in results for c in r["controls"]]
+    assert len(claims) == 200 and all(c["label"] == "supported" and c["verdicts"][0]["how"] == "model" for c in claims)
+    assert len(ids) == len(claims) + len(controls) and summary["usage"]["errors"] == 0
+    at = {str(c["position"] + 1) for c in controls}  # the ids the judge saw them by (one answer: ids are places)
+    assert at and all(any(i not in at for i in call) for call in shown)  # no call of controls alone
