@@ -131,7 +131,7 @@ def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = Non
     ``timings``: a list that receives each shard's build and alignment seconds (benchmarks). ``address``: the
     cluster (None: a local Ray). ``split``: shards read their part of the corpus split once (:func:`split_corpus`,
     in ``split_dir``); every node must reach the corpus, and the split, at the same path."""
-    from judge.runs.ray_engine import RayUnavailable, connect
+    from judge.raylib import RayUnavailable, connect
 
     connect(address)  # Ray missing or the cluster unreachable: a clear error, before any work
     try:

@@ -229,13 +229,16 @@ def parse_yaml(text: str, where: str) -> Any:
         loader.dispose()
 
 
+class ConfigFileError(InputError, ValueError):
+    """A config file that cannot be read as YAML (missing, a directory, not UTF-8, not YAML); names the file."""
+
+
 def read_yaml_file(path: Path, what: str) -> Any:
     """A YAML file's data through every limit, or a one-line InputError (ConfigFileError) naming the file:
     missing, a directory, too large, not UTF-8, not YAML (line and column), over a limit, or holding a value
     the boundary refuses (the field named)."""
     import yaml
 
-    from judge.llm.config import ConfigFileError
     from judge.problems import DatasetError
 
     shown = shown_path(path)

@@ -10,14 +10,15 @@ import math
 import os
 
 
+from judge.problems import DatasetError, Problem
+
+
 def _usable_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
         return os.cpu_count() or 1
 
-
-from judge.problems import DatasetError, Problem
 
 # name -> (default, kind, what it bounds); kind "int": a whole number >= 1, "mb": a positive number of megabytes
 NUMERIC = {
@@ -61,6 +62,11 @@ def number(name: str) -> float:
     if value > top:
         raise _problem(name, shown, f"at most {top:,} megabytes")
     return value
+
+
+def problems_shown() -> int:
+    """How many problems of one file are listed (the rest are counted): JUDGE_MAX_PROBLEMS, default 50."""
+    return int(number("JUDGE_MAX_PROBLEMS"))
 
 
 def check() -> list[str]:

@@ -24,13 +24,6 @@ class Problem(BaseModel):
         return f"{': '.join(where)}: {self.message}"
 
 
-def problems_shown() -> int:
-    """How many problems of one file are listed (the rest are counted): JUDGE_MAX_PROBLEMS, default 50."""
-    from judge.env import number
-
-    return int(number("JUDGE_MAX_PROBLEMS"))
-
-
 class DatasetError(InputError):
     """Raised by :func:`judge.datasets.load` with every problem of the file, not just the first."""
 

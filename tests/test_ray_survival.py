@@ -139,7 +139,7 @@ def test_a_local_ray_listens_on_the_loopback_only(tmp_path):
 
     script = (
         "import json, ray\n"
-        "from judge.runs.ray_engine import connect\n"
+        "from judge.raylib import connect\n"
         "connect(None)\n"
         "nodes = [n['NodeManagerAddress'] for n in ray.nodes()]\n"
         "gcs = ray.get_runtime_context().gcs_address\n"
@@ -165,7 +165,7 @@ def test_a_local_ray_listens_on_the_loopback_only(tmp_path):
 def test_a_refused_token_is_said_as_such():
     """Ray's own words when a token-auth cluster refuses the client: the connection error says only "failed to
     connect"; its native log, which judge keeps back while it connects, says why (as Ray 2.60 writes it)."""
-    from judge.runs.ray_engine import _ray_problem
+    from judge.raylib import _ray_problem
 
     log = ("[2026-12-01 18:22:02,045 W 23878 23878] gcs_client.cc:210: Failed to get cluster ID from GCS server: "
            "Unauthenticated: RPC error: InvalidAuthToken: Authentication token is missing or incorrect\n") * 3

@@ -52,7 +52,7 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
     from judge.llm import LLMError, SameFamilyError
     from judge.llm.families import UnknownFamilyError
     from judge.runs.config import ConfigError
-    from judge.runs.ray_engine import RayUnavailable
+    from judge.raylib import RayUnavailable
     from judge.runs.store import RunDirError
 
     return (InputError, BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError, RayUnavailable)

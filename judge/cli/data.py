@@ -101,7 +101,7 @@ def align(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Align supporting facts to the wiki-18 chunks that hold them; drop rows with any unaligned hop."""
-    from judge.align import align_file
+    from judge.align_file import align_file
 
     if engine not in ("local", "ray"):
         raise typer.BadParameter(f"--engine must be local or ray, not {engine!r}")

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Iterator, Literal
 
 from judge.boundary import problem_of
-from judge.problems import Problem, field_path, problems_from_validation, problems_shown
+from judge.env import problems_shown
+from judge.problems import Problem, field_path, problems_from_validation
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from judge.errors import InputError
+from judge.boundary import ConfigFileError  # noqa: F401 (re-exported: the error a config file is refused with)
 
 Mode = Literal["tools", "json", "json_schema", "md_json"]
 LOCAL_PREFIXES = ("local/", "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/", "llamafile/")
@@ -117,10 +117,6 @@ class ModelConfig(BaseModel):
 
         watch_env(self.api_key_env)
         return os.environ.get(self.api_key_env) if self.api_key_env else None
-
-
-class ConfigFileError(InputError, ValueError):
-    """A config file that cannot be read as YAML (missing, a directory, not UTF-8, not YAML); names the file."""
 
 
 def read_yaml(path: str | Path, what: str = "config file"):

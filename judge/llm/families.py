@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 
-from judge.llm.config import ModelConfig
+from typing import TYPE_CHECKING
+
 from judge.errors import InputError
+
+if TYPE_CHECKING:
+    from judge.llm.config import ModelConfig
 
 # (pattern on a model name, family); first match wins. Matched against every part of the id after the
 # provider, so "together_ai/meta-llama/Llama-3-70b" is meta and "openai/qwen2.5-7b" on a local server is qwen.
@@ -176,7 +180,7 @@ def override_problem(model: str, api_base: str | None, family: str) -> str | Non
 def family_of(model: ModelConfig | str) -> str:
     """The family of a model config (its override first) or of a bare model id; 'unknown' if none matches.
     Ids are read case- and space-insensitively (" gpt-4o" and "OpenAI/GPT-4o" are openai)."""
-    if isinstance(model, ModelConfig):
+    if not isinstance(model, str):  # a ModelConfig
         if model.family and model.family.strip():
             return normalise_family(model.family)  # it never contradicts the id (refused when the config is read)
         model = model.model
@@ -228,4 +232,4 @@ def check_cross_family(judge: ModelConfig | str, others: list[ModelConfig | str]
 
 
 def _label(m: ModelConfig | str) -> str:
-    return m.label if isinstance(m, ModelConfig) else m
+    return m if isinstance(m, str) else m.label

@@ -166,7 +166,7 @@ def execute(
 ) -> tuple[RunStore, dict]:
     """Run (or resume) a config; returns the run directory and its summary."""
     if config.engine == "ray":
-        from judge.runs.ray_engine import connect
+        from judge.raylib import connect
 
         connect(config.ray.address)  # Ray missing or the cluster unreachable: refused before any record
     records, recorded = load_inputs(config)
