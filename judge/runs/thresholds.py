@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.verdicts import HALLUCINATED, is_judged
+
 
 class Thresholds(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -35,8 +37,8 @@ def threshold_failures(summary: dict, thresholds: Thresholds) -> list[str]:
         for who, r in rows:
             value = r.get(metric)
             labels = r.get("labels") or {}
-            judged = sum(n for lbl, n in labels.items() if lbl != "judge_error")
-            counts = f"{labels.get('unsupported', 0) + labels.get('contradicted', 0)} hallucinated of {judged} judged claims"
+            judged = sum(n for lbl, n in labels.items() if is_judged(lbl))
+            counts = f"{sum(labels.get(lbl, 0) for lbl in HALLUCINATED)} hallucinated of {judged} judged claims"
             if value is None:
                 failures.append(f"{name} {bound}: {who} has no judged claim, so it cannot be checked")
             elif worse(value, bound):

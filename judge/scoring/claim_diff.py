@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from rapidfuzz import fuzz, process
 
 from judge.results import AnswerResult, ClaimResult, RecordResult
-from judge.verdicts import NOT_GROUNDED, SEVERITY, SUPPORTED, VerdictLabel
+from judge.verdicts import JUDGE_ERROR, NOT_GROUNDED, SEVERITY, SUPPORTED, VerdictLabel
 
 MIN_SIMILARITY = 70.0  # rapidfuzz ratio (0-100) below which two claims are different claims
 
@@ -167,4 +167,4 @@ def newly(c: ClaimChange, label: str) -> bool:
     group = {"not_grounded": NOT_GROUNDED, "hallucinated": HALLUCINATED}.get(label)
     if group is not None:
         return c.b in group and c.a not in group
-    return c.b == label and (c.a is None or SEVERITY.get(c.a, -1) < SEVERITY[label] or c.a == "judge_error")
+    return c.b == label and (c.a is None or SEVERITY.get(c.a, -1) < SEVERITY[label] or c.a == JUDGE_ERROR)
