@@ -27,9 +27,6 @@ SUPPORTED = "supported"
 PARTIALLY_SUPPORTED = "partially_supported"
 UNSUPPORTED = "unsupported"
 CONTRADICTED = "contradicted"
-PARTIALLY_SUPPORTED = "partially_supported"
-UNSUPPORTED = "unsupported"
-CONTRADICTED = "contradicted"
 LABELS: tuple[str, ...] = (SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED)  # a judge's answers
 VERDICT_LABELS: tuple[str, ...] = (*LABELS, JUDGE_ERROR)  # and a failed judge: the order of every table
 

@@ -52,10 +52,9 @@ PENDING: set[tuple[str, str]] = {
 }
 PENDING_LONG: set[str] = {
     "judge.controls.make",  # split by kind of control (issue 25)
-    "judge.stages.checks",  # split by its owner (issue 25, stages/)
 }
 PENDING_LABELS: set[str] = {
-    "judge.controls.make", "judge.judges.deterministic", "judge.results", "judge.stages.support",  # issue 25, in progress
+    "judge.controls.make", "judge.judges.deterministic", "judge.results",  # issue 25, in progress
 }
 
 
