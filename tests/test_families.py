@@ -170,3 +170,28 @@ def test_gates_refuse_nan_and_infinity(spec):
 
     with pytest.raises(ValueError, match="MAX_DROP"):
         Gate.parse(spec)
+
+
+@pytest.mark.parametrize("model,family,refused", [
+    ("gpt-4o", "anthropic", "contradicts the model id"), ("openai/gpt-4o-mini", "Claude", "contradicts the model id"),
+    ("claude-3-5-haiku", "my-openai", "contradicts the model id"), ("house-bot", "my-openai", "reads as a spelling of"),
+    ("gpt-4o", "Open AI", None), ("house-bot", "fam-h", None),
+])
+def test_a_recorded_answers_family_is_read_like_an_override(tmp_path, model, family, refused):
+    """A recorded answer's family field passes the rule a config's family: passes: "anthropic" on a gpt-4o
+    answer would let a gpt judge grade its own family's answers. Refused in validate and run, naming the file,
+    the record and the field."""
+    import json
+
+    from judge.datasets.answers import load
+
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"record_id": "he-pkg-001", "model": model, "answer": "x.", "family": family}) + "\n", encoding="utf-8")
+    loaded = load(answers)
+    if refused is None:
+        assert not loaded.problems and loaded.items[0].family == family
+        return
+    assert not loaded.items and [(p.record_id, p.field) for p in loaded.problems] == [("he-pkg-001 (line 1)", "family")]
+    assert refused in loaded.problems[0].message
+    result = cli("validate", answers)
+    assert result.exit_code == 2 and "field family" in result.output and refused in result.output, result.output

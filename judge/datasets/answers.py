@@ -12,6 +12,7 @@ from typing import Any, Iterator
 from pydantic import ValidationError
 
 from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
+from judge.llm.families import override_problem
 from judge.models import Answer, Record
 from judge.problems import Problem
 
@@ -34,9 +35,15 @@ def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Answer, lis
         if not usable(obj, str(path), rid, problems):
             continue
         try:
-            yield Answer.model_validate(obj), [], offset
+            answer = Answer.model_validate(obj)
         except ValidationError as e:
             add_validation(problems, e, str(path), rid)
+            continue
+        why = override_problem(answer.model, None, answer.family) if answer.family else None
+        if why:  # "family": "anthropic" on a gpt-4o answer would let a gpt judge grade its own family's answers
+            problems.append(Problem(file=str(path), record_id=rid, field="family", message=why))
+            continue
+        yield answer, [], offset
 
 
 def read_at(path: Path, offset: int) -> Answer:
