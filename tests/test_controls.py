@@ -11,7 +11,9 @@ import pytest
 
 from judge.controls import ControlData, Verified, control_count, controls_for_answer, floor_plan, verified
 from judge.controls.health import ControlObservation, GateConfig, exact_interval, judge_health, lower_bound, min_per_label
-from judge.controls.make import _NUMBER, _canon_number, flip_negation, move_lead_in, reword, swap_synonyms
+from judge.controls.perturb import flip_negation
+from judge.controls.reword import move_lead_in, reword, swap_synonyms
+from judge.stages.numbers import NUMBER as _NUMBER, canon_number as _canon_number
 from judge.datasets import load
 from judge.judges import offer
 from judge.judges.triage import VERBATIM_METHODS

@@ -50,11 +50,9 @@ LABEL_HOMES = {"judge.verdicts", "judge.datasets.wice"}  # the vocabulary, and t
 PENDING: set[tuple[str, str]] = {
     ("judge.results", "judge.llm.port"),  # Usage moves down next to the results (issue 25; results.py had uncommitted edits)
 }
-PENDING_LONG: set[str] = {
-    "judge.controls.make",  # split by kind of control (issue 25)
-}
+PENDING_LONG: set[str] = set()
 PENDING_LABELS: set[str] = {
-    "judge.controls.make", "judge.judges.deterministic", "judge.results",  # issue 25, in progress
+    "judge.judges.deterministic", "judge.results",  # issue 25, in progress
 }
 
 

@@ -358,11 +358,11 @@ def test_the_local_engine_takes_records_from_a_stream_as_workers_free_up(tmp_pat
 def test_control_data_from_a_stream_keeps_no_record_and_a_bounded_donor_sample(monkeypatch):
     """The control plan's one pass holds no record and at most DONOR_SAMPLE donors (the lowest id hashes,
     whatever the order); within the bounds its controls equal those of data that keeps every record."""
-    from judge.controls import make
+    from judge.controls import data as make_data, make
 
     records = load(BUNDLED_SAMPLE)
-    kept = make.ControlData.from_records(records)
-    streamed = make.ControlData.from_records(iter(records), keep=False)
+    kept = make_data.ControlData.from_records(records)
+    streamed = make_data.ControlData.from_records(iter(records), keep=False)
     assert not streamed.records and len(streamed.donors) == len(records)
     from tests.test_controls import bases_of
 
@@ -370,8 +370,8 @@ def test_control_data_from_a_stream_keeps_no_record_and_a_bounded_donor_sample(m
     for r in records:
         bases = bases_of(r, [s.text for s in r.sources[0].text and __import__("judge.text", fromlist=["split_sentences"]).split_sentences(r.sources[0].text)])
         assert make.controls_for_answer(r.id, bases, streamed.seeing(r), 6, seed=3) == make.controls_for_answer(r.id, bases, kept, 6, seed=3)
-    monkeypatch.setattr(make, "DONOR_SAMPLE", 5)
-    small = make.ControlData.from_records(iter(records), keep=False)
-    backwards = make.ControlData.from_records(reversed(records), keep=False)
-    lowest = sorted(records, key=lambda r: make._donor_rank(r.id))[:5]
+    monkeypatch.setattr(make_data, "DONOR_SAMPLE", 5)
+    small = make_data.ControlData.from_records(iter(records), keep=False)
+    backwards = make_data.ControlData.from_records(reversed(records), keep=False)
+    lowest = sorted(records, key=lambda r: make_data._donor_rank(r.id))[:5]
     assert set(small.donors) == set(backwards.donors) == {r.id for r in lowest}
