@@ -5,15 +5,52 @@ Nothing here depends on wall-clock time, so the same config and cache give byte-
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, model_serializer
 
-from judge.llm.port import Usage
 from judge.models import Candidate, Span
-from judge.verdicts import JUDGE_ERROR, How, VerdictLabel
+from judge.verdicts import JUDGE_ERROR, ControlLabel, How, VerdictLabel
+
+if TYPE_CHECKING:
+    from judge.llm.port import CallRecord
 
 RESULTS_SCHEMA_VERSION = 1
+
+
+class Usage(BaseModel):
+    """Model calls and what they spent, summed from call records; cache hits cost nothing.
+
+    The port keeps one for the whole run (``LLM.totals``); the pipeline keeps one per record."""
+
+    calls: int = 0  # calls that reached a model (cache misses)
+    cache_hits: int = 0
+    errors: int = 0
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unknown_cost_calls: int = 0
+
+    def add_call(self, rec: CallRecord) -> None:
+        """One call's record (judge.llm.CallRecord), as the port or the pipeline sees it end."""
+        if rec.cached:
+            self.cache_hits += 1
+            return
+        self.calls += 1
+        self.errors += rec.error is not None
+        self.attempts += rec.attempts
+        self.prompt_tokens += rec.prompt_tokens
+        self.completion_tokens += rec.completion_tokens
+        if rec.cost_usd is None:
+            self.unknown_cost_calls += 1
+        else:
+            self.cost_usd = round(self.cost_usd + rec.cost_usd, 10)
+
+    def add(self, other: Usage) -> None:
+        for name in Usage.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost_usd = round(self.cost_usd, 10)
 
 
 class NumberMismatch(BaseModel):
@@ -150,7 +187,7 @@ class ControlClaim(BaseModel):
     id: str
     record_id: str
     text: str
-    label: Literal["supported", "contradicted", "unsupported"]
+    label: ControlLabel
     kind: ControlKind
     origin_record_id: str  # the record the control was made from (another record's, for "unrelated")
     origin: Span | None = None  # the source span its base claim was verified on; None for another record's own claim
@@ -183,7 +220,7 @@ class ControlResult(BaseModel):
     candidates: list[OfferedCandidate] = []
     checks: ClaimChecks = ClaimChecks()
     verdicts: list[JudgeVerdict] = []
-    label: VerdictLabel = "judge_error"  # the panel's verdict
+    label: VerdictLabel = JUDGE_ERROR  # the panel's verdict
 
 
 class RecordResult(BaseModel):

@@ -47,13 +47,9 @@ LABEL_NAMES = frozenset({"supported", "partially_supported", "unsupported", "con
 LABEL_HOMES = {"judge.verdicts", "judge.datasets.wice"}  # the vocabulary, and the one adapter table onto it
 
 # Arrows still to go, each with who takes it away; the test fails on any arrow not listed here.
-PENDING: set[tuple[str, str]] = {
-    ("judge.results", "judge.llm.port"),  # Usage moves down next to the results (issue 25; results.py had uncommitted edits)
-}
+PENDING: set[tuple[str, str]] = set()
 PENDING_LONG: set[str] = set()
-PENDING_LABELS: set[str] = {
-    "judge.judges.deterministic", "judge.results",  # issue 25, in progress
-}
+PENDING_LABELS: set[str] = set()
 
 
 def _name(path: Path) -> str:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
 from judge.results import JudgeVerdict
 from judge.stages.support import RuleParams, decide, load_params, support_features
-from judge.verdicts import DETERMINISTIC
+from judge.verdicts import CONTRADICTED, DETERMINISTIC, UNSUPPORTED
 
 
 class DeterministicThresholds(BaseModel):
@@ -45,13 +45,13 @@ def deterministic_verdict(
     sources = tuple(s.text for s in context.sources) if context else ()
     features = support_features(claim.text, claim.candidates, claim.checks, context.question if context else None, sources)
     label, why = decide(features, params)
-    if label == "contradicted" and claim.checks.conflicts:
+    if label == CONTRADICTED and claim.checks.conflicts:
         why += f": {claim.checks.conflicts[0].detail}"
-    elif label == "contradicted" and claim.checks.numbers_mismatched:
+    elif label == CONTRADICTED and claim.checks.numbers_mismatched:
         m = claim.checks.numbers_mismatched[0]
         why += f": the claim says {m.claim} where the evidence says {m.candidate}"
     best = claim.candidates[0] if claim.candidates else None
-    evidence = [best] if best is not None and label != "unsupported" else []
+    evidence = [best] if best is not None and label != UNSUPPORTED else []
     return JudgeVerdict(
         judge=name,
         model=DETERMINISTIC,

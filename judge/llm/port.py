@@ -27,6 +27,7 @@ from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
 from judge.llm.redact import redact, redact_messages, redact_value
+from judge.results import Usage  # the typed results own it; the port fills it
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -50,40 +51,6 @@ class CallRecord(BaseModel):
     latency_s: float = 0.0
     error: str | None = None
     truncated: bool = False  # the answer was cut at max_tokens and kept (only where the caller allowed it)
-
-
-class Usage(BaseModel):
-    """Model calls and what they spent, summed from call records; cache hits cost nothing.
-
-    The port keeps one for the whole run (``LLM.totals``); the pipeline keeps one per record."""
-
-    calls: int = 0  # calls that reached a model (cache misses)
-    cache_hits: int = 0
-    errors: int = 0
-    attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_cost_calls: int = 0
-
-    def add_call(self, rec: CallRecord) -> None:
-        if rec.cached:
-            self.cache_hits += 1
-            return
-        self.calls += 1
-        self.errors += rec.error is not None
-        self.attempts += rec.attempts
-        self.prompt_tokens += rec.prompt_tokens
-        self.completion_tokens += rec.completion_tokens
-        if rec.cost_usd is None:
-            self.unknown_cost_calls += 1
-        else:
-            self.cost_usd = round(self.cost_usd + rec.cost_usd, 10)
-
-    def add(self, other: Usage) -> None:
-        for name in Usage.model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.cost_usd = round(self.cost_usd, 10)
 
 
 class _Retryable(Exception):
