@@ -54,7 +54,7 @@ def _answers() -> list[tuple[str, str, str]]:
     return out
 
 
-async def llm_part(cache_dir: str) -> dict:
+async def llm_part(cache_dir: str, limit: int | None = None) -> dict:
     config = load_run_config(ROOT / "configs" / "default.yaml")
     cfg = config.model("local-qwen")
     llm = LLM(CallCache(cache_dir))
@@ -64,7 +64,7 @@ async def llm_part(cache_dir: str) -> dict:
     reasons = Counter()
     examples = []
     started = time.time()
-    for question, answer, _ in _answers():
+    for question, answer, _ in _answers()[:limit]:
         language = detect_language(question + " " + answer)
         messages = prompt.render(question=question, answer=answer, language=language)
         try:
@@ -135,13 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--llm", action="store_true")
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--limit", type=int, default=500)
+    ap.add_argument("--answers", type=int, default=None, help="--llm: the first N answers only")
     ap.add_argument("--cache", default=str(ROOT.parent / ".cache" / "decomposition_bench"))
     args = ap.parse_args(argv)
     report = {}
     if args.short:
         report["short"] = short_part(args.limit)
     if args.llm:
-        report["llm"] = asyncio.run(llm_part(args.cache))
+        report["llm"] = asyncio.run(llm_part(args.cache, args.answers))
     print(json.dumps(report, ensure_ascii=False, indent=1))
     return 0
 
