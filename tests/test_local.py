@@ -185,3 +185,35 @@ def test_a_model_told_to_repeat_an_id_cannot_and_its_reply_parses_first_time():
     assert sorted(v.claim_id for v in result.verdicts) == ["c1", "c2"]
     for v in result.verdicts:
         assert v.evidence == sorted(set(v.evidence), key=ids.index), v.evidence
+
+
+def test_a_child_dies_with_its_parent_even_while_its_stdin_stays_open(tmp_path):
+    """A killed run (Ctrl-C, a timeout's SIGKILL) left its llama.cpp child generating for minutes: the child
+    read the end of stdin only between requests. Here the pipe stays open (a sleeping grandchild holds it), so
+    only the kernel's parent-death signal can stop the child once its parent is SIGKILLed."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    parent = tmp_path / "parent.py"
+    parent.write_text(
+        "import os, signal, subprocess, sys\n"
+        "quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # our output pipe must end with this process\n"
+        "child = subprocess.Popen([sys.executable, '-m', 'judge.llm.local_worker', 'qwen2.5-0.5b'], stdin=subprocess.PIPE, **quiet)\n"
+        "subprocess.Popen(['sleep', '60'], pass_fds=(child.stdin.fileno(),), **quiet)\n"
+        "print(child.pid, flush=True)\n"
+        "import time; time.sleep(1.5)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    out = subprocess.run([sys.executable, str(parent)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    child = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, 9)
+    pytest.fail(f"the child {child} outlived its parent by 10 s")

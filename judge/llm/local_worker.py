@@ -57,7 +57,23 @@ def _reply(name: str, loaded: dict, request: dict) -> dict:
         return {"error": f"{type(e).__name__}: {e}"}
 
 
+def _die_with_parent() -> None:
+    """A killed run (Ctrl-C, a timeout's SIGKILL) must not leave this child generating for minutes: stdin's
+    end is read only between requests, so on Linux the kernel is asked to kill it when its parent dies."""
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the end of stdin still stops it after the current call
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(0)
+
+
 def serve(name: str) -> None:
+    _die_with_parent()
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
