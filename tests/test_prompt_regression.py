@@ -119,6 +119,10 @@ def test_two_prompt_variants_of_one_model_from_one_config(crossed):
     assert by_model["writer+v1"]["hallucination_rate"] == 0 and by_model["writer+v2"]["labels"]["contradicted"] == 3
     wrong = [a for a in got if a["answer"] == WRONG]
     assert len(wrong) == 3 and {a["model"] for a in wrong} == {"writer+v2"}
+    # a report read later says which prompts it judged, with their hashes
+    md, page = (Path(run_dir, name).read_text(encoding="utf-8") for name in ("report.md", "report.html"))
+    for text in (md, page):
+        assert f"answer:v1 {hashes['v1']}" in text and f"answer:v2 {hashes['v2']}" in text
 
 
 def test_the_variants_compared_in_one_run_fail_the_default_gates_naming_each_claim(crossed):

@@ -19,6 +19,14 @@ def fmt_ci(ci, places: int = 3, signed: bool = False) -> str:
     return f"[{ci[0]:{sign}.{places}f}, {ci[1]:{sign}.{places}f}]" if ci else "n/a"
 
 
+def prompts_line(prompts: dict | None) -> str | None:
+    """The prompt templates a run used, each with its hash ("answer 1f2e..., answer:v2 v2@9a8b..."): the prompt
+    under test is an input, and a report read later must say which one it judged."""
+    if not prompts:
+        return None
+    return "Prompts: " + ", ".join(f"{name} {h}" for name, h in sorted(prompts.items())) + "."
+
+
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 

@@ -19,7 +19,7 @@ from html import escape
 
 from judge.models import Record
 from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
-from judge.report.format import fmt, no_bidi
+from judge.report.format import fmt, no_bidi, prompts_line
 from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
 from judge.scoring.health import JudgeHealth
@@ -320,6 +320,8 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
         parts.append(f"<p class=\"muted\">model calls {usage.get('calls', 0)}, cache hits {usage.get('cache_hits', 0)}, tokens "
                      f"{usage.get('prompt_tokens', 0)} + {usage.get('completion_tokens', 0)}, cost ${usage.get('cost_usd', 0):.4f}"
                      + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "</p>")
+    if prompts := prompts_line(scores.get("prompts")):
+        parts.append(f'<p class="muted prompts">{_d(prompts)}</p>')
     parts.append("<h2>Records</h2>")
     yield "\n".join(parts)
     for r in results:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from judge.report.format import fmt, fmt_ci
+from judge.report.format import fmt, fmt_ci, prompts_line
 from judge.scoring import blocks
 from judge.scoring.health import JudgeHealth
 from judge.text.control import defuse
@@ -80,6 +80,8 @@ def render(scores: dict) -> str:
         if key == "not_grounded":
             lines += _in_answers(scores.get(key))
     u = scores.get("usage") or {}
+    if prompts := prompts_line(scores.get("prompts")):
+        lines += ["", "## Prompts", "", md(prompts)]
     lines += ["", "## Cost", "", f"Model calls {u.get('calls', 0)} (errors {u.get('errors', 0)}), cache hits {u.get('cache_hits', 0)}, "
               f"tokens {u.get('prompt_tokens', 0)} + {u.get('completion_tokens', 0)}, cost ${u.get('cost_usd', 0):.4f}"
               + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "."]

@@ -45,7 +45,8 @@ def score(run: Run) -> dict:
     values = {s.key: _dump(s.result(context)) for s in sections}
     manifest = run.manifest
     head = {"run_dir": str(run.path), "name": manifest.get("name"), "judges": run.config.adjudicate.judges, "records": count}
-    tail = {"usage": run.summary.get("usage"), "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", [])}
+    tail = {"usage": run.summary.get("usage"), "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", []),
+            "prompts": manifest.get("prompts", {})}
     agreement = values.pop("judge_agreement", None)
     from judge.runs.summary import notes
 
