@@ -57,19 +57,22 @@ def _reply(name: str, loaded: dict, request: dict) -> dict:
         return {"error": f"{type(e).__name__}: {e}"}
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(every: float = 0.5) -> None:
     """A killed run (Ctrl-C, a timeout's SIGKILL) must not leave this child generating for minutes: stdin's
-    end is read only between requests, so on Linux the kernel is asked to kill it when its parent dies."""
-    parent = os.getppid()
-    try:
-        import ctypes
+    end is read only between requests. A watchdog thread sees the parent process go (this child is handed to
+    another parent) and ends the process. Not PR_SET_PDEATHSIG: that fires when the parent *thread* ends, and
+    the port starts children from a pool thread that may end while the run goes on."""
+    import threading
+    import time
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the end of stdin still stops it after the current call
-        return
-    if os.getppid() != parent:  # the parent died before the request was made
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
         os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def serve(name: str) -> None:
