@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from array import array
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.datasets import load_checked
-from judge.datasets.base import Loaded, SpanRef, iter_json_items, iter_jsonl, read_json
-from judge.metrics.agreement import human_agreement
+from judge.datasets import answers, iter_checked, join_records, resolve_format
+from judge.datasets.base import ProblemList, SpanRef, iter_json_items, iter_jsonl, read_json, span_ok
+from judge.datasets.ratings import RatingRows
+from judge.metrics.agreement import agreement as rater_agreement
 from judge.models import Answer, Record
 from judge.search import Index
 from judge.text import normalize, sentence_index, split_sentences
@@ -17,65 +19,108 @@ from judge.text import normalize, sentence_index, split_sentences
 REPAIR_MIN_SCORE = 0.9
 
 
-def report(loaded: Loaded) -> dict:
+class Tally:
+    """What the report counts, gathered one item at a time: counters, and the human ratings compactly."""
+
+    def __init__(self) -> None:
+        self.records = self.answers = self.claims = self.spans = self.spans_verified = self.rating_entries = 0
+        self.genres: Counter = Counter()
+        self.difficulties: Counter = Counter()
+        self.models: Counter = Counter()
+        self.labels: Counter = Counter()
+        self.ratings = RatingRows()
+        self.sentence_ids = {"stated": 0, "agree": 0}
+
+    def add(self, item: Record | Answer) -> None:
+        if isinstance(item, Answer):
+            self._answer(item)
+            return
+        self.records += 1
+        self.claims += len(item.claims)
+        self.rating_entries += len(item.human_ratings)
+        if item.genre is not None:
+            self.genres[item.genre] += 1
+        if item.difficulty is not None:
+            self.difficulties[item.difficulty] += 1
+        self.ratings.add(item)
+        stated, agree = sentence_id_agreement(item)
+        self.sentence_ids["stated"] += stated
+        self.sentence_ids["agree"] += agree
+        for a in item.answers:
+            self._answer(a)
+
+    def _answer(self, a: Answer) -> None:
+        self.answers += 1
+        self.claims += len(a.gold_claims)
+        self.models[a.model] += 1
+        self.labels.update(c.label for c in a.gold_claims)
+
+    def span(self, ref: SpanRef) -> bool:
+        """Count a gold span (its problem, if any, is already noted); True when it holds."""
+        ok = span_ok(ref)
+        self.spans += 1
+        self.spans_verified += ok
+        return ok
+
+
+def report(path: str, format: str, tally: Tally, problems: list) -> dict:
     """The card's key numbers, agreement, sentence-id agreement (information only) and the errors."""
-    records = [r for r in loaded.items if isinstance(r, Record)]
-    answers = [a for a in loaded.items if isinstance(a, Answer)] + [a for r in records for a in r.answers]
-    bad_fields = {(p.record_id, (p.field or "").rsplit(".", 1)[0]) for p in loaded.problems}
-    spans_verified = sum(1 for s in loaded.spans if (s.record_id, s.field) not in bad_fields)
+    agreement = rater_agreement(tally.ratings.table())
     out = {
-        "file": loaded.path,
-        "format": loaded.format,
-        "records": len(records) if records or not answers else len(answers),
-        "claims": sum(len(r.claims) for r in records) + sum(len(a.gold_claims) for a in answers),
-        "spans": len(loaded.spans),
-        "spans_verified": spans_verified,
-        "rating_entries": sum(len(r.human_ratings) for r in records),
-        "genres": dict(sorted(Counter(r.genre for r in records if r.genre is not None).items())),
-        "difficulties": {str(k): v for k, v in sorted(Counter(r.difficulty for r in records if r.difficulty is not None).items())},
+        "file": path,
+        "format": format,
+        "records": tally.records if tally.records or not tally.answers else tally.answers,
+        "claims": tally.claims,
+        "spans": tally.spans,
+        "spans_verified": tally.spans_verified,
+        "rating_entries": tally.rating_entries,
+        "genres": dict(sorted(tally.genres.items())),
+        "difficulties": {str(k): v for k, v in sorted(tally.difficulties.items())},
+        "perfect_agreement": agreement["perfect_agreement"],
+        "alpha_pooled": agreement["alpha_pooled"],
+        "alpha_by_dimension": agreement["alpha_by_dimension"],
+        "sentence_ids": tally.sentence_ids,
     }
-    agreement = human_agreement(records)
-    out["perfect_agreement"] = agreement["perfect_agreement"]
-    out["alpha_pooled"] = agreement["alpha_pooled"]
-    out["alpha_by_dimension"] = agreement["alpha_by_dimension"]
-    out["sentence_ids"] = sentence_id_agreement(records)
-    if answers:
-        out["answers_by_model"] = dict(sorted(Counter(a.model for a in answers).items()))
-        out["gold_labels"] = dict(sorted(Counter(c.label for a in answers for c in a.gold_claims).items()))
-    out["errors"] = [p.model_dump() for p in loaded.problems]
+    if tally.answers:
+        out["answers_by_model"] = dict(sorted(tally.models.items()))
+        out["gold_labels"] = dict(sorted(tally.labels.items()))
+    out["errors"] = [p.model_dump() for p in problems]
     return out
 
 
-def sentence_id_agreement(records: list[Record]) -> dict:
-    """How many stated ``sentence_id``s name the sentence our segmenter puts the span in."""
+def sentence_id_agreement(r: Record) -> tuple[int, int]:
+    """How many of a record's stated ``sentence_id``s there are, and how many name the sentence our segmenter
+    puts the span in."""
     stated = agree = 0
-    for r in records:
-        cache: dict[str, list] = {}
-        for c in r.claims:
-            for a in c.attribution:
-                if a.sentence_id is None:
-                    continue
-                try:
-                    text = r.source(a.doc_id).text
-                except KeyError:
-                    continue
-                if text not in cache:
-                    cache[text] = split_sentences(text)
-                sentences = cache[text]
-                stated += 1
-                agree += sentence_index(sentences, a.start_char, a.end_char) == a.sentence_id
-    return {"stated": stated, "agree": agree}
+    cache: dict[str, list] = {}
+    for c in r.claims:
+        for a in c.attribution:
+            if a.sentence_id is None:
+                continue
+            try:
+                text = r.source(a.doc_id).text
+            except KeyError:
+                continue
+            if text not in cache:
+                cache[text] = split_sentences(text)
+            stated += 1
+            agree += sentence_index(cache[text], a.start_char, a.end_char) == a.sentence_id
+    return stated, agree
 
 
 @dataclass
 class Repair:
+    """A proposed fix of one broken span, with what writing it needs (never the span's source)."""
+
     record_id: str
     field: str
     old: tuple[int, int]
     new: tuple[int, int] | None
     method: str | None
     score: float | None
-    ref: SpanRef
+    raw_path: tuple
+    style: str
+    text: str | None  # the source's text at ``new``
 
     def as_dict(self) -> dict:
         return {
@@ -88,19 +133,14 @@ class Repair:
         }
 
 
-def propose_repairs(loaded: Loaded) -> list[Repair]:
-    """For each span whose excerpt does not match, the offsets where the excerpt really is (or None).
+def propose_repair(ref: SpanRef, indexes: dict[str, Index]) -> Repair:
+    """Where a broken span's excerpt really is (or None).
 
     An exact occurrence nearest the stated offset wins; else a normalised one; else the span search's
-    best fuzzy alignment, if it scores at least REPAIR_MIN_SCORE.
-    """
-    broken = [s for s in loaded.spans if not (0 <= s.start < s.end <= len(s.source) and s.source[s.start : s.end] == s.excerpt)]
-    out = []
-    indexes: dict[str, Index] = {}
-    for ref in broken:
-        new, method, score = _locate(ref, indexes)
-        out.append(Repair(ref.record_id, ref.field, (ref.start, ref.end), new, method, score, ref))
-    return out
+    best fuzzy alignment, if it scores at least REPAIR_MIN_SCORE."""
+    new, method, score = _locate(ref, indexes)
+    text = ref.source[new[0] : new[1]] if new else None
+    return Repair(ref.record_id, ref.field, (ref.start, ref.end), new, method, score, ref.raw_path, ref.style, text)
 
 
 def _locate(ref: SpanRef, indexes: dict[str, Index]) -> tuple[tuple[int, int] | None, str | None, float | None]:
@@ -127,67 +167,89 @@ def _locate(ref: SpanRef, indexes: dict[str, Index]) -> tuple[tuple[int, int] | 
     return None, None, None
 
 
-def _apply(target, ref: SpanRef, new: tuple[int, int]) -> None:
-    for key in ref.raw_path[1:]:
+def _apply(target, rep: Repair) -> None:
+    for key in rep.raw_path[1:]:
         target = target[key]
-    start, end = new
-    if ref.style == "answer_start":
+    start, end = rep.new
+    if rep.style == "answer_start":
         target["answer_start"] = start
-        target["text"] = ref.source[start:end]
+        target["text"] = rep.text
     else:
         target["start_char"], target["end_char"] = start, end
         if "source_excerpt" in target:
-            target["source_excerpt"] = ref.source[start:end]
+            target["source_excerpt"] = rep.text
 
 
-def write_repaired(loaded: Loaded, repairs: list[Repair], out_path: Path) -> int:
+def write_repaired(path: str, format: str, repairs: list[Repair], out_path: Path) -> int:
     """Write a copy of the input with the proposed offsets (and excerpts, for start/end files) applied,
     streaming the input again one record at a time (a SQuAD-style file, one JSON object, is read whole)."""
-    src = Path(loaded.path).resolve()
+    src = Path(path).resolve()
     if out_path.resolve() == src:
-        raise ValueError(f"refusing to overwrite the input {loaded.path}; --write needs another path")
+        raise ValueError(f"refusing to overwrite the input {path}; --write needs another path")
     todo = [r for r in repairs if r.new is not None]
     problems: list = []
     with open(out_path, "w", encoding="utf-8") as out:
-        if loaded.format == "squad":
+        if format == "squad":
             raw = read_json(src, problems)
             for rep in todo:
                 target = raw
-                for key in rep.ref.raw_path[:1]:
+                for key in rep.raw_path[:1]:
                     target = target[key]
-                _apply(target, rep.ref, rep.new)
+                _apply(target, rep)
             out.write(json.dumps(raw, ensure_ascii=False, indent=1) + "\n")
             return len(todo)
         by_item: dict[int, list[Repair]] = {}
         for rep in todo:
-            by_item.setdefault(rep.ref.raw_path[0], []).append(rep)
-        if loaded.format == "hebrew-qa":
+            by_item.setdefault(rep.raw_path[0], []).append(rep)
+        if format == "hebrew-qa":
             out.write("[")
             for i, item in iter_json_items(src, problems):
                 for rep in by_item.get(i, []):
-                    _apply(item, rep.ref, rep.new)
+                    _apply(item, rep)
                 out.write(("\n" if i == 0 else ",\n") + json.dumps(item, ensure_ascii=False, indent=1))
             out.write("\n]\n")
         else:
             for i, (_, _, obj) in enumerate(iter_jsonl(src, problems)):
                 for rep in by_item.get(i, []):
-                    _apply(obj, rep.ref, rep.new)
+                    _apply(obj, rep)
                 out.write(json.dumps(obj, ensure_ascii=False) + "\n")
     return len(todo)
 
 
-def validate(path: str, format: str | None = None, records_path: str | None = None) -> tuple[Loaded, dict]:
-    loaded = load_checked(path, format, records_path)
-    return loaded, report(loaded)
+def validate(path: str, format: str | None = None, records_path: str | None = None, repair: bool = False) -> tuple[list, dict, list[Repair]]:
+    """(the problems, the report, the repairs proposed when ``repair``) in one pass over the file (and one
+    over ``records_path``, for an answers file): items are counted and dropped as they stream; what is kept
+    grows only with the item count (a digest per item; a record id and offsets per answer) and the ratings."""
+    file = Path(path)
+    format, _ = resolve_format(file, format)
+    problems = ProblemList(str(file))
+    tally, repairs, offsets = Tally(), [], {}
+
+    indexes: dict[str, Index] = {}  # one index (and normalisation) per source, shared by its broken spans
+
+    def spans(refs) -> None:
+        for ref in refs:
+            if not tally.span(ref) and repair:
+                if len(indexes) > 16:  # the recent sources only: a source's broken spans come together
+                    indexes.clear()
+                repairs.append(propose_repair(ref, indexes))
+
+    for i, item, refs, pos in iter_checked(file, format, problems):
+        tally.add(item)
+        spans(refs)
+        if format == answers.FORMAT and records_path is not None:
+            offsets.setdefault(item.record_id, array("q")).extend((i, pos))
+    if format == answers.FORMAT and records_path is not None:
+        spans(join_records(file, offsets, Path(records_path), problems))
+    return problems, report(str(file), format, tally, problems), repairs
 
 
-def validate_and_repair(path: str, format: str | None, records_path: str | None, repair: bool, write: Path | None) -> tuple[Loaded, dict]:
-    """``judge validate``: the report, with proposed repairs (``repair`` or ``write``) and, given ``write``,
-    a repaired copy written there (never over the input: ValueError)."""
-    loaded, rep = validate(path, format, records_path)
-    repairs = propose_repairs(loaded) if (repair or write) else []
+def validate_and_repair(path: str, format: str | None, records_path: str | None, repair: bool, write: Path | None) -> tuple[list, dict]:
+    """``judge validate``: (the problems, the report), with proposed repairs (``repair`` or ``write``) and,
+    given ``write``, a repaired copy written there (never over the input: ValueError)."""
+    problems, rep, repairs = validate(path, format, records_path, repair or write is not None)
     if repairs or repair:
         rep["repairs"] = [r.as_dict() for r in repairs]
     if write is not None:
-        rep["repairs_written"] = {"path": str(write), "applied": write_repaired(loaded, repairs, write)}
-    return loaded, rep
+        rep["repairs_written"] = {"path": str(write), "applied": write_repaired(path, rep["format"], repairs, write)}
+    return problems, rep

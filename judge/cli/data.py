@@ -26,11 +26,11 @@ def validate(
     Exit code 2 when anything is wrong, with one line per problem naming the file, record and field."""
     from judge.validate import validate_and_repair
 
-    loaded, rep = validate_and_repair(str(path), format, str(records) if records else None, repair, write)
+    problems, rep = validate_and_repair(str(path), format, str(records) if records else None, repair, write)
     console.print_json(rep) if as_json else terminal_data.validation(rep)
     if rep["errors"]:
         if not as_json:
-            console.problems(loaded.problems)
+            console.problems(problems)
         raise typer.Exit(EXIT_BAD_INPUT)
 
 

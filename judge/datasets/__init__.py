@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from pathlib import Path
 from types import ModuleType
 from typing import Iterator
@@ -20,6 +21,7 @@ from judge.datasets.base import (
     MAX_DEPTH,
     Loaded,
     ProblemList,
+    SpanRef,
     check_span,
     iter_json_items,
     max_record_bytes,
@@ -71,7 +73,7 @@ def sniff(path: Path) -> str:
     )
 
 
-def _adapter(path: Path, format: str | None) -> tuple[str, ModuleType]:
+def resolve_format(path: Path, format: str | None) -> tuple[str, ModuleType]:
     if format is None:
         format = sniff(path)
     if format not in ADAPTERS:
@@ -84,7 +86,7 @@ def iter_load(
 ) -> Iterator[tuple[object, list, int]]:
     """(item, its gold spans, position) one record at a time, every span checked; problems go to ``problems``."""
     path = Path(path)
-    format, adapter = _adapter(path, format)
+    format, adapter = resolve_format(path, format)
     problems = ProblemList(str(path)) if problems is None else problems
     kwargs = {"answer_model": answer_model} if format == plain.FORMAT and answer_model else {}
     for item, spans, pos in adapter.iter_load(path, problems, **kwargs):
@@ -93,11 +95,14 @@ def iter_load(
         yield item, spans, pos
 
 
-def item_key(item) -> tuple[str, str, str]:
-    """What must be unique: a record's id; an answer's (record id, model, a hash of its text)."""
-    if isinstance(item, Answer):
-        return item.record_id, item.model, hashlib.sha1(item.answer.encode("utf-8", "surrogatepass")).hexdigest()
-    return (item.id, "", "")
+def item_key(item) -> bytes:
+    """What must be unique, as a 16-byte digest (a dict of these, not of the items, finds duplicates): a
+    record's id; an answer's (record id, model, text)."""
+    h = hashlib.blake2b(digest_size=16)
+    parts = (item.record_id, item.model, item.answer) if isinstance(item, Answer) else ("", item.id)
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return h.digest()
 
 
 def duplicate_problem(item, file: str, first: int, now: int) -> Problem:
@@ -107,48 +112,62 @@ def duplicate_problem(item, file: str, first: int, now: int) -> Problem:
     return Problem(file=file, record_id=item.id, field="id", message=f"the same id as item {first} (item {now}): duplicates are refused")
 
 
+def iter_checked(
+    path: Path, format: str, problems: list[Problem], answer_model: str | None = None
+) -> Iterator[tuple[int, object, list, int]]:
+    """``iter_load`` with duplicates named (a problem each; the item is still yielded): (ordinal, item, its
+    checked spans, position). Holds one digest per item, never the items."""
+    seen: dict[bytes, int] = {}
+    for i, (item, spans, pos) in enumerate(iter_load(path, format, problems, answer_model)):
+        first = seen.setdefault(item_key(item), i)
+        if first != i:
+            problems.append(duplicate_problem(item, str(path), first, i))
+        yield i, item, spans, pos
+
+
 def load_checked(
     path: str | Path, format: str | None = None, records_path: str | Path | None = None, answer_model: str | None = None
 ) -> Loaded:
-    """Read a dataset and collect its problems (schema, spans, duplicates; the first N and a count).
+    """Read a dataset into lists and collect its problems (schema, spans, duplicates; the first N and a count).
+    For callers that need every item; ``judge validate`` streams (judge.validate).
 
     ``answer_model`` names the model of a plain record's single ``answer`` (default "answer")."""
     path = Path(path)
-    format, _ = _adapter(path, format)
+    format, _ = resolve_format(path, format)
     loaded = Loaded(path=str(path), format=format)
-    seen: dict[tuple, int] = {}
-    for i, (item, spans, _) in enumerate(iter_load(path, format, loaded.problems, answer_model)):
-        key = item_key(item)
-        if key in seen:
-            loaded.problems.append(duplicate_problem(item, str(path), seen[key], i))
-        else:
-            seen[key] = i
+    offsets: dict[str, array] = {}
+    for i, item, spans, pos in iter_checked(path, format, loaded.problems, answer_model):
         loaded.items.append(item)
         loaded.spans.extend(spans)
+        if format == answers.FORMAT:
+            offsets.setdefault(item.record_id, array("q")).extend((i, pos))
     if format == answers.FORMAT and records_path is not None:
-        check_against_records(loaded, Path(records_path))
+        loaded.spans.extend(join_records(path, offsets, Path(records_path), loaded.problems))
     return loaded
 
 
-def check_against_records(loaded: Loaded, records_path: Path) -> None:
-    """Join the loaded answers to the records they name (streamed), checking their gold spans."""
-    by_record: dict[str, list[int]] = {}
-    for i, a in enumerate(loaded.items):
-        by_record.setdefault(a.record_id, []).append(i)
+def join_records(path: Path, offsets: dict[str, array], records_path: Path, problems: list[Problem]) -> Iterator[SpanRef]:
+    """The gold spans of an answers file joined to the records they point into, each checked: the records are
+    streamed, and each record's answers read back from their byte offsets (``offsets``: record id -> ordinal,
+    offset, ordinal, offset, ... in file order). A record id no record has is a problem."""
     found: set[str] = set()
     record_problems = ProblemList(str(records_path))
-    for record, _, _ in iter_load(records_path, None, record_problems):
-        for i in by_record.get(record.id, []):
+    with open(path, "rb") as f:
+        for record, _, _ in iter_load(records_path, None, record_problems):
+            at = offsets.get(record.id)
+            if at is None:
+                continue
             found.add(record.id)
-            refs = answers.answer_spans(loaded.items[i], record, i, loaded.path, loaded.problems)
-            for ref in refs:
-                loaded.problems.extend(check_span(ref, loaded.path))
-            loaded.spans.extend(refs)
+            for k in range(0, len(at), 2):
+                refs = answers.answer_spans(answers.read_at(f, at[k + 1]), record, at[k], str(path), problems)
+                for ref in refs:
+                    problems.extend(check_span(ref, str(path)))
+                yield from refs
     if record_problems:
         raise DatasetError(list(record_problems))
-    for rid in by_record:
+    for rid in offsets:
         if rid not in found:
-            loaded.problems.append(Problem(file=loaded.path, record_id=rid, field="record_id", message="no record with this id in the records file"))
+            problems.append(Problem(file=str(path), record_id=rid, field="record_id", message="no record with this id in the records file"))
 
 
 def load(
@@ -161,4 +180,4 @@ def load(
     return loaded.items
 
 
-__all__ = ["ADAPTERS", "FORMATS", "MAX_DEPTH", "DatasetError", "Loaded", "iter_load", "load", "load_checked", "sniff"]
+__all__ = ["ADAPTERS", "FORMATS", "MAX_DEPTH", "DatasetError", "Loaded", "iter_checked", "iter_load", "join_records", "load", "load_checked", "resolve_format", "sniff"]

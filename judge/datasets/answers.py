@@ -7,7 +7,7 @@ Gold support spans point into the record's source, so they can only be checked a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from pydantic import ValidationError
 
@@ -46,11 +46,11 @@ def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Answer, lis
         yield answer, [], offset
 
 
-def read_at(path: Path, offset: int) -> Answer:
-    """The answer on the line starting at ``offset`` (already validated by the pass that indexed it)."""
-    with open(path, "rb") as f:
-        f.seek(offset)
-        return Answer.model_validate_json(f.readline())
+def read_at(f: BinaryIO, offset: int) -> Answer:
+    """The answer on the line starting at ``offset`` of the open file (already validated by the pass that
+    noted the offset), so a join holds offsets, never answers."""
+    f.seek(offset)
+    return Answer.model_validate_json(f.readline())
 
 
 def load(path: Path) -> Loaded:

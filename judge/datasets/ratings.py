@@ -16,6 +16,7 @@ Sources:
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -38,16 +39,40 @@ class RatingTable(BaseModel):
     notes: list[str] = []
 
 
-def from_records(records: list[Record], name: str = "hebrew-qa") -> RatingTable:
-    rated = [r for r in records if r.human_ratings]
-    annotators = list(dict.fromkeys(h.annotator_id for r in rated for h in r.human_ratings))
-    row = {a: i for i, a in enumerate(annotators)}
-    values = {d: [[None] * len(rated) for _ in annotators] for d in DIMENSIONS}
-    for j, r in enumerate(rated):
-        for h in r.human_ratings:
-            for d in DIMENSIONS:
-                values[d][row[h.annotator_id]][j] = getattr(h.scores, d)
-    return RatingTable(name=name, dimensions=list(DIMENSIONS), scale=[0, 1, 2], items=[r.id for r in rated], annotators=annotators, values=values)
+class RatingRows:
+    """The records' ``human_ratings`` gathered one record at a time, compactly (a few machine integers per
+    rating, no model objects kept), so a streamed file's agreement needs no list of its records."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.annotators: dict[str, int] = {}  # annotator id -> row, in order of first appearance
+        self.flat = array("i")  # per rating: item column, annotator row, then one score per dimension
+
+    def add(self, record: Record) -> None:
+        if not record.human_ratings:
+            return
+        column = len(self.items)
+        self.items.append(record.id)
+        for h in record.human_ratings:
+            row = self.annotators.setdefault(h.annotator_id, len(self.annotators))
+            self.flat.extend((column, row, *(getattr(h.scores, d) for d in DIMENSIONS)))
+
+    def table(self, name: str = "hebrew-qa") -> RatingTable:
+        n, width = len(self.items), 2 + len(DIMENSIONS)
+        values = {d: [[None] * n for _ in self.annotators] for d in DIMENSIONS}
+        for at in range(0, len(self.flat), width):
+            column, row = self.flat[at], self.flat[at + 1]
+            for k, d in enumerate(DIMENSIONS):  # a later rating by the same annotator replaces an earlier one
+                values[d][row][column] = self.flat[at + 2 + k]
+        return RatingTable(name=name, dimensions=list(DIMENSIONS), scale=[0, 1, 2], items=list(self.items),
+                           annotators=list(self.annotators), values=values)
+
+
+def from_records(records, name: str = "hebrew-qa") -> RatingTable:
+    rows = RatingRows()
+    for r in records:
+        rows.add(r)
+    return rows.table(name)
 
 
 def load_dialsummeval(path: Path) -> RatingTable:
