@@ -152,7 +152,8 @@ def _answers_file(folder, megabytes: float) -> tuple:
 
 def test_validate_of_an_answers_file_holds_no_answers_peak_rss_grows_far_less_than_the_input(tmp_path):
     """5x the answers (4 MB -> 20 MB, with their records): the list-building code grew by about 5x the added
-    input (issue 28: 843 MB at 150 MB); streaming keeps a digest and an offset per answer (~0.1x)."""
+    input (issue 28: 843 MB at 150 MB); streaming keeps a digest and an offset per answer, ~190 bytes of a
+    ~800-byte line (measured: +3.6 MB here)."""
     peaks = {}
     for mb in (4, 20):
         folder = tmp_path / f"{mb}mb"
@@ -163,7 +164,7 @@ def test_validate_of_an_answers_file_holds_no_answers_peak_rss_grows_far_less_th
         rep = json.loads(result.stdout)
         assert rep["spans"] == rep["spans_verified"] > 0 and rep["errors"] == []
         peaks[mb] = peak
-    assert peaks[20] - peaks[4] < 0.25 * 16e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
+    assert peaks[20] - peaks[4] < 0.5 * 16e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
 
 
 def test_bad_records_file_is_one_line_naming_it_and_the_record(tmp_path):

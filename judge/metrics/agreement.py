@@ -11,8 +11,7 @@ from collections import Counter
 import krippendorff
 import numpy as np
 
-from judge.datasets.ratings import RatingTable, from_records
-from judge.models import Record
+from judge.datasets.ratings import RatingTable
 
 
 def alpha(matrix, level: str = "ordinal", value_domain=None) -> float | None:
@@ -59,11 +58,6 @@ def agreement(table: RatingTable, level: str = "ordinal") -> dict:
         "perfect_agreement_by_dimension": {d: (unit_agree[d] / n) if n else None for d in dims},
         "notes": table.notes,
     }
-
-
-def human_agreement(records: list[Record]) -> dict:
-    """Agreement of the Hebrew-schema ``human_ratings`` (what ``judge validate`` reports)."""
-    return agreement(from_records(records))
 
 
 def cohen_kappa(a: list, b: list) -> float | None:
