@@ -26,8 +26,9 @@ def six_records() -> list[dict]:
 
 
 def write_cases(tmp) -> dict[str, list[str]]:
-    """Name -> `judge validate` arguments: the bundled files, broken copies of them, a plain file, and the
-    shared sets where present."""
+    """Name -> `judge validate` arguments: the bundled files, broken copies of them and a plain file (the
+    project's own inputs: a golden file over ../shared/data would fail wherever that data differs; the shared
+    sets were compared before and after once, bench/README.md)."""
     bad = six_records()
     bad[0]["claims"][0]["attribution"][0]["start_char"] += 3  # shifted: found again by --repair
     bad[1]["claims"][0]["attribution"][0]["end_char"] = 10**6  # out of range
@@ -58,15 +59,6 @@ def write_cases(tmp) -> dict[str, list[str]]:
         "answers_broken": [str(tmp / "answers_broken.jsonl"), "--records", str(BUNDLED_SAMPLE), "--repair"],
         "plain": [str(tmp / "plain.jsonl"), "--repair"],
     }
-    shared = {
-        "shared_he": ["he_qa_sample.json"],
-        "shared_answers_records": ["he_model_answers_sample.jsonl", "--records", "he_qa_sample.json"],
-        "faquad": ["external/faquad/dataset.json", "--repair"],
-        "wice": ["external/wice/claim_test.jsonl"],
-    }
-    for name, args in shared.items():
-        if (SHARED_DATA / args[0]).exists():
-            cases[name] = [str(SHARED_DATA / a) if not a.startswith("--") else a for a in args]
     return cases
 
 
