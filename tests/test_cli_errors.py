@@ -211,3 +211,34 @@ def test_markup_in_model_names_genres_and_ids_is_printed_as_text(tmp_path):
     (run_dir,) = (tmp_path / "runs").iterdir()
     result = cli("score", run_dir)
     assert result.exit_code == 0, (result.output, result.exception)
+
+
+def test_readers_take_the_shared_lock_and_never_read_a_run_being_written(run_copy, tmp_path):
+    """Issue 28.2: score, compare, merge and agreement read a run that a --resume was writing (and score
+    wrote its reports beside the writer). Now a reader is refused while a writer holds run.lock, writes
+    nothing, and a writer is refused while a reader holds it; after the writer ends, each reads as before."""
+    import fcntl
+    import signal
+    import subprocess
+    import sys
+
+    before = {p.name: p.read_bytes() for p in run_copy.iterdir() if p.is_file()}
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(run_copy)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for args in (("score", run_copy), ("compare", run_copy, run_copy), ("agreement", run_copy, "--out", tmp_path / "a.json"),
+                     ("merge", run_copy, "--runs-dir", tmp_path / "merged")):
+            refused(cli(*args), str(run_copy), "being written by another judge process")
+        assert {p.name: p.read_bytes() for p in run_copy.iterdir() if p.is_file()} == before  # nothing written
+        assert not (tmp_path / "merged").exists() and not (tmp_path / "a.json").exists()
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert cli("score", run_copy).exit_code == 0
+    fd = os.open(run_copy / "run.lock", os.O_RDONLY)  # a reader holding the shared lock: a writer is refused
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        refused(cli("run", DETERMINISTIC, "--limit", "2", "--resume", run_copy, "--no-progress"), "in use by another judge process")
+        assert cli("score", run_copy).exit_code == 0  # readers share it
+    finally:
+        os.close(fd)

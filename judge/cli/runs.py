@@ -202,7 +202,10 @@ def merge(
     """Merge shards into one run: every record once, in dataset order."""
     from judge.runs.merge import merge as do_merge
 
-    store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
+    from judge.runs.locks import reading
+
+    with reading(*run_dirs):  # no shard is being written (a --resume of it) while it is merged
+        store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
     summary = _finished(store, summary)
     console.print_json(summary) if as_json else terminal.summary(summary)
     _check_run(summary)
@@ -216,7 +219,10 @@ def score(
     """Score a run against the gold its data carries; write scores.json, report.md and report.html."""
     from judge.report import write_reports
 
-    scores = write_reports(run_dir)
+    from judge.runs.locks import reading
+
+    with reading(run_dir):  # refused while a run writes into it
+        scores = write_reports(run_dir)
     console.print_json(scores) if as_json else terminal.scores(scores, run_dir)
 
 
@@ -244,7 +250,10 @@ def compare(
         from judge.files import check_output
 
         check_output(md_out, (path_a, path_b), "--md")
-    result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b)
+    from judge.runs.locks import reading
+
+    with reading(path_a, path_b):  # neither run is being written while it is read
+        result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b)
     if md_out is not None:
         from judge.files import replace_with
         from judge.report.markdown import compare as compare_md
@@ -313,7 +322,10 @@ def agreement(
         from judge.files import check_output
 
         check_output(out, (), "--out")  # a new file (a run's own names and links refused); O_EXCL when written
-    rep = judge_agreement([Run.open(d) for d in run_dirs])
+    from judge.runs.locks import reading
+
+    with reading(*run_dirs):
+        rep = judge_agreement([Run.open(d) for d in run_dirs])
     written = write_agreement(rep, out or agreement_path(run_dirs))
     console.print_json(rep) if as_json else terminal.agreement(rep, [written])
 
