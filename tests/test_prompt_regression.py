@@ -145,8 +145,9 @@ def test_the_variants_compared_in_one_run_fail_the_default_gates_naming_each_cla
     assert out["metrics"]["hallucination_rate"]["records"] == {"worse": 3, "better": 0, "ties": 7, "p_value": 0.125}
     new = out["claims"]["newly_ungrounded"]
     assert sorted(c["record_id"] for c in new) == sorted(BROKEN_BY_V2)
-    assert all(c["model"] == "writer" and c["b"] == "contradicted" and c["claim"] == WRONG for c in new)
-    assert all(c["reason"] == "scripted contradicted" and " opened in " in c["passage"] and c["flags"] == ["numbers not in the evidence: 1952"] for c in new)
+    # a four-word answer is read with its question (issue 24.1): "When did ... open? It opened in 1952."
+    assert all(c["model"] == "writer" and c["b"] == "contradicted" and c["claim"].endswith(" " + WRONG) and "?" in c["claim"] for c in new)
+    assert all(c["reason"] == "scripted contradicted" and " opened in " in c["passage"] and "numbers not in the evidence: 1952" in c["flags"] for c in new)
     # the terminal names them too, with the reason and the passage
     text = run_cli("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", env={"COLUMNS": "250"}).stdout
     assert "FAIL hallucination_rate:0.0: " in text and "scripted contradicted" in text and "report: " in text
@@ -229,7 +230,8 @@ def test_the_plugin_fails_short_naming_each_claim_and_writes_runs_where_ci_looks
     errors = [line for line in out.splitlines() if line.startswith("E ")]
     assert len(errors) <= 12, out
     for rid in BROKEN_BY_V2:
-        assert any(f"{rid} / writer+main: absent -> contradicted" in line and "reason: scripted contradicted" in line and "passage: nearest candidate" in line
+        # the base's claim "When did ... open? It opened in 1937." and the candidate's "... 1952." are one claim changed
+        assert any(f"{rid} / writer+main: supported -> contradicted" in line and "reason: scripted contradicted" in line and "passage: nearest candidate" in line
                    for line in errors), out
     assert any(line.startswith("E   ") and "hallucination_rate:0.0: " in line and "3 claims newly not grounded" in line for line in errors)
     assert "__tracebackhide__" not in out and "def assert_no_regression" not in out and "pytest_plugin.py" not in out
