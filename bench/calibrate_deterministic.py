@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -35,11 +36,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from grounding_sets import Item, all_sets  # noqa: E402
+from grounding_sets import Item, all_sets, refeaturize  # noqa: E402
 
 from judge.models import LABELS  # noqa: E402
 from judge.runs.config import SearchSection  # noqa: E402
-from judge.stages.support import ABSENT_PHRASE, PARAMS_FILE, RuleParams, decide  # noqa: E402
+from judge.stages.support import PARAMS_FILE, RuleParams, decide  # noqa: E402
 
 GRID = {
     "unsupported_below": [0.2, 0.3, 0.4, 0.5, 0.6],
@@ -49,6 +50,7 @@ GRID = {
     "contradict_mismatch": [True, False],
     "supported_max_tail_run": [0, 1, 2, 99],
     "supported_max_absent": [0, 1, 2, 99],
+    "supported_max_absent_run": [1, 2, 3, 99],
 }
 QUESTION_GRID = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 FIXED = {"partial_on_added_connective": True}
@@ -99,7 +101,7 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
         a["numbers_missing"] & (cov >= p["contradict_missing_number_min_coverage"]),
         (cov >= p["supported_min_coverage"]) & (a["max_run"] <= p["supported_max_run"]) & (a["tail_run"] <= p["supported_max_tail_run"])
         & ~a["numbers_missing"] & ~a["names_missing"] & ~(a["connective"] & p["partial_on_added_connective"])
-        & ~a["absent_key"] & (a["absent_run"] < ABSENT_PHRASE) & (a["absent"] <= p["supported_max_absent"]) & ~a["negation"],
+        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent"] <= p["supported_max_absent"]) & ~a["negation"],
     ]
     pred = np.select(conditions, [C, U, S, P, S, C, U, C, S], default=P)
     return np.where(a["collapse"] & (pred == C), U, pred)
@@ -239,13 +241,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--halueval", type=Path, default=None, help="folder holding HaluEval's qa_one-turn_data.json")
     ap.add_argument("--limit", type=int, default=None, help="paragraphs of HeQ and FaQuAD")
+    ap.add_argument("--cache", type=Path, default=None, help="searched claims kept here and re-read (delete it when search or checks change)")
     ap.add_argument("--write", type=Path, default=None, help=f"write the fitted values (e.g. {PARAMS_FILE.relative_to(ROOT)})")
     args = ap.parse_args(argv)
     if not (args.data / "he_qa_sample.json").exists():
         print(f"{args.data}: no he_qa_sample.json (pass --data)", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    sets = all_sets(args.data, args.halueval, SearchSection(k=5), args.limit)
+    if args.cache and args.cache.exists():
+        sets = {k: [refeaturize(i) for i in v] for k, v in pickle.loads(args.cache.read_bytes()).items()}
+    else:
+        sets = all_sets(args.data, args.halueval, SearchSection(k=5), args.limit)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(sets))
     print(f"featurised {', '.join(f'{k} {len(v)}' for k, v in sets.items())} claims in {time.perf_counter() - t0:.0f} s", flush=True)
     scored = [Scored(name, items) for name, items in sets.items()]
     lodo = leave_one_out(scored)

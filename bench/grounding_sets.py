@@ -10,12 +10,13 @@ Sets (``--data``: the shared data folder; ``--halueval``: a folder with HaluEval
 - ``DialSummEval``: whole summaries: all three raters gave consistency 5 (correct), or their consistency
   adds up to 5 or less (wrong); a summary is its sentences;
 - ``HaluEval QA`` (RUCAIBox/HaluEval, MIT): 500 questions with their knowledge passage, the extractive
-  right answer and a ChatGPT-written hallucinated one; an answer is its sentences, read with its question;
+  right answer and a ChatGPT-written hallucinated one;
 - ``HeQ`` (Hebrew) and ``FaQuAD`` (Portuguese): extractive QA, correct answers only. The wrong answer is
   constructed: another question's gold answer from the same paragraph (at most 6 words, not overlapping the
   right one), read with this question: its words are in the source, but it answers something else.
 
-Answer-level sets: an answer is judged correct when every one of its claims is ``supported``.
+The QA sets' answers are made claims as a run with ``decompose: sentences`` makes them (a short answer
+becomes "<question> <answer>", flagged as read with its question). Answer-level sets: an answer is judged correct when every one of its claims is ``supported``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from judge.pipeline import candidates
 from judge.runs.config import SearchSection
 from judge.search import Index
 from judge.stages.checks import check_claim
+from judge.stages.decompose import sentence_claims
 from judge.stages.support import SupportFeatures, free_supported, support_features
 from judge.text import content_words, normalize, split_sentences, word_forms
 
@@ -55,6 +57,8 @@ class Item:
     bm25: float = 0.0  # best sentence's BM25 score over the most the claim's terms could score
     gold_sets: list = field(default_factory=list)
     offered: list = field(default_factory=list)
+    found: list = field(default_factory=list)  # the candidates the search offered
+    checks: object = None  # their checks (judge.results.ClaimChecks)
 
     def seen_as(self, label: str) -> str:
         return "unsupported" if self.collapse_contradicted and label == "contradicted" else label
@@ -104,14 +108,26 @@ def featurize(item: Item, search: SearchSection) -> Item:
     if len(_INDEXES) > 64:
         _INDEXES.clear()
     indexes = [_INDEXES.setdefault((d, t), Index(t, d)) for d, t in item.sources.items()]
-    found = candidates(indexes, item.text, search)
-    checks = check_claim(item.text, found, dict(item.sources))
-    item.features = support_features(item.text, found, checks, item.question, tuple(item.sources.values()))
-    item.triage = free_supported(item.features)
+    item.found = candidates(indexes, item.text, search)
+    item.checks = check_claim(item.text, item.found, dict(item.sources))
     item.overlap = round(overlap(item.text, item.sources), 6)
     item.bm25 = round(bm25(item.text, item.sources), 6)
-    item.offered = [(p.doc_id, p.start_char, p.end_char) for c in found for p in c.parts]
+    item.offered = [(p.doc_id, p.start_char, p.end_char) for c in item.found for p in c.parts]
+    return refeaturize(item)
+
+
+def refeaturize(item: Item) -> Item:
+    """The rule's features from the item's searched candidates and checks (the slow part, kept: a cached set
+    is re-read with the rule's current features)."""
+    item.features = support_features(item.text, item.found, item.checks, item.question, tuple(item.sources.values()))
+    item.triage = free_supported(item.features)
     return item
+
+
+def claims_of(answer: str, question: str) -> list[str]:
+    """An answer's claims as a run with ``decompose: sentences`` makes them (a short answer read with its
+    question, "<question> <answer>")."""
+    return [c.text for c in sentence_claims(answer, question).claims]
 
 
 # -- the sets --------------------------------------------------------------------------------------------------
@@ -172,8 +188,8 @@ def halueval(folder: Path | None) -> list[Item]:
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         r = json.loads(line)
         for answer, label in ((r["right_answer"], "supported"), (r["hallucinated_answer"], "unsupported")):
-            for s in split_sentences(answer) or []:
-                out.append(Item("HaluEval QA", f"{n}:{label}", s.text, label, "en", {"knowledge": r["knowledge"]}, r["question"], answer_level=True, collapse_contradicted=True))
+            for text in claims_of(answer, r["question"]):
+                out.append(Item("HaluEval QA", f"{n}:{label}", text, label, "en", {"knowledge": r["knowledge"]}, r["question"], answer_level=True, collapse_contradicted=True))
     return out
 
 
@@ -186,10 +202,11 @@ def _squad_like(name: str, path: Path, language: str, limit: int | None) -> list
         for qi, q in enumerate(qas):
             texts = {a["text"].strip() for a in q["answers"]}
             right = q["answers"][0]["text"].strip()
-            out.append(Item(name, f"{pi}:{qi}", right, "supported", language, src, q["question"], answer_level=True, collapse_contradicted=True))
+            out += [Item(name, f"{pi}:{qi}", t, "supported", language, src, q["question"], answer_level=True, collapse_contradicted=True) for t in claims_of(right, q["question"])]
             other = qas[(qi + 1) % len(qas)]["answers"][0]["text"].strip() if len(qas) > 1 else None
             if other and len(other.split()) <= SHORT_ANSWER_WORDS and not any(other in t or t in other for t in texts):
-                out.append(Item(name, f"{pi}:{qi}:w", other, "unsupported", language, src, q["question"], answer_level=True, collapse_contradicted=True))
+                out += [Item(name, f"{pi}:{qi}:w", t, "unsupported", language, src, q["question"], answer_level=True, collapse_contradicted=True)
+                        for t in claims_of(other, q["question"])]
     return out
 
 

@@ -12,12 +12,15 @@ from judge.judges import ClaimToJudge, DeterministicJudge, DeterministicThreshol
 from judge.models import Source
 from judge.search import Index
 from judge.stages.checks import check_claim
+from judge.stages.decompose import sentence_claims
+from judge.stages.reading import absent_words
 from judge.stages.support import decide, load_params, support_features
 from tests.conftest import shared
 
 # Every threshold as permissive as it goes: what still keeps a claim from "supported" is a fixed rule.
 LOOSE = {"unsupported_below": 0.0, "supported_min_coverage": 0.0, "supported_max_run": 99, "supported_max_tail_run": 99,
-         "supported_max_absent": 99, "partial_on_added_connective": False, "contradict_missing_number_min_coverage": 1.01}
+         "supported_max_absent": 99, "supported_max_absent_run": 99, "partial_on_added_connective": False,
+         "contradict_missing_number_min_coverage": 1.01}
 OBEROI = (
     "The Oberoi Group is a hotel company with its head office in Delhi. "
     "Its staff wear uniforms designed in Paris. "
@@ -39,7 +42,6 @@ def judge(text: str, source: str, question: str = "", profile: dict | None = Non
     [
         ("The family's first hotel was opened by William Conrad.", "William Conrad"),  # an invented name
         ("The family's first hotel opened in Shimla in 1936.", "1936"),  # a number the source never writes
-        ("The family's first hotel opened in Shimla amid fierce riots.", "phrase"),  # two new words in a row
         ("The family's first hotel did not open in Shimla.", None),  # a negation the evidence lacks
     ],
 )
@@ -48,6 +50,22 @@ def test_what_the_whole_source_never_writes_keeps_a_claim_from_supported(claim, 
     assert v.label != "supported", v.rationale
     if why:
         assert why in v.rationale
+
+
+def test_a_phrase_the_source_never_writes_is_a_fitted_limit():
+    claim = "The family's first hotel opened in Shimla amid fierce riots."  # two new words in a row
+    assert judge(claim, OBEROI, profile=LOOSE).label == "supported"
+    v = judge(claim, OBEROI, profile={**LOOSE, "supported_max_absent_run": 1})
+    assert v.label != "supported" and "phrase" in v.rationale
+
+
+@pytest.mark.parametrize(("claim", "source", "absent"), [
+    ("ההתמקדות הייתה בקווים", "התוספת התמקדה בקווי הלילה.", []),  # prefixes and a suffix apart: the same words
+    ("the grant financed schools", "The money was financing new schools.", ["grant"]),
+    ("הבנק הוריד את הריבית", "הבנק העלה את הריבית.", ["הוריד"]),  # another verb, not another form
+])
+def test_absent_words_meet_other_forms_of_a_word(claim, source, absent):
+    assert absent_words(claim, (source,))[0] == absent
 
 
 def test_the_loose_profile_does_support_a_claim_whose_words_are_all_in_the_source():
@@ -73,8 +91,12 @@ def test_a_fuller_form_of_a_name_in_the_source_is_no_absent_name():
         ("yes", "Is the head office of the Oberoi Group in Delhi?", "supported"),  # no words of its own: its question's
     ],
 )
-def test_a_short_answer_is_read_with_its_question(answer, question, expected):
-    v = judge(answer, OBEROI, question)  # the shipped profile
+@pytest.mark.parametrize("as_run", [False, True])
+def test_a_short_answer_is_read_with_its_question(answer, question, expected, as_run):
+    """Alone beside its question, and as runs judge it: the claim "<question> <answer>" the boundary writes."""
+    text = sentence_claims(answer, question).claims[0].text if as_run else answer
+    assert (text != answer) == as_run
+    v = judge(text, OBEROI, question)  # the shipped profile
     assert v.label == expected, v.rationale
     assert v.rationale.startswith("read with its question")
 
@@ -85,7 +107,7 @@ def test_a_yes_without_its_question_is_not_read_as_one():
 
 
 def test_no_correct_short_answer_of_heq_is_contradicted_and_most_are_supported():
-    """HeQ's gold answers, read with their questions under the shipped Hebrew profile: never contradicted."""
+    """HeQ's gold answers, the claims a run makes of them, under the shipped Hebrew profile: never contradicted."""
     data = json.loads(shared("external/heq/test_v1.1.json").read_text(encoding="utf-8"))
     paragraphs = [p for d in data["data"] for p in d["paragraphs"]][:25]
     labels = []
@@ -94,7 +116,7 @@ def test_no_correct_short_answer_of_heq_is_contradicted_and_most_are_supported()
         for q in p["qas"]:
             if q.get("is_impossible") or not q["answers"]:
                 continue
-            text = q["answers"][0]["text"].strip()
+            text = sentence_claims(q["answers"][0]["text"].strip(), q["question"]).claims[0].text  # as a run has it
             found = index.search(text, 5)
             f = support_features(text, found, check_claim(text, found, {"p": p["context"]}), q["question"], (p["context"],))
             labels.append(decide(f, load_params().for_language("he"))[0])

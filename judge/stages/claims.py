@@ -29,11 +29,10 @@ from judge.results import DroppedClaim
 from judge.text import normalize, split_sentences
 from judge.text.bounds import find_word
 from judge.text.proposition import NO_VERB, QUESTION, SHORT_ANSWER, not_a_proposition
-from judge.text.tokens import STOPWORDS, content_words, word_forms
+from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 
 ANSWER_DOC = "answer"
 MISSING_SHARE = 0.2  # of a claim's content words other than numbers, at most this share may be missing
-SHARED_START = 5  # letters two forms must share to meet as one word ("criou" / "criada" do not)
 
 POLAR = frozenset("yes no yeah yep nope כן לא sim não nao نعم لا كلا".split())
 NEGATIVE_POLAR = frozenset("no nope לא não nao لا كلا".split())
@@ -99,16 +98,7 @@ def _found(word: str, pool: set[str]) -> bool:
     forms = _forms(word)
     if forms & pool:
         return True
-    if word[0].isdigit():
-        return False
-    for f in forms:
-        for p in pool:
-            n = min(len(f), len(p))
-            if n >= SHARED_START and f[:SHARED_START] == p[:SHARED_START]:
-                shared = next((i for i in range(n) if f[i] != p[i]), n)
-                if shared >= 0.75 * n:
-                    return True
-    return False
+    return not word[0].isdigit() and any(share_start(f, p) for f in forms for p in pool)
 
 
 def not_a_claim(text: str, whole_answer: bool = False) -> str | None:

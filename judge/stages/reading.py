@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from judge.stages.claims import answer_part
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import numbers_in
 from judge.stages.slots import present
 from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text.tokens import SHARED_START, share_start
 from judge.text.proposition import INTERROGATIVES, NO_VERB, SHORT_ANSWER, not_a_proposition
 
 NEGATIONS = frozenset(
@@ -37,9 +39,16 @@ YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não 
 PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences in a row
 
 
-def short_answer(claim: str, question: str | None) -> bool:
-    """The claim means what its question asks: a short answer or a verbless fragment, with a question."""
-    return bool(question and question.strip()) and not_a_proposition(claim) in (SHORT_ANSWER, NO_VERB)
+def short_answer(claim: str, question: str | None) -> str | None:
+    """The answer's own words when the claim means what its question asks, else None: a claim the boundary
+    wrote as "<question> <answer>" (:func:`judge.stages.claims.answer_part`, what runs judge), or a short
+    answer or verbless fragment given beside its question."""
+    if not (question and question.strip()):
+        return None
+    part = answer_part(claim, question)
+    if part is not None:
+        return part
+    return claim if not_a_proposition(claim) in (SHORT_ANSWER, NO_VERB) else None
 
 
 def _forms_of(text: str) -> frozenset[str]:
@@ -47,23 +56,36 @@ def _forms_of(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
-    """(every word form of the source, each sentence's forms, every number of the source)."""
+def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str], dict[str, list[str]]]:
+    """(every word form of the source, each sentence's forms, every number of the source, its forms by their
+    first letters)."""
     sentences = tuple(_forms_of(s.text) for s in split_sentences(text)) or (frozenset(),)
-    return frozenset().union(*sentences) | _forms_of(text), sentences, frozenset(numbers_in(text))
+    every = frozenset().union(*sentences) | _forms_of(text)
+    starts: dict[str, list[str]] = {}
+    for f in every:
+        starts.setdefault(f[:SHARED_START], []).append(f)
+    return every, sentences, frozenset(numbers_in(text)), starts
 
 
 def _found(word: str, forms: frozenset[str]) -> bool:
     return any(f in forms for f in word_forms(word))
 
 
+def _written(word: str, text: str) -> bool:
+    """The source writes the word in some form: its forms (prefixes, plural, stem), or another form of it
+    by a shared start (a suffix apart, :func:`judge.text.tokens.share_start`)."""
+    every, _, _, starts = _source_view(text)
+    forms = word_forms(word)
+    return any(f in every for f in forms) or any(share_start(f, o) for f in forms for o in starts.get(f[:SHARED_START], ()))
+
+
 def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int]:
     """The claim's content words that no source writes in any form (numbers are :func:`absent_names_numbers`'s),
-    and the longest run of them in a row: two or more are a content phrase the source never writes."""
-    views = [_source_view(t)[0] for t in sources]
+    and the longest run of them in a row (a content phrase the source never writes; how long a run keeps a
+    claim from "supported" is fitted per language: Hebrew answers paraphrase in phrases)."""
     out, run, longest = [], 0, 0
     for w in content_words(normalize(claim).text):
-        if w[0].isdigit() or any(_found(w, v) for v in views):
+        if w[0].isdigit() or any(_written(w, t) for t in sources):
             run = 0
             continue
         run += 1

@@ -36,7 +36,6 @@ CONNECTIVES = frozenset(
     بسبب لأن خاصة معظم أغلب بما فيها
     """.split()
 )
-ABSENT_PHRASE = 2  # content words in a row that the whole source never writes: a phrase it does not support
 PARAMS_FILE = Path(__file__).resolve().parent.parent / "data" / "deterministic.yaml"
 
 
@@ -53,6 +52,7 @@ class RuleParams(BaseModel):
     partial_on_added_connective: bool = True  # "mainly because ...", "most of them ..." absent from the evidence
     supported_max_tail_run: int = Field(99, ge=0)  # uncovered words closing the claim: an appended detail
     supported_max_absent: int = Field(99, ge=0)  # content words the whole source never writes
+    supported_max_absent_run: int = Field(1, ge=0)  # ... of them in a row: longer is a phrase the source never writes
     question_min_coverage: float = Field(0.5, ge=0, le=1.01)  # a short answer's passage must hold this much of its question
 
 
@@ -132,15 +132,15 @@ def support_features(
 
 
 def _whole_source(claim: str, candidates: list[Candidate], question: str | None, sources: tuple[str, ...]) -> dict:
-    short = short_answer(claim, question)
-    coverage, holds = question_reading(claim, question or "", sources) if short else (0.0, False)
-    absent, run = absent_words(claim, sources)
+    answer = short_answer(claim, question)
+    coverage, holds = question_reading(answer, question or "", sources) if answer is not None else (0.0, False)
+    absent, run = absent_words(claim if answer is None else answer, sources)
     return {
         "absent": len(absent),
         "absent_run": run,
         "absent_key": absent_names_numbers(claim, sources),
         "added_negation": negated(claim) and not any(negated(c.text) for c in candidates),
-        "short": short,
+        "short": answer is not None,
         "question_coverage": coverage,
         "answer_in_source": holds,
     }
@@ -149,7 +149,7 @@ def _whole_source(claim: str, candidates: list[Candidate], question: str | None,
 def free_supported(f: SupportFeatures) -> bool:
     """Triage's rule: ``supported`` with no model call only for a verbatim statement the source does not
     take back or state otherwise, long enough to say something and not a lead-in to what follows."""
-    return f.verbatim and not f.conflicts and f.words >= TRIAGE_MIN_WORDS and not f.heading
+    return f.verbatim and not f.conflicts and f.words >= TRIAGE_MIN_WORDS and not f.heading and not f.short
 
 
 def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
@@ -178,14 +178,14 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         and not f.names_missing
         and not (p.partial_on_added_connective and f.added_connectives)
         and not f.absent_key
-        and f.absent_run < ABSENT_PHRASE
+        and f.absent_run <= p.supported_max_absent_run
         and f.absent <= p.supported_max_absent
         and not f.added_negation
     ):
         return SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
     if f.absent_key:
         return PARTIALLY_SUPPORTED, f"the source never writes {', '.join(f.absent_key[:4])}"
-    if f.absent_run >= ABSENT_PHRASE:
+    if f.absent_run > p.supported_max_absent_run:
         return PARTIALLY_SUPPORTED, "the source never writes a phrase of it"
     lacking = ", ".join(f.uncovered[:6])
     return PARTIALLY_SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words" + (f"; not: {lacking}" if lacking else "")

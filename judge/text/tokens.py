@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - pystemmer is a declared dependency
 _WORD = re.compile(r"\d+(?:[.,:/]\d+)*%?|[^\W\d_]+(?:[\"'][^\W\d_]+)*['\"]?|\d*[^\W_]+")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 HEBREW_PREFIXES = "והבלמשכ"
+SHARED_START = 5  # letters two forms must share to meet as one word ("criou" / "criada" do not)
 
 STOPWORDS = frozenset(
     """
@@ -67,6 +68,15 @@ def word_forms(word: str) -> tuple[str, ...]:
         if folded != word:
             forms.append(folded)  # accent-insensitive: "são" meets "sao"
     return tuple(forms)
+
+
+def share_start(a: str, b: str) -> bool:
+    """Two forms of one word by their shared start: 5+ letters, covering 3/4 of the shorter (a suffix apart:
+    "התמקדה" / "התמקדות", "financed" / "financing"); a number never meets another this way."""
+    n = min(len(a), len(b))
+    if n < SHARED_START or a[:SHARED_START] != b[:SHARED_START] or a[0].isdigit():
+        return False
+    return next((i for i in range(n) if a[i] != b[i]), n) >= 0.75 * n
 
 
 def words(normalized_text: str) -> list[str]:
