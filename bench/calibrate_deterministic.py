@@ -44,12 +44,12 @@ from judge.stages.support import PARAMS_FILE, RuleParams, decide  # noqa: E402
 
 GRID = {
     "unsupported_below": [0.2, 0.3, 0.4, 0.5, 0.6],
-    "supported_min_coverage": [round(x, 2) for x in np.arange(0.50, 0.96, 0.05)],
+    "supported_min_coverage": [0.5, 0.6, 0.7, 0.8, 0.9],
     "supported_max_run": [0, 1, 2, 3, 4],
     "contradict_missing_number_min_coverage": [0.6, 1.01],
     "contradict_mismatch": [True, False],
     "supported_max_tail_run": [0, 1, 2, 99],
-    "supported_max_absent": [0, 1, 2, 99],
+    "supported_max_absent_share": [0.0, 0.1, 0.2, 0.34, 1.0],
     "supported_max_absent_run": [1, 2, 3, 99],
 }
 QUESTION_GRID = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
@@ -75,7 +75,7 @@ def _arrays(items: list[Item]) -> dict[str, np.ndarray]:
         "names_missing": np.array([x.names_missing > 0 for x in f]),
         "conflicts": np.array([x.conflicts > 0 for x in f]),
         "connective": np.array([bool(x.added_connectives) for x in f]),
-        "absent": np.array([x.absent for x in f]),
+        "absent_share": np.array([x.absent_share for x in f]),
         "absent_key": np.array([bool(x.absent_key) for x in f]),
         "absent_run": np.array([x.absent_run for x in f]),
         "negation": np.array([x.added_negation for x in f]),
@@ -101,7 +101,7 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
         a["numbers_missing"] & (cov >= p["contradict_missing_number_min_coverage"]),
         (cov >= p["supported_min_coverage"]) & (a["max_run"] <= p["supported_max_run"]) & (a["tail_run"] <= p["supported_max_tail_run"])
         & ~a["numbers_missing"] & ~a["names_missing"] & ~(a["connective"] & p["partial_on_added_connective"])
-        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent"] <= p["supported_max_absent"]) & ~a["negation"],
+        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent_share"] <= p["supported_max_absent_share"]) & ~a["negation"],
     ]
     pred = np.select(conditions, [C, U, S, P, S, C, U, C, S], default=P)
     return np.where(a["collapse"] & (pred == C), U, pred)
@@ -172,9 +172,11 @@ def fit(sets: list[Scored]) -> RuleParams:
     names = list(GRID)
     shape = tuple(len(GRID[n]) for n in names)
     scores = np.zeros(shape)
+    # A set of short answers only scores the same at every grid point (they are decided by q): left out of the search.
+    kept = [(s, a) for s, a in zip(sets, arrays) if not a["short"].all()]
     for idx in itertools.product(*(range(s) for s in shape)):
         p = {**base, "question_min_coverage": q, **{n: GRID[n][i] for n, i in zip(names, idx)}}
-        scores[idx] = _objective(sets, arrays, p)
+        scores[idx] = _objective([s for s, _ in kept], [a for _, a in kept], p) if kept else 0.0
     smooth = uniform_filter(scores, size=3, mode="nearest")
     best = np.unravel_index(np.argmax(smooth + 1e-9 * scores), shape)
     return RuleParams(**{**base, "question_min_coverage": q, **{n: GRID[n][i] for n, i in zip(names, best)}})

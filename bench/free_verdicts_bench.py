@@ -4,7 +4,7 @@
 
 Every claim is searched as a run does (top 5 candidates over its record's sources), checked against the whole
 source (numbers, names, corrections, near-duplicates), judged by the deterministic rule (the shipped profile of
-its language) and offered to triage. For each set:
+its language, reading the whole source and the question as a run does) and offered to triage. For each set:
 
 - ``alarm``: correct claims the checks flag (a conflict in the source, or a number stated otherwise beside the
   same words): the checks call a correct claim contradicted;
@@ -256,7 +256,7 @@ def judge_item(item: Item) -> tuple[bool, str, str, bool]:
     indexes = [_index(d, t) for d, t in item.sources.items()]
     found = candidates(indexes, item.claim, SEARCH)
     checks = check_claim(item.claim, found, dict(item.sources))
-    features = support_features(item.claim, found, checks)
+    features = support_features(item.claim, found, checks, item.question, tuple(item.sources.values()))  # as a run reads it
     label, why = decide(features, load_params().for_language(item.language))
     alarm = bool(checks.conflicts or checks.numbers_mismatched)
     if checks.conflicts:

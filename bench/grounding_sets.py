@@ -33,6 +33,7 @@ from judge.pipeline import candidates
 from judge.runs.config import SearchSection
 from judge.search import Index
 from judge.stages.checks import check_claim
+from judge.stages.claims import answer_part
 from judge.stages.decompose import sentence_claims
 from judge.stages.support import SupportFeatures, free_supported, support_features
 from judge.text import content_words, normalize, split_sentences, word_forms
@@ -110,8 +111,6 @@ def featurize(item: Item, search: SearchSection) -> Item:
     indexes = [_INDEXES.setdefault((d, t), Index(t, d)) for d, t in item.sources.items()]
     item.found = candidates(indexes, item.text, search)
     item.checks = check_claim(item.text, item.found, dict(item.sources))
-    item.overlap = round(overlap(item.text, item.sources), 6)
-    item.bm25 = round(bm25(item.text, item.sources), 6)
     item.offered = [(p.doc_id, p.start_char, p.end_char) for c in item.found for p in c.parts]
     return refeaturize(item)
 
@@ -121,6 +120,9 @@ def refeaturize(item: Item) -> Item:
     is re-read with the rule's current features)."""
     item.features = support_features(item.text, item.found, item.checks, item.question, tuple(item.sources.values()))
     item.triage = free_supported(item.features)
+    own = answer_part(item.text, item.question) or item.text  # the baselines read the answer's words, not the question's
+    item.overlap = round(overlap(own, item.sources), 6)
+    item.bm25 = round(bm25(own, item.sources), 6)
     return item
 
 

@@ -184,12 +184,12 @@ def test_the_bench_vectorised_rule_agrees_with_decide():
         (0, 2), ([], ["1936"]), (False, True), (False, True), (0.3, 0.8), (False, True),
     ):
         f = SupportFeatures(verbatim=verbatim, coverage=cov, max_run=run, tail_run=tail, numbers_missing=nm, mismatches=mm,
-                            names_missing=na, conflicts=cf, added_connectives=conn, absent=absent, absent_run=absent,
+                            names_missing=na, conflicts=cf, added_connectives=conn, absent=absent, absent_run=absent, absent_share=absent / 4,
                             absent_key=key, added_negation=neg, short=short, question_coverage=qcov, answer_in_source=held)
         items.append(bench.Item("t", "g", "x", "supported", "en", {}, features=f))
     arrays = bench._arrays(items)
     for params in (RuleParams(), RuleParams(supported_max_tail_run=0, partial_on_added_connective=False, contradict_mismatch=False,
-                                            supported_max_absent=1, question_min_coverage=0.6)):
+                                            supported_max_absent_share=0.2, question_min_coverage=0.6)):
         vector = bench._predict(arrays, params.model_dump())
         assert [bench.LABELS[i] for i in vector] == [decide(i.features, params)[0] for i in items]
 

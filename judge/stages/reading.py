@@ -79,19 +79,22 @@ def _written(word: str, text: str) -> bool:
     return any(f in every for f in forms) or any(share_start(f, o) for f in forms for o in starts.get(f[:SHARED_START], ()))
 
 
-def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int]:
+def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int, float]:
     """The claim's content words that no source writes in any form (numbers are :func:`absent_names_numbers`'s),
-    and the longest run of them in a row (a content phrase the source never writes; how long a run keeps a
-    claim from "supported" is fitted per language: Hebrew answers paraphrase in phrases)."""
+    the longest run of them in a row (a content phrase the source never writes), and their share of the
+    claim's distinct content words (one new word in a six-word answer is more than in a summary's thirty).
+    How long a run and how large a share keep a claim from "supported" is fitted per profile."""
     out, run, longest = [], 0, 0
-    for w in content_words(normalize(claim).text):
+    every = content_words(normalize(claim).text)
+    for w in every:
         if w[0].isdigit() or any(_written(w, t) for t in sources):
             run = 0
             continue
         run += 1
         longest = max(longest, run)
         out.append(w)
-    return list(dict.fromkeys(out)), longest
+    absent = list(dict.fromkeys(out))
+    return absent, longest, round(len(absent) / len(set(every)), 6) if every else 0.0
 
 
 def absent_names_numbers(claim: str, sources: tuple[str, ...]) -> list[str]:

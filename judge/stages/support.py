@@ -51,7 +51,7 @@ class RuleParams(BaseModel):
     contradict_mismatch: bool = True  # a number stated differently in the same context: contradicted
     partial_on_added_connective: bool = True  # "mainly because ...", "most of them ..." absent from the evidence
     supported_max_tail_run: int = Field(99, ge=0)  # uncovered words closing the claim: an appended detail
-    supported_max_absent: int = Field(99, ge=0)  # content words the whole source never writes
+    supported_max_absent_share: float = Field(1.0, ge=0, le=1)  # of the claim's content words, the whole source never writes
     supported_max_absent_run: int = Field(1, ge=0)  # ... of them in a row: longer is a phrase the source never writes
     question_min_coverage: float = Field(0.5, ge=0, le=1.01)  # a short answer's passage must hold this much of its question
 
@@ -82,6 +82,7 @@ class SupportFeatures(BaseModel):
     words: int = 0  # content words of the claim
     heading: bool = False  # ends with a colon: a lead-in whose content follows it
     absent: int = 0  # content words no source of the record writes (0 when the sources are not given)
+    absent_share: float = 0.0  # their share of the claim's distinct content words
     absent_key: list[str] = []  # names and numbers no source holds
     absent_run: int = 0  # the longest run of content words in a row that no source writes (2+: a phrase)
     added_negation: bool = False  # the claim negates, its evidence does not
@@ -134,11 +135,13 @@ def support_features(
 def _whole_source(claim: str, candidates: list[Candidate], question: str | None, sources: tuple[str, ...]) -> dict:
     answer = short_answer(claim, question)
     coverage, holds = question_reading(answer, question or "", sources) if answer is not None else (0.0, False)
-    absent, run = absent_words(claim if answer is None else answer, sources)
+    own = claim if answer is None else answer  # a question's words the source lacks are not the answer's
+    absent, run, share = absent_words(own, sources)
     return {
         "absent": len(absent),
         "absent_run": run,
-        "absent_key": absent_names_numbers(claim, sources),
+        "absent_share": share,
+        "absent_key": absent_names_numbers(own, sources),
         "added_negation": negated(claim) and not any(negated(c.text) for c in candidates),
         "short": answer is not None,
         "question_coverage": coverage,
@@ -179,7 +182,7 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         and not (p.partial_on_added_connective and f.added_connectives)
         and not f.absent_key
         and f.absent_run <= p.supported_max_absent_run
-        and f.absent <= p.supported_max_absent
+        and f.absent_share <= p.supported_max_absent_share
         and not f.added_negation
     ):
         return SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
