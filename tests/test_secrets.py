@@ -25,6 +25,17 @@ ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 KEYS = {"JUDGE_SECRET_JUDGE": "hunter2-canary-Zq7Lm3Wx9Pb4Rt6Yv8Nc2Kd5", "JUDGE_SECRET_DECOMPOSER": "sk-ant-api03-canary" + "Hs8Gf2Jk" * 3}
 
 
+@pytest.fixture
+def no_other_secrets(monkeypatch):
+    """Only the key a test configures: a secret-named variable or a watched name another test left in this
+    process would mask fragments of its own in the text under test."""
+    from judge.llm import redact
+
+    monkeypatch.setattr(redact, "_watched", set())
+    for name in [n for n in os.environ if redact._SECRET_NAME.search(n)]:
+        monkeypatch.delenv(name)
+
+
 def _forms(key: str) -> list[str]:
     raw = key.encode()
     out = [key, key[::-1], raw.hex(), raw.hex().upper()]
@@ -153,15 +164,22 @@ def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, b
     if len(fragment) < 8:
         return
     text = before + fragment + after
+    from judge.llm import redact
+
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(redact, "_watched", set())  # only this key: none another test left in this process
+        for name in [n for n in os.environ if redact._SECRET_NAME.search(n)]:
+            mp.delenv(name)
         mp.setenv("JUDGE_PROPERTY_API_KEY", key)
         masked = redact_secrets(text)
+        mp.delenv("JUDGE_PROPERTY_API_KEY")
+        untouched = redact_secrets(text)
     assert fragment not in masked
     assert all(w in before or w in after for w in leaks(masked, key))  # what is left was the data's own
-    assert redact_secrets(text) == text  # no key configured: data untouched
+    assert untouched == text  # no key configured: data untouched
 
 
-def test_json_files_are_masked_in_their_strings_never_their_numbers(monkeypatch):
+def test_json_files_are_masked_in_their_strings_never_their_numbers(no_other_secrets, monkeypatch):
     """A key with a run of one digit matches the digits of a number: masking there corrupted summary.json
     (0.36[redacted]). JSON is masked in its string values only, escapes decoded first."""
     from judge.llm.redact import MASK, redact_json_text
