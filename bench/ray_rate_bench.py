@@ -82,7 +82,6 @@ def config_for(tmp: Path, data: Path, answers: Path, server: ScriptedServer, rpm
         "record_concurrency": 8,
         "engine": engine,
         "ray": {"batch_size": 8},
-        "controls": {"gate": False},
     }
     path = tmp / f"{engine}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
