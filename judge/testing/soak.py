@@ -162,10 +162,12 @@ def _wait_for_lines(path: Path, lines: int, proc: subprocess.Popen, timeout: flo
 
 
 def comparable(run_dir: Path) -> list[dict]:
-    """Results without usage (which differs between a cached and an uncached record)."""
+    """Results without what was spent (usage, and the controls' share of it: both differ between a cached and
+    an uncached record; docs/runs.md, what "byte-identical" covers across a resume)."""
     out = []
     for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
         r.pop("usage")
+        r.pop("control_cost", None)
         out.append(r)
     return out
