@@ -9,6 +9,7 @@ conflicts and the controls all read numbers through this one module.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -135,10 +136,12 @@ def mentions(text: str) -> list[NumberMention]:
     nt = normalize(text)
     norm = nt.text
     tokens = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", norm)]
+    starts = [s for s, _, _ in tokens]  # the token holding a number found by bisection: a whole source has thousands
     out = []
     for m in _NUMBER_IN_TEXT.finditer(norm):
         value = canon_number(m.group())
-        at = next((i for i, (s, e, _) in enumerate(tokens) if s <= m.start() < e), 0)
+        i = bisect_right(starts, m.start()) - 1
+        at = i if i >= 0 and m.start() < tokens[i][1] else 0
         around = []  # (word, capitalised in the original, side): -1 before, 0 its own token, 1 after
         first, last = at, at  # six tokens either side, within the number's sentence
         while first > max(0, at - 6) and not _ENDS_SENTENCE.search(tokens[first - 1][2]):
