@@ -5,17 +5,32 @@ Nothing here depends on wall-clock time, so the same config and cache give byte-
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, model_serializer
 
-from judge.models import Candidate, Span
+from judge.models import Candidate, Span, omitted_when_empty
 from judge.verdicts import JUDGE_ERROR, ControlLabel, How, VerdictLabel
 
-if TYPE_CHECKING:
-    from judge.llm.port import CallRecord
-
 RESULTS_SCHEMA_VERSION = 1
+
+
+class CallRecord(BaseModel):
+    """What one structured call did and spent (zero tokens and cost when served from the cache)."""
+
+    model: str
+    model_id: str
+    family: str
+    cache_key: str
+    prompt_hash: str = ""
+    cached: bool = False
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    latency_s: float = 0.0
+    error: str | None = None
+    truncated: bool = False  # the answer was cut at max_tokens and kept (only where the caller allowed it)
 
 
 class Usage(BaseModel):
@@ -33,7 +48,7 @@ class Usage(BaseModel):
     unknown_cost_calls: int = 0
 
     def add_call(self, rec: CallRecord) -> None:
-        """One call's record (judge.llm.CallRecord), as the port or the pipeline sees it end."""
+        """One call's record, as the port or the pipeline sees it end."""
         if rec.cached:
             self.cache_hits += 1
             return
@@ -79,13 +94,7 @@ class ClaimChecks(BaseModel):
     def passed(self) -> bool:
         return not (self.numbers_missing or self.numbers_mismatched or self.names_missing or self.conflicts)
 
-    @model_serializer(mode="wrap")
-    def _no_empty_conflicts(self, handler):
-        """Results without conflicts stay byte-identical to those written before conflicts were checked."""
-        data = handler(self)
-        if not data.get("conflicts"):
-            data.pop("conflicts", None)
-        return data
+    _omit_empty = omitted_when_empty("conflicts")  # as written before conflicts were checked
 
 
 class OfferedCandidate(Candidate):
@@ -118,13 +127,7 @@ class ClaimResult(BaseModel):
     evidence: list[Span] = []  # the spans cited by judges who agree with the panel's label
     reads_question: bool = False  # the claim says what the answer says read with its question (judge.stages.claims)
 
-    @model_serializer(mode="wrap")
-    def _no_flag_unless_set(self, handler):
-        """Claims that stand alone stay byte-identical to those written before the flag."""
-        data = handler(self)
-        if not data.get("reads_question"):
-            data.pop("reads_question", None)
-        return data
+    _omit_empty = omitted_when_empty("reads_question")  # claims that stand alone: as written before the flag
 
 
 class DroppedClaim(BaseModel):
@@ -142,13 +145,7 @@ class Decomposition(BaseModel):
     prompt_hash: str = ""
     dropped: list[DroppedClaim] = []  # what the decomposer (or the sentence splitter) wrote that is no claim
 
-    @model_serializer(mode="wrap")
-    def _no_empty_dropped(self, handler):
-        """Decompositions that dropped nothing stay byte-identical to those written before drops were kept."""
-        data = handler(self)
-        if not data.get("dropped"):
-            data.pop("dropped", None)
-        return data
+    _omit_empty = omitted_when_empty("dropped")  # dropping nothing: as written before drops were kept
 
 
 class AnswerResult(BaseModel):

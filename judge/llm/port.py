@@ -27,30 +27,12 @@ from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
 from judge.llm.redact import redact, redact_messages, redact_value
-from judge.results import Usage  # the typed results own it; the port fills it
+from judge.results import CallRecord, Usage  # the typed results own them; the port fills them
 
 T = TypeVar("T", bound=BaseModel)
 
 MAX_RETRY_AFTER = 60.0  # a server asking for more than this is waited on only this long
 _MODES = {"tools": "TOOLS", "json": "JSON", "json_schema": "JSON_SCHEMA", "md_json": "MD_JSON"}
-
-
-class CallRecord(BaseModel):
-    """What one structured call did and spent (zero tokens and cost when served from the cache)."""
-
-    model: str
-    model_id: str
-    family: str
-    cache_key: str
-    prompt_hash: str = ""
-    cached: bool = False
-    attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = 0.0
-    latency_s: float = 0.0
-    error: str | None = None
-    truncated: bool = False  # the answer was cut at max_tokens and kept (only where the caller allowed it)
 
 
 class _Retryable(Exception):

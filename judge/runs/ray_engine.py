@@ -209,7 +209,7 @@ def _run_batches(
 ) -> str | None:
     import ray
 
-    from judge.llm.port import CallRecord
+    from judge.results import CallRecord
     from judge.llm.ray_limits import create_limit_actors, release_owner
 
     connect(config.ray.address)

@@ -27,9 +27,8 @@ from pydantic import ValidationError
 from judge import files
 from judge.errors import InputError
 from judge.files import UnsafePath
-from judge.llm.port import CallRecord, Usage
 from judge.llm.redact import redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
-from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
+from judge.results import RESULTS_SCHEMA_VERSION, CallRecord, RecordResult, Usage
 from judge.runs.config import RUN_NAME, RunConfig
 
 RUN_FORMAT = "judge-run"
