@@ -9,9 +9,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from judge.verdicts import LABELS, Label  # noqa: F401 (re-exported: the labels a dataset may carry)
+
+
+def omitted_when_empty(*keys: str):
+    """A model's serializer that leaves out the named fields while they are empty: results and configs written
+    before a field existed stay byte-identical (and configs hash as they did). In a class body:
+    ``_omit_empty = omitted_when_empty("conflicts")``."""
+
+    def serialize(self, handler):
+        data = handler(self)
+        for key in keys:
+            if not data.get(key):
+                data.pop(key, None)
+        return data
+
+    return model_serializer(mode="wrap")(serialize)
 
 T = TypeVar("T")
 # A list read from input stops at its first bad item: a hostile record with a million bad items costs one

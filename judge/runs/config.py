@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge.controls.make import ControlsConfig
 from judge.errors import InputError
 from judge.llm.config import ConfigFileError, ModelConfig, load_models, read_yaml
+from judge.models import omitted_when_empty
 from judge.problems import problems_from_validation
 from judge.runs.thresholds import Thresholds
 from judge.judges.deterministic import DeterministicThresholds
@@ -85,13 +86,7 @@ class GenerateSection(_Section):
             raise ValueError("generate.prompts needs generate.models (the models that answer with each prompt)")
         return self
 
-    @model_serializer(mode="wrap")
-    def _no_empty_prompts(self, handler):
-        """Configs without prompt variants dump (and hash) as they did before variants existed."""
-        data = handler(self)
-        if not data.get("prompts"):
-            data.pop("prompts", None)
-        return data
+    _omit_empty = omitted_when_empty("prompts")  # no variants: dumped (and hashed) as before variants existed
 
     def variants(self) -> list[str | None]:
         """The prompt variants each model answers with: the configured names, or [None] (the shipped prompt)."""
