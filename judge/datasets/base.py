@@ -385,28 +385,17 @@ def check_span(ref: SpanRef, file: str) -> list[Problem]:
     """Offsets in range and ``source[start:end] == excerpt``; one problem naming the field otherwise."""
     if span_ok(ref):
         return []
+    def at(name: str, message: str) -> list[Problem]:
+        return [Problem(file=file, record_id=ref.record_id, field=f"{ref.field}.{name}", message=message)]
+
     start_field = "answer_start" if ref.style == "answer_start" else "start_char"
     n = len(ref.source)
     if not (0 <= ref.start < ref.end <= n):
         name = start_field if not 0 <= ref.start < n else ("end_char" if ref.style == "start_end" else "text")
-        return [
-            Problem(
-                file=file,
-                record_id=ref.record_id,
-                field=f"{ref.field}.{name}",
-                message=f"span [{ref.start}, {ref.end}) out of range for a source of {n} characters",
-            )
-        ]
+        return at(name, f"span [{ref.start}, {ref.end}) out of range for a source of {n} characters")
     actual = ref.source[ref.start : ref.end]
     excerpt_field = "text" if ref.style == "answer_start" else "source_excerpt"
-    return [
-        Problem(
-            file=file,
-            record_id=ref.record_id,
-            field=f"{ref.field}.{excerpt_field}",
-            message=f"source[{ref.start}:{ref.end}] is {_short(actual)} but the excerpt is {_short(ref.excerpt)}",
-        )
-    ]
+    return at(excerpt_field, f"source[{ref.start}:{ref.end}] is {_short(actual)} but the excerpt is {_short(ref.excerpt)}")
 
 
 def span_ok(ref: SpanRef) -> bool:
