@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from judge.controls.mix import ControlPlan, interleave
 from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
@@ -264,12 +265,13 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
     cost = ControlCost()
     answers, controls = [], []
     texts = JudgeContext(record.question, old.language, record.sources).texts if p.panel.triage else None
+    indexes = cache(lambda: [Index(s.text, s.doc_id) for s in record.sources])  # built once, and only if a control needs a search
     for index, a in enumerate(old.answers):
         mine = [c for c in old.controls if c.answer == index]
         at = {c.position: c for c in mine}
         real = iter(enumerate(a.claims))
         order = [("control", at[n]) if n in at else ("claim", next(real)) for n in range(len(a.claims) + len(mine))]
-        order = _with_more_controls(p, record, old, index, a, mine, order, len(controls), texts)
+        order = _with_more_controls(p, record, old, index, a, mine, order, len(controls), texts, indexes)
         shown = [
             ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks, control=True) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
             for n, (kind, item) in enumerate(order)
@@ -289,19 +291,19 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
 
 
 def _with_more_controls(p: Pipeline, record: Record, old: RecordResult, index: int, answer: AnswerResult, mine: list, order: list,
-                        given: int, texts) -> list:
+                        given: int, texts, indexes) -> list:
     """The order a rejudge shows one answer in: the run's own controls where they stood, plus the controls
     this config's plan asks for beyond them (a run made with fewer controls, or none, gets what its new
     judges' gate needs: rejudge adds controls until the gate has its evidence). Made from the answer's stored
-    claims and candidates as a run makes them, the new ones put at seeded places."""
+    claims and candidates as a run makes them, the new ones put at seeded places. ``indexes()``: the record's
+    source indexes."""
     if p.controls is None or not answer.claims:
         return order
     cfg = p.config
     sources = {s.doc_id: s.text for s in record.sources}
     real = [ClaimToJudge(f"claim{i}", c.text, c.candidates, c.checks) for i, c in enumerate(answer.claims)]
     settled = settle(real, texts) if texts is not None else {}
-    indexes = [Index(s.text, s.doc_id) for s in record.sources]
-    planned = p.controls.for_answer(record, index, real, given, len(real) - len(settled), lambda t: candidates(indexes, t, cfg.search), settled)
+    planned = p.controls.for_answer(record, index, real, given, len(real) - len(settled), lambda t: candidates(indexes(), t, cfg.search), settled)
     have = {c.control.text for c in old.controls}
     extra = [c for c in planned if c.text not in have][: max(0, len(planned) - len(mine))]
     if not extra:
@@ -309,7 +311,7 @@ def _with_more_controls(p: Pipeline, record: Record, old: RecordResult, index: i
     places = interleave(len(order), len(extra), key=f"{record.id}:{index}:rejudge", seed=cfg.controls.seed)
     made = {}
     for j, c in enumerate(extra):  # judged in the call below; "-r": no id of the run's own controls is taken
-        shown = to_judge(indexes, c.text, f"control{j}", cfg.search, sources)
+        shown = to_judge(indexes(), c.text, f"control{j}", cfg.search, sources)
         made[j] = ControlResult(control=c.model_copy(update={"id": f"{c.id}-r"}), answer=index, position=0, candidates=shown.candidates,
                                 checks=shown.checks, verdicts=[], label=JUDGE_ERROR)
     return [order[i] if kind == "claim" else ("control", made[i]) for kind, i in places]
