@@ -195,3 +195,21 @@ def test_json_files_are_masked_in_their_strings_never_their_numbers(no_other_sec
         assert key not in masked and key[::-1] not in masked and key[3:20] not in masked
         assert back["echo"].startswith("bad key ") and MASK in back["echo"] and MASK in back["quoted"]
     assert redact_json_text('{"a": 1}') == '{"a": 1}'
+
+
+def test_a_run_config_is_masked_in_its_strings_never_its_numbers(no_other_secrets, monkeypatch, tmp_path):
+    """The neighbour of the JSON case: config.yaml holds numbers too, and a masked one (max_cost_usd
+    0.1111111111 beside a key of 1s) read back as text and failed the config of every later score or resume."""
+    from judge.runs.config import load_run_config
+    from judge.runs.store import RunStore
+
+    key = "sk-canary" + "1" * 24
+    monkeypatch.setenv("JUDGE_NUMBERS_API_KEY", key)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: n\ndataset: {{path: {BUNDLED_SAMPLE}}}\nmax_cost_usd: 0.1111111111\n"
+                      f"models: {{m: {{model: openai/m, api_base: 'http://127.0.0.1:9/v1?k={key}', family: fam-m}}}}\n", encoding="utf-8")
+    store = RunStore.create(tmp_path / "runs", "n", load_run_config(config), {})
+    written = (store.path / "config.yaml").read_text(encoding="utf-8")
+    assert key not in written and "[redacted]" in written
+    again = RunStore.open(store.path).config()
+    assert again.max_cost_usd == 0.1111111111

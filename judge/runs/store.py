@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from judge import files
 from judge.errors import InputError
 from judge.files import UnsafePath
-from judge.llm.redact import redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
+from judge.llm.redact import redact_json_text, redact_secrets, redact_value, secret_spans  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, CallRecord, RecordResult, Usage
 from judge.runs.config import RUN_NAME, RunConfig
 
@@ -86,10 +86,20 @@ def safe_name(name: str) -> str:
     return name
 
 
+def _redact_yaml_text(text: str) -> str:
+    """A YAML file (the run's config.yaml, as write_config dumps it) masked in its strings only: a masked
+    number (max_cost_usd: 0.1111111111 beside a key of 1s) would read back as text and fail the config."""
+    if not secret_spans(text):
+        return text
+    return yaml.safe_dump(redact_value(yaml.safe_load(text)), allow_unicode=True, sort_keys=False)
+
+
 def _mask_for(name: str):
-    """How a run file is masked: JSON files in their string values only (a masked number is a corrupt file),
-    any other text wherever a fragment of a key stands."""
-    return redact_json_text if name.endswith((".json", ".jsonl")) else redact_secrets
+    """How a run file is masked: JSON and YAML files in their string values only (a masked number is a
+    corrupt file), any other text wherever a fragment of a key stands."""
+    if name.endswith((".json", ".jsonl")):
+        return redact_json_text
+    return _redact_yaml_text if name.endswith((".yaml", ".yml")) else redact_secrets
 
 
 class RunStore:
