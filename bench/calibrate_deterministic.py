@@ -79,6 +79,7 @@ def _arrays(items: list[Item]) -> dict[str, np.ndarray]:
         "absent_key": np.array([bool(x.absent_key) for x in f]),
         "absent_run": np.array([x.absent_run for x in f]),
         "negation": np.array([x.added_negation for x in f]),
+        "dropped": np.array([x.dropped_negation for x in f]),
         "short": np.array([x.short for x in f]),
         "qcov": np.array([x.question_coverage for x in f]),
         "answer_in_source": np.array([x.answer_in_source for x in f]),
@@ -95,15 +96,16 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
         short & ~a["answer_in_source"],
         short & (a["qcov"] >= p["question_min_coverage"]),
         short,
-        a["verbatim"],
+        a["dropped"] & (cov >= p["supported_min_coverage"]),
+        a["verbatim"] & ~a["dropped"],
         a["mismatches"] & p["contradict_mismatch"],
         cov < p["unsupported_below"],
         a["numbers_missing"] & (cov >= p["contradict_missing_number_min_coverage"]),
         (cov >= p["supported_min_coverage"]) & (a["max_run"] <= p["supported_max_run"]) & (a["tail_run"] <= p["supported_max_tail_run"])
         & ~a["numbers_missing"] & ~a["names_missing"] & ~(a["connective"] & p["partial_on_added_connective"])
-        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent_share"] <= p["supported_max_absent_share"]) & ~a["negation"],
+        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent_share"] <= p["supported_max_absent_share"]) & ~a["negation"] & ~a["dropped"],
     ]
-    pred = np.select(conditions, [C, U, S, P, S, C, U, C, S], default=P)
+    pred = np.select(conditions, [C, U, S, P, C, S, C, U, C, S], default=P)
     return np.where(a["collapse"] & (pred == C), U, pred)
 
 

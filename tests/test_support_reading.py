@@ -123,3 +123,30 @@ def test_no_correct_short_answer_of_heq_is_contradicted_and_most_are_supported()
     assert len(labels) >= 50
     assert "contradicted" not in labels
     assert labels.count("supported") / len(labels) >= 0.6
+
+
+# -- a claim that drops the source's negation -------------------------------------------------------------------
+RAMON = "מכתש רמון הוא המכתש הגדול בעולם. המכתש נוצר בתהליך ארוך של סחיפה, ולא בפגיעת מטאוריט כפי שנהוג לחשוב בטעות."
+BRIDGE = "The old bridge was not built by the Romans; it was built in 1200. He did not return to the town until 1950."
+FABRICA = "A fábrica não fechou em 1990, segundo o relatório. A empresa não só produzia tecido, mas também papel."
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "language", "label"),
+    [
+        ("מכתש רמון נוצר מפגיעת מטאוריט.", RAMON, "he", "contradicted"),  # gold: contradicted (the bundled sample)
+        ("המכתש נוצר בפגיעת מטאוריט.", RAMON, "he", "contradicted"),
+        ("The old bridge was built by the Romans.", BRIDGE, "en", "contradicted"),
+        ("A fábrica fechou em 1990.", FABRICA, "pt", "contradicted"),
+        # the neighbours that keep their verdict: what the negation does not govern, a negation kept, a
+        # negation that dates or limits rather than denies
+        ("המכתש נוצר בתהליך ארוך של סחיפה.", RAMON, "he", "supported"),
+        ("המכתש לא נוצר בפגיעת מטאוריט.", RAMON, "he", "supported"),
+        ("The old bridge was built in 1200.", BRIDGE, "en", "supported"),
+        ("He returned to the town in 1950.", BRIDGE, "en", "not contradicted"),
+        ("A empresa produzia tecido.", FABRICA, "pt", "supported"),
+    ],
+)
+def test_a_claim_that_drops_its_sources_negation_is_contradicted(claim, source, language, label):
+    v = judge(claim, source, language=language)
+    assert (v.label != "contradicted") if label == "not contradicted" else (v.label == label), (v.label, v.rationale)

@@ -28,6 +28,7 @@ from judge.models import Span
 from judge.results import DroppedClaim
 from judge.text import normalize, split_sentences
 from judge.text.bounds import find_word
+from judge.text.negation import negated
 from judge.text.proposition import NO_VERB, QUESTION, SHORT_ANSWER, not_a_proposition
 from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 
@@ -36,10 +37,6 @@ MISSING_SHARE = 0.2  # of a claim's content words other than numbers, at most th
 
 POLAR = frozenset("yes no yeah yep nope כן לא sim não nao نعم لا كلا".split())
 NEGATIVE_POLAR = frozenset("no nope לא não nao لا كلا".split())
-NEGATIONS = frozenset(
-    "not no never none nobody nothing neither nor without cannot לא אין אינו אינה אינם אינן מעולם אף "
-    "não nao nunca nem nenhum nenhuma jamais sem لا لم لن ليس ليست ما".split()
-)
 # First words of a request to the reader: imperatives that set a task. Only forms that are no past tense,
 # participle or noun as well (Hebrew ``כתוב`` "written", ``בחרו`` "they chose"; Arabic ``صف`` "row"; English
 # "Split", "Output", "Select"): a missed instruction is caught by the trace, a wrongly dropped claim is lost.
@@ -242,7 +239,7 @@ def _check(answer: str, question: str, text: str, quote: str, whole_short: bool,
         return f"not in the answer or the question: {', '.join(missing)}", spans, False
     quoted = " ".join(s.excerpt for s in spans)
     polar = _polar(quoted)
-    if polar == "no" and not any(w in NEGATIONS or w.endswith("n't") for w in _WORD.findall(text.lower())):
+    if polar == "no" and not negated(text):
         return "a 'no' answer written as a statement without its negation", spans, False
     if polar is None and not any(_found(w, _pool(quoted)) for w in words):
         return "says nothing its quote says (the question restated?)", spans, False

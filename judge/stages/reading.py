@@ -16,25 +16,15 @@ short answer means.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from judge.stages.claims import answer_part
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import numbers_in
 from judge.stages.slots import present
 from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text.memo import text_memo
 from judge.text.tokens import SHARED_START, share_start
 from judge.text.proposition import INTERROGATIVES, NO_VERB, SHORT_ANSWER, not_a_proposition
 
-NEGATIONS = frozenset(
-    """
-    not no never none nor cannot neither nobody nothing n't isn't wasn't aren't weren't doesn't don't didn't
-    won't can't couldn't hasn't haven't hadn't
-    לא אין אינו אינה אינם אינן מעולם בלי ללא
-    não nao nunca nem nenhum nenhuma jamais sem
-    لا لم لن ليس ليست ما غير بدون
-    """.split()
-)
 YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não nao نعم لا".split())
 PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences in a row
 
@@ -55,7 +45,7 @@ def _forms_of(text: str) -> frozenset[str]:
     return frozenset(f for w in words(normalize(text).text) for f in word_forms(w))
 
 
-@lru_cache(maxsize=64)
+@text_memo()
 def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str], dict[str, list[str]]]:
     """(every word form of the source, each sentence's forms, every number of the source, its forms by their
     first letters)."""
@@ -102,10 +92,6 @@ def absent_names_numbers(claim: str, sources: tuple[str, ...]) -> list[str]:
     numbers = set().union(*(_source_view(t)[2] for t in sources)) if sources else set()
     out = [n for n in numbers_in(claim) if not present(n, numbers)]
     return out + [n for n in names_in(claim) if not any(name_present(n, t) for t in sources)]
-
-
-def negated(text: str) -> bool:
-    return any(w in NEGATIONS or w.endswith("n't") for w in words(normalize(text).text))
 
 
 def question_reading(claim: str, question: str, sources: tuple[str, ...]) -> tuple[float, bool]:

@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.models import Candidate
 from judge.results import ClaimChecks
-from judge.stages.reading import absent_names_numbers, absent_words, negated, question_reading, short_answer
+from judge.stages.reading import absent_names_numbers, absent_words, question_reading, short_answer
 from judge.text import content_words, normalize, word_forms, words
+from judge.text.negation import dropped_negation, negated
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
 VERBATIM_METHODS = ("exact", "normalized", "folded")
@@ -86,6 +87,7 @@ class SupportFeatures(BaseModel):
     absent_key: list[str] = []  # names and numbers no source holds
     absent_run: int = 0  # the longest run of content words in a row that no source writes (2+: a phrase)
     added_negation: bool = False  # the claim negates, its evidence does not
+    dropped_negation: bool = False  # the best evidence denies what the claim states (judge/text/negation.py)
     short: bool = False  # a short answer, read with its question
     question_coverage: float = 0.0  # share of the question held by the passage holding the answer
     answer_in_source: bool = False  # some passage holds every content word of the short answer
@@ -128,6 +130,7 @@ def support_features(
         added_connectives=added,
         words=len(claim_words),
         heading=claim.rstrip().endswith(":"),
+        dropped_negation=bool(candidates) and dropped_negation(claim, candidates[0].text),
         **(_whole_source(claim, candidates, question, tuple(sources)) if sources else {}),
     )
 
@@ -152,7 +155,7 @@ def _whole_source(claim: str, candidates: list[Candidate], question: str | None,
 def free_supported(f: SupportFeatures) -> bool:
     """Triage's rule: ``supported`` with no model call only for a verbatim statement the source does not
     take back or state otherwise, long enough to say something and not a lead-in to what follows."""
-    return f.verbatim and not f.conflicts and f.words >= TRIAGE_MIN_WORDS and not f.heading and not f.short
+    return f.verbatim and not f.conflicts and not f.dropped_negation and f.words >= TRIAGE_MIN_WORDS and not f.heading and not f.short
 
 
 def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
@@ -165,7 +168,9 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         if f.question_coverage >= p.question_min_coverage:
             return SUPPORTED, f"read with its question: the passage holding the answer holds {f.question_coverage:.0%} of the question's words"
         return PARTIALLY_SUPPORTED, f"read with its question: the answer's words are in the source, beside {f.question_coverage:.0%} of the question's"
-    if f.verbatim:
+    if f.dropped_negation and f.coverage >= p.supported_min_coverage:
+        return CONTRADICTED, "the evidence denies what the claim states: the claim drops its negation"
+    if f.verbatim and not f.dropped_negation:
         return SUPPORTED, "the claim appears verbatim in the source"
     if f.mismatches and p.contradict_mismatch:
         return CONTRADICTED, "a number is stated differently in the same context"
@@ -184,6 +189,7 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         and f.absent_run <= p.supported_max_absent_run
         and f.absent_share <= p.supported_max_absent_share
         and not f.added_negation
+        and not f.dropped_negation
     ):
         return SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
     if f.absent_key:

@@ -1,0 +1,75 @@
+"""Negation: which words negate, and which words a negation governs.
+
+One list for every stage: the claim boundary (a "no" answer written without its negation), the
+deterministic judge (a claim that adds a negation its evidence lacks, or drops one its evidence has).
+A claim that keeps a sentence's words but drops its negation ("the crater was formed by a meteorite"
+from "formed by erosion, and not by a meteorite") shares nearly all its words with the source: only the
+negation's scope tells it from a faithful claim.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judge.text.normalize import normalize
+from judge.text.tokens import STOPWORDS, word_forms, words
+
+NEGATIONS = frozenset(
+    """
+    not no never none nor cannot neither nobody nothing without n't isn't wasn't aren't weren't doesn't don't
+    didn't won't can't couldn't hasn't haven't hadn't
+    לא אין אינו אינה אינם אינן מעולם בלי ללא
+    não nao nunca nem nenhum nenhuma jamais sem
+    لا لم لن ليس ليست غير بدون
+    """.split()
+)
+# Hebrew joins "and" and "that" to the word after them: ולא "and not", שלא "that not", ושאין "and that there
+# is no". Only these two letters: כ and ב before לא make other words (כלא "prison").
+_HEBREW_JOINED = re.compile(r"^(?:ו|ש|וש)(?=[\u05d0-\u05ea])")
+# A negation followed by one of these limits rather than denies ("not only", "no fewer than 300", "לא רק",
+# "não só"); one with these later in its clause dates rather than denies ("did not return until 1950").
+_LIMITS = frozenset("only just merely less more fewer least רק פחות יותר só apenas somente menos فقط أقل أكثر".split())
+_DATES = frozenset("until till before עד לפני até antes حتى قبل".split())
+_CLAUSE_END = re.compile(r"[,;:.!?()\[\]\u2014\u2013\u060c\u061b\u061f\u05be]|\s-\s|\bbut\b|\bאלא\b|\bmas\b|\bلكن\b")
+SCOPE_WORDS = 4  # the content words after a negation that it governs, at most
+
+
+def is_negation(word: str) -> bool:
+    """``word`` (lower-cased, normalised) negates: in the list, a contraction in n't, or a Hebrew negation
+    with ו or ש joined to it."""
+    return word in NEGATIONS or word.endswith("n't") or _HEBREW_JOINED.sub("", word) in NEGATIONS
+
+
+def negated(text: str) -> bool:
+    """``text`` holds a negation."""
+    return any(is_negation(w) for w in words(normalize(text).text))
+
+
+def negation_scopes(text: str) -> list[list[str]]:
+    """For each denial in ``text``: the content words after it in its clause, at most :data:`SCOPE_WORDS`
+    ("not by a meteorite impact" -> [meteorite, impact]). A negation that limits ("not only", "not until")
+    governs nothing here."""
+    scopes = []
+    for clause in _CLAUSE_END.split(normalize(text).text):
+        ws = words(clause)
+        for i, w in enumerate(ws):
+            rest = ws[i + 1 :]
+            if not is_negation(w) or (rest and rest[0] in _LIMITS) or _DATES.intersection(rest):
+                continue
+            after = [x for x in rest if not is_negation(x) and x not in STOPWORDS]
+            if after:
+                scopes.append(after[:SCOPE_WORDS])
+    return scopes
+
+
+def dropped_negation(claim: str, evidence: str) -> bool:
+    """The claim states without negation what ``evidence`` denies: the claim has no negation, and a denial
+    of the evidence governs at least two of the claim's words (all of them when it governs one)."""
+    if negated(claim):
+        return False
+    mine = {f for w in words(normalize(claim).text) for f in word_forms(w)}
+    for scope in negation_scopes(evidence):
+        hits = sum(any(f in mine for f in word_forms(w)) for w in scope)
+        if hits >= min(2, len(scope)):
+            return True
+    return False
