@@ -299,6 +299,35 @@ def _big_records(path, megabytes: float, source_kb: float = 100) -> int:
     return count
 
 
+def test_the_text_caches_hold_a_budget_of_characters_not_of_entries():
+    """The caches of source views are bounded by the characters of their texts: 100 KB sources past the
+    budget evict the oldest, a claim-sized text costs its length, and one text over the budget is kept alone."""
+    from judge.text.memo import text_memo
+
+    calls = []
+
+    @text_memo(max_chars=250_000)
+    def view(text):
+        calls.append(text)
+        return len(text)
+
+    sources = [f"{i} " + "x" * 100_000 for i in range(5)]
+    for s in sources:
+        view(s)
+    assert view.cache_chars() <= 250_000
+    view(sources[-1])
+    assert len(calls) == 5  # the newest is still held
+    view(sources[0])
+    assert len(calls) == 6  # the oldest was evicted
+    for i in range(1000):
+        view(f"claim {i}")
+    assert view.cache_chars() <= 250_000
+    view("y" * 1_000_000)
+    assert view.cache_chars() == 1_000_000  # held alone: its claims ask for it again
+    view("y" * 1_000_000)
+    assert calls.count("y" * 1_000_000) == 1
+
+
 @pytest.mark.slow
 def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(tmp_path):
     """Every record selected (no --limit), controls on: 5x the input (3 MB -> 15 MB of sources) must not

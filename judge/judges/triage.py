@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
 from judge.results import JudgeVerdict
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
 from judge.text import split_sentences
 from judge.text.bounds import is_word_char
+from judge.text.memo import text_memo
 from judge.text.proposition import not_a_proposition
 from judge.verdicts import NO_MODEL, SUPPORTED, TRIAGE
 
@@ -99,7 +99,7 @@ def whole_sentences(text: str, start: int, end: int) -> str | None:
     return None
 
 
-@lru_cache(maxsize=16)
+@text_memo()
 def _sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
     """Cached by text: every claim of a record reads the same sources."""
     return tuple((s.start, s.end) for s in split_sentences(text))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import chain, combinations
 
 import numpy as np
@@ -25,6 +25,7 @@ from judge.models import Candidate, Span
 from judge.search.bm25 import BM25
 from judge.text import content_words, normalize, split_sentences, word_forms, words
 from judge.text.bounds import find_word
+from judge.text.memo import text_memo
 from judge.text.tokens import word_spans
 
 _EDGE_PUNCT = " .,;:!?\"'()[]-\u2026"
@@ -84,7 +85,7 @@ class _Pooled:
     sentence_ids: tuple[int, ...]
 
 
-@lru_cache(maxsize=4096)
+@text_memo()
 def _normalized(text: str, fold_accents: bool = False) -> str:
     """Claims are normalised several times per search; cache the string."""
     return normalize(text, fold_accents).text

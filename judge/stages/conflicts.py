@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from judge.results import Conflict
 from judge.stages.names import name_present, name_tokens, names_in, related_names
@@ -32,6 +31,7 @@ from judge.stages.numbers import numbers_in
 from judge.stages.slots import aligned_mismatches, holds_lead, lead_words
 from judge.text import content_words, normalize, split_sentences, word_forms
 from judge.text.bounds import find_word
+from judge.text.memo import text_memo
 from judge.text.proposition import not_a_proposition
 
 # Cues matched on normalised (lower-cased, quote- and dash-unified) sentences. A correction is the source
@@ -109,10 +109,10 @@ class _SourceView:
     cues: dict[int, str]  # sentence index -> cue
 
 
-@lru_cache(maxsize=16)
+@text_memo()
 def _view(text: str) -> _SourceView:
-    """Cached by text: every claim of a record asks for the same sources (a str caches its own hash); a
-    few entries, since records run a handful at a time and a view grows with its source."""
+    """Cached by text: every claim of a record asks for the same sources (a str caches its own hash); the
+    cache is bounded by the characters of its sources, since a view grows with its source."""
     bounds = tuple((s.start, s.end) for s in split_sentences(text))
     forms = tuple(frozenset(_forms(text[a:b])) for a, b in bounds)
     postings: dict[str, list[int]] = {}

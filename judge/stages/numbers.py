@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from judge.text import normalize, word_forms
+from judge.text.memo import text_memo
 from judge.text.tokens import STOPWORDS, word_spans
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?%)?")
@@ -130,8 +130,7 @@ def capitalised_at(original: str, at: int) -> bool:
     return bool(before) and before[-1] not in ".!?:\n\u2026"
 
 
-@lru_cache(maxsize=4096)
-def mentions(text: str) -> list[NumberMention]:
+def _mentions(text: str) -> list[NumberMention]:
     """Every number of ``text`` with its kind, unit and context, in order."""
     nt = normalize(text)
     norm = nt.text
@@ -196,6 +195,12 @@ def mentions(text: str) -> list[NumberMention]:
     return _mark_lists(norm, out)
 
 
+
+# A mention holds its context words' forms: about 120 times its text's size. Claims and evidence passages
+# are cached; a whole source's numbers are read once for its view (source_numbers), never cached here.
+mentions = text_memo(max_chars=200_000)(_mentions)
+
+
 _LIST_GLUE = re.compile(r"\s*(?:[-,;/]|\u2013|\u060c|\s)\s*(?:(?:and|or|to|e|ou|a|y|و|ו|עד|-)\s*)?[\u05d5\u0648]?\s*$")
 
 
@@ -250,4 +255,9 @@ def is_context_word(word: str) -> bool:
 
 def numbers_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.value for m in mentions(text)))
+
+
+def source_numbers(text: str) -> frozenset[str]:
+    """The numbers of a whole source, without caching its mentions (a 100 KB source's are ~12 MB)."""
+    return frozenset(m.value for m in _mentions(text))
 

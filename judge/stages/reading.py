@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from judge.stages.claims import answer_part
 from judge.stages.names import name_present, names_in
-from judge.stages.numbers import numbers_in
+from judge.stages.numbers import numbers_in, source_numbers
 from judge.stages.slots import present
 from judge.text import content_words, normalize, split_sentences, word_forms, words
 from judge.text.memo import text_memo
@@ -54,7 +54,7 @@ def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...],
     starts: dict[str, list[str]] = {}
     for f in every:
         starts.setdefault(f[:SHARED_START], []).append(f)
-    return every, sentences, frozenset(numbers_in(text)), starts
+    return every, sentences, source_numbers(text), starts
 
 
 def _found(word: str, forms: frozenset[str]) -> bool:

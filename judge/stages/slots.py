@@ -36,6 +36,7 @@ from judge.stages.numbers import (
     unit_forms,
 )
 from judge.text import normalize, words
+from judge.text.memo import text_memo
 from judge.text.tokens import word_spans
 
 SLOT_MIN_WORDS = 3  # content words (numbers aside) a claim needs to state a number's slot by itself
@@ -131,7 +132,7 @@ def lead_words(text: str, start: int) -> list[frozenset[str]]:
     return [unit_forms(w) for w in dict.fromkeys(words(norm[:start])) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
 
 
-@lru_cache(maxsize=4096)
+@text_memo()
 def _text_forms(text: str) -> frozenset[str]:
     return frozenset(f for w in words(normalize(text).text) for f in unit_forms(w))
 

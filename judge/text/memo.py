@@ -1,0 +1,62 @@
+"""A cache of a function of texts bounded by the characters it holds, not by its number of entries.
+
+A view of a source (its word forms, sentences, numbers) is tens of times the source's size, and a run over
+every record of a file meets thousands of sources: ``lru_cache(maxsize=64)`` over 100 KB sources holds
+hundreds of megabytes, and its peak grows with the input until the count is reached. Bounding the cache
+by the characters of the texts it was called with keeps a run's memory flat in the input: a claim costs a
+few dozen characters of the budget, a source its length. An entry larger than the whole budget is still
+kept, alone, so one huge source is not recomputed for each of its claims.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TypeVar
+
+R = TypeVar("R")
+
+TEXT_CACHE_CHARS = 500_000
+"""The default budget: five sources of 100 KB, more than the records a run works on at once (4 by default)
+usually hold; a view of a source is 10-30 times its size."""
+
+
+def text_memo(max_chars: int = TEXT_CACHE_CHARS) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Least-recently-used cache over hashable arguments, evicting while the ``str`` arguments of the
+    entries it holds total more than ``max_chars`` (each entry weighs at least 1)."""
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        entries: OrderedDict[tuple, tuple[R, int]] = OrderedDict()
+        held = [0]
+        lock = threading.Lock()
+
+        @functools.wraps(fn)
+        def cached(*args):
+            with lock:
+                hit = entries.get(args)
+                if hit is not None:
+                    entries.move_to_end(args)
+                    return hit[0]
+            value = fn(*args)  # outside the lock: two threads may compute one text once each, never wait
+            weight = max(1, sum(len(a) for a in args if isinstance(a, str)))
+            with lock:
+                if args not in entries:
+                    entries[args] = (value, weight)
+                    held[0] += weight
+                    while held[0] > max_chars and len(entries) > 1:
+                        _, (_, w) = entries.popitem(last=False)
+                        held[0] -= w
+            return value
+
+        def cache_clear() -> None:
+            with lock:
+                entries.clear()
+                held[0] = 0
+
+        cached.cache_clear = cache_clear  # type: ignore[attr-defined]
+        cached.cache_chars = lambda: held[0]  # type: ignore[attr-defined]
+        return cached
+
+    return decorate
