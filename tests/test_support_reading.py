@@ -150,3 +150,21 @@ FABRICA = "A fábrica não fechou em 1990, segundo o relatório. A empresa não 
 def test_a_claim_that_drops_its_sources_negation_is_contradicted(claim, source, language, label):
     v = judge(claim, source, language=language)
     assert (v.label != "contradicted") if label == "not contradicted" else (v.label == label), (v.label, v.rationale)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("The bridge opened in 1990.", "It is not a coincidence that the bridge opened in 1990."),
+        ("He loved Paris all his life.", "He never lost his love of Paris, all his life."),
+        ("המכתש נוצר בתהליך סחיפה.", "אין ספק שהמכתש נוצר בתהליך סחיפה."),
+        ("A fábrica fechou em 1990.", "Não há dúvida de que a fábrica fechou em 1990."),
+        ("He returned to the town in 1950.", "He did not return to the town until 1950."),
+        ("The port was a fortress.", "The port was not only a harbour but a fortress."),
+    ],
+)
+def test_a_negation_that_affirms_limits_or_dates_is_no_dropped_negation(claim, source):
+    from judge.text.negation import dropped_negation
+
+    assert not dropped_negation(claim, source)
+    assert judge(claim, source).label != "contradicted"

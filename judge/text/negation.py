@@ -30,6 +30,18 @@ _HEBREW_JOINED = re.compile(r"^(?:ו|ש|וש)(?=[\u05d0-\u05ea])")
 # "não só"); one with these later in its clause dates rather than denies ("did not return until 1950").
 _LIMITS = frozenset("only just merely less more fewer least רק פחות יותר só apenas somente menos فقط أقل أكثر".split())
 _DATES = frozenset("until till before עד לפני até antes حتى قبل".split())
+# A denial of one of these affirms what follows ("not a coincidence that", "no doubt that", "never forgot",
+# "did not stop", "אין ספק ש", "לא במקרה", "não há dúvida", "nunca deixou de"): among the first two words
+# it governs.
+_AFFIRMS = frozenset(
+    """
+    doubt doubts coincidence accident surprise surprising wonder secret question lose lost lost forget forgot
+    forgotten fail failed fails stop stopped stops cease ceased hesitate hesitated deny denied unlike
+    ספק במקרה מקרה פלא סוד שכח שכחה הפסיק הפסיקה חדל חדלה היסס
+    dúvida duvida acaso coincidência surpresa segredo deixou deixa esqueceu parou hesitou negou
+    شك صدفة غريبا
+    """.split()
+)
 _CLAUSE_END = re.compile(r"[,;:.!?()\[\]\u2014\u2013\u060c\u061b\u061f\u05be]|\s-\s|\bbut\b|\bאלא\b|\bmas\b|\bلكن\b")
 SCOPE_WORDS = 4  # the content words after a negation that it governs, at most
 
@@ -57,7 +69,7 @@ def negation_scopes(text: str) -> list[list[str]]:
             if not is_negation(w) or (rest and rest[0] in _LIMITS) or _DATES.intersection(rest):
                 continue
             after = [x for x in rest if not is_negation(x) and x not in STOPWORDS]
-            if after:
+            if after and not _AFFIRMS.intersection(after[:2]):
                 scopes.append(after[:SCOPE_WORDS])
     return scopes
 
