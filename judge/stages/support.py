@@ -7,7 +7,9 @@ words), numbers absent from the evidence, numbers stated differently in the same
 conflicts in the source (corrections, near-duplicates with another figure). Given the record's sources and
 question (:mod:`judge.stages.reading`), also what the whole source never writes (a name or number absent
 keeps a claim from "supported"; content words absent are counted) and a negation its evidence lacks; a short
-answer is read with its question. The thresholds are not guessed: ``bench/calibrate_deterministic.py`` fits
+answer is read with its question. A claim that drops a negation of its best evidence (the evidence denies
+what it states, :mod:`judge.text.negation`) is contradicted when the evidence holds its words, and never
+supported. The thresholds are not guessed: ``bench/calibrate_deterministic.py`` fits
 them leave-one-dataset-out on labelled sets and writes them to ``judge/data/deterministic.yaml``, which
 :func:`load_params` reads (a run config may override them).
 """
