@@ -44,6 +44,7 @@ _AFFIRMS = frozenset(
 )
 _CLAUSE_END = re.compile(r"[,;:.!?()\[\]\u2014\u2013\u060c\u061b\u061f\u05be]|\s-\s|\bbut\b|\bאלא\b|\bmas\b|\bلكن\b")
 SCOPE_WORDS = 4  # the content words after a negation that it governs, at most
+_WINDOW = 12  # words after a negation read for its scope, a limit or a date ("did not return to the town until")
 
 
 def is_negation(word: str) -> bool:
@@ -65,7 +66,7 @@ def negation_scopes(text: str) -> list[list[str]]:
     for clause in _CLAUSE_END.split(normalize(text).text):
         ws = words(clause)
         for i, w in enumerate(ws):
-            rest = ws[i + 1 :]
+            rest = ws[i + 1 : i + 1 + _WINDOW]  # a window: a clause without punctuation costs linear time
             if not is_negation(w) or (rest and rest[0] in _LIMITS) or _DATES.intersection(rest):
                 continue
             after = [x for x in rest if not is_negation(x) and x not in STOPWORDS]
