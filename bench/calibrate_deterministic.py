@@ -40,7 +40,7 @@ from grounding_sets import Item, all_sets, refeaturize  # noqa: E402
 
 from judge.models import LABELS  # noqa: E402
 from judge.runs.config import SearchSection  # noqa: E402
-from judge.stages.support import PARAMS_FILE, RuleParams, decide  # noqa: E402
+from judge.stages.support import DROPPED_NEGATION_CONTRADICTS_FROM, PARAMS_FILE, RuleParams, decide  # noqa: E402
 
 GRID = {
     "unsupported_below": [0.2, 0.3, 0.4, 0.5, 0.6],
@@ -96,7 +96,7 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
         short & ~a["answer_in_source"],
         short & (a["qcov"] >= p["question_min_coverage"]),
         short,
-        a["dropped"] & (cov >= p["supported_min_coverage"]),
+        a["dropped"] & (cov >= DROPPED_NEGATION_CONTRADICTS_FROM),
         a["verbatim"] & ~a["dropped"],
         a["mismatches"] & p["contradict_mismatch"],
         cov < p["unsupported_below"],

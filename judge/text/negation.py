@@ -37,12 +37,24 @@ _AFFIRMS = frozenset(
     """
     doubt doubts coincidence accident surprise surprising wonder secret question lose lost lost forget forgot
     forgotten fail failed fails stop stopped stops cease ceased hesitate hesitated deny denied unlike
-    ספק במקרה מקרה פלא סוד שכח שכחה הפסיק הפסיקה חדל חדלה היסס
+    ספק במקרה מקרה פלא סוד שכח שכחה הפסיק הפסיקה חדל חדלה היסס פעם
     dúvida duvida acaso coincidência surpresa segredo deixou deixa esqueceu parou hesitou negou
     شك صدفة غريبا
     """.split()
 )
-_CLAUSE_END = re.compile(r"[,;:.!?()\[\]\u2014\u2013\u060c\u061b\u061f\u05be]|\s-\s|\bbut\b|\bאלא\b|\bmas\b|\bلكن\b")
+# A denial of saying or knowing says nothing of what follows ("did not mention that", "did not confirm the
+# funding", "it is not clear whether", "לא ציין", "não confirmou").
+_SAYS_NOTHING = frozenset(
+    """
+    mention mentioned say said report reported confirm confirmed disclose disclosed specify specified comment
+    commented explain explained reveal revealed know known knew clear sure certain whether
+    ציין ציינה אמר אמרה הזכיר הזכירה פירט פירטה אישר אישרה ברור ידוע בטוח
+    mencionou disse confirmou informou revelou explicou claro sabe certo
+    """.split()
+)
+_NOT_DENYING = _AFFIRMS | _SAYS_NOTHING
+_CLAUSE_END = re.compile(r"([,;:.!?()\[\]\u2014\u2013\u060c\u061b\u061f\u05be]|\s-\s|\bbut\b|\bאלא\b|\bmas\b|\bلكن\b)")
+_ASKS = ("?", "\u061f")  # a negation in a question asks, it does not deny ("Didn't all your hair fall out?")
 SCOPE_WORDS = 4  # the content words after a negation that it governs, at most
 _WINDOW = 12  # words after a negation read for its scope, a limit or a date ("did not return to the town until")
 
@@ -63,14 +75,17 @@ def negation_scopes(text: str) -> list[list[str]]:
     ("not by a meteorite impact" -> [meteorite, impact]). A negation that limits ("not only", "not until")
     governs nothing here."""
     scopes = []
-    for clause in _CLAUSE_END.split(normalize(text).text):
+    parts = _CLAUSE_END.split(normalize(text).text)
+    for clause, end in zip(parts[::2], parts[1::2] + [""]):
+        if end in _ASKS:
+            continue
         ws = words(clause)
         for i, w in enumerate(ws):
             rest = ws[i + 1 : i + 1 + _WINDOW]  # a window: a clause without punctuation costs linear time
             if not is_negation(w) or (rest and rest[0] in _LIMITS) or _DATES.intersection(rest):
                 continue
             after = [x for x in rest if not is_negation(x) and x not in STOPWORDS]
-            if after and not _AFFIRMS.intersection(after[:2]):
+            if after and not _NOT_DENYING.intersection(after[:2]):
                 scopes.append(after[:SCOPE_WORDS])
     return scopes
 
