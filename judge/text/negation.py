@@ -35,7 +35,7 @@ _DATES = frozenset("until till before עד לפני até antes حتى قبل".sp
 # it governs.
 _AFFIRMS = frozenset(
     """
-    doubt doubts coincidence accident surprise surprising wonder secret question lose lost lost forget forgot
+    doubt doubts coincidence accident surprise surprising wonder secret question lose lost forget forgot
     forgotten fail failed fails stop stopped stops cease ceased hesitate hesitated deny denied unlike
     ספק במקרה מקרה פלא סוד שכח שכחה הפסיק הפסיקה חדל חדלה היסס פעם
     dúvida duvida acaso coincidência surpresa segredo deixou deixa esqueceu parou hesitou negou
@@ -72,8 +72,8 @@ def negated(text: str) -> bool:
 
 def negation_scopes(text: str) -> list[list[str]]:
     """For each denial in ``text``: the content words after it in its clause, at most :data:`SCOPE_WORDS`
-    ("not by a meteorite impact" -> [meteorite, impact]). A negation that limits ("not only", "not until")
-    governs nothing here."""
+    ("not by a meteorite impact" -> [meteorite, impact]). A negation that limits ("not only"), dates ("not
+    until"), affirms ("no doubt that"), denies saying ("did not mention that") or asks governs nothing here."""
     scopes = []
     parts = _CLAUSE_END.split(normalize(text).text)
     for clause, end in zip(parts[::2], parts[1::2] + [""]):
