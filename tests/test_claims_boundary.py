@@ -213,3 +213,18 @@ def test_the_answer_part_of_a_claim_read_with_its_question():
         assert answer_part(with_question(question, answer), question) == answer
     assert answer_part("Delhi is the capital of India.", "What is the capital of India?") is None
     assert answer_part("What is the capital of India?Delhi", "What is the capital of India?") is None
+
+
+@pytest.mark.parametrize(
+    "answer, question, quote, claim",
+    [
+        # ما: "not" in the claim, "what" in the question
+        ("لا.", "هل صحيح ما قيل إنه ذهب إلى المدرسة؟", "لا", "ما ذهب إلى المدرسة."),
+        ("No, it wasn't.", "Was the bridge opened in 1931?", "No, it wasn't", "The bridge wasn't opened in 1931."),
+    ],
+)
+def test_a_no_answer_written_with_its_negation_is_kept(answer, question, quote, claim):
+    """The claims boundary reads words that negate in some uses only as negations: a "no" kept in its claim is
+    not dropped as "without its negation"."""
+    admitted = admit_proposed(answer, question, [(claim, quote)])
+    assert "a 'no' answer written as a statement without its negation" not in [d.reason for d in admitted.dropped], admitted.dropped

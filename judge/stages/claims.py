@@ -239,7 +239,7 @@ def _check(answer: str, question: str, text: str, quote: str, whole_short: bool,
         return f"not in the answer or the question: {', '.join(missing)}", spans, False
     quoted = " ".join(s.excerpt for s in spans)
     polar = _polar(quoted)
-    if polar == "no" and not negated(text):
+    if polar == "no" and not negated(text, loosely=True):
         return "a 'no' answer written as a statement without its negation", spans, False
     if polar is None and not any(_found(w, _pool(quoted)) for w in words):
         return "says nothing its quote says (the question restated?)", spans, False

@@ -20,9 +20,9 @@ from judge.stages.claims import answer_part
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import numbers_in, source_numbers
 from judge.stages.slots import present
-from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text import content_words, normalize, split_sentences, word_forms
 from judge.text.memo import text_memo
-from judge.text.tokens import SHARED_START, share_start
+from judge.text.tokens import SHARED_START, share_start, text_forms
 from judge.text.proposition import INTERROGATIVES, NO_VERB, SHORT_ANSWER, not_a_proposition
 
 YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não nao نعم لا".split())
@@ -41,16 +41,12 @@ def short_answer(claim: str, question: str | None) -> str | None:
     return claim if not_a_proposition(claim) in (SHORT_ANSWER, NO_VERB) else None
 
 
-def _forms_of(text: str) -> frozenset[str]:
-    return frozenset(f for w in words(normalize(text).text) for f in word_forms(w))
-
-
 @text_memo()
 def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str], dict[str, list[str]]]:
     """(every word form of the source, each sentence's forms, every number of the source, its forms by their
     first letters)."""
-    sentences = tuple(_forms_of(s.text) for s in split_sentences(text)) or (frozenset(),)
-    every = frozenset().union(*sentences) | _forms_of(text)
+    sentences = tuple(text_forms(s.text) for s in split_sentences(text)) or (frozenset(),)
+    every = frozenset().union(*sentences) | text_forms(text)
     starts: dict[str, list[str]] = {}
     for f in every:
         starts.setdefault(f[:SHARED_START], []).append(f)
@@ -100,7 +96,7 @@ def question_reading(claim: str, question: str, sources: tuple[str, ...]) -> tup
     answer = [w for w in dict.fromkeys(content_words(normalize(claim).text)) if w not in YES_NO]
     asked = [
         w for w in dict.fromkeys(content_words(normalize(question).text))
-        if w not in INTERROGATIVES and not any(_found(w, _forms_of(a)) for a in answer)
+        if w not in INTERROGATIVES and not any(_found(w, text_forms(a)) for a in answer)
     ]
     best, holds = 0.0, False
     for text in sources:

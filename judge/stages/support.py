@@ -26,6 +26,7 @@ from judge.results import ClaimChecks
 from judge.stages.reading import absent_names_numbers, absent_words, question_reading, short_answer
 from judge.text import content_words, normalize, word_forms, words
 from judge.text.negation import dropped_negation, negated
+from judge.text.tokens import text_forms
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
 VERBATIM_METHODS = ("exact", "normalized", "folded")
@@ -95,16 +96,12 @@ class SupportFeatures(BaseModel):
     answer_in_source: bool = False  # some passage holds every content word of the short answer
 
 
-def _forms(text: str) -> set[str]:
-    return {f for w in words(normalize(text).text) for f in word_forms(w)}
-
-
 def support_features(
     claim: str, candidates: list[Candidate], checks: ClaimChecks, question: str | None = None, sources: tuple[str, ...] = ()
 ) -> SupportFeatures:
     """The rule's features of ``claim``; ``sources`` (the record's texts) and ``question`` add what the
     whole source never writes and the reading of a short answer with its question."""
-    evidence = set().union(*(_forms(c.text) for c in candidates)) if candidates else set()
+    evidence = set().union(*(text_forms(c.text) for c in candidates)) if candidates else set()
     claim_words = content_words(normalize(claim).text)
     run = best = 0
     uncovered = []

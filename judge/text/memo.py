@@ -50,12 +50,6 @@ def text_memo(max_chars: int = TEXT_CACHE_CHARS) -> Callable[[Callable[..., R]],
                         held[0] -= w
             return value
 
-        def cache_clear() -> None:
-            with lock:
-                entries.clear()
-                held[0] = 0
-
-        cached.cache_clear = cache_clear  # type: ignore[attr-defined]
         cached.cache_chars = lambda: held[0]  # type: ignore[attr-defined]
         return cached
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from judge.text.normalize import normalize
-from judge.text.tokens import STOPWORDS, word_forms, words
+from judge.text.tokens import STOPWORDS, text_forms, word_forms, words
 
 NEGATIONS = frozenset(
     """
@@ -23,6 +23,9 @@ NEGATIONS = frozenset(
     لا لم لن ليس ليست غير بدون
     """.split()
 )
+# Words that negate in some uses only (Arabic ما "not" / "what", Hebrew אף "not one" / "even"): the claims
+# boundary reads them as negations, so a "no" answer written with one is kept; a denial's scope never starts at one.
+NEGATES_IN_SOME_USES = frozenset("ما אף".split())
 # Hebrew joins "and" and "that" to the word after them: ולא "and not", שלא "that not", ושאין "and that there
 # is no". Only these two letters: כ and ב before לא make other words (כלא "prison").
 _HEBREW_JOINED = re.compile(r"^(?:ו|ש|וש)(?=[\u05d0-\u05ea])")
@@ -65,9 +68,9 @@ def is_negation(word: str) -> bool:
     return word in NEGATIONS or word.endswith("n't") or _HEBREW_JOINED.sub("", word) in NEGATIONS
 
 
-def negated(text: str) -> bool:
-    """``text`` holds a negation."""
-    return any(is_negation(w) for w in words(normalize(text).text))
+def negated(text: str, loosely: bool = False) -> bool:
+    """``text`` holds a negation; ``loosely``: or a word that negates in some of its uses only."""
+    return any(is_negation(w) or (loosely and w in NEGATES_IN_SOME_USES) for w in words(normalize(text).text))
 
 
 def negation_scopes(text: str) -> list[list[str]]:
@@ -95,7 +98,7 @@ def dropped_negation(claim: str, evidence: str) -> bool:
     of the evidence governs at least two of the claim's words (all of them when it governs one)."""
     if negated(claim):
         return False
-    mine = {f for w in words(normalize(claim).text) for f in word_forms(w)}
+    mine = text_forms(claim)
     for scope in negation_scopes(evidence):
         hits = sum(any(f in mine for f in word_forms(w)) for w in scope)
         if hits >= min(2, len(scope)):

@@ -70,6 +70,13 @@ def word_forms(word: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
+def text_forms(text: str) -> frozenset[str]:
+    """Every form of every word of ``text``, normalised first: what a text writes, for matching words."""
+    from judge.text.normalize import normalize  # here, not at the top: importing tokens need not load numpy
+
+    return frozenset(f for w in words(normalize(text).text) for f in word_forms(w))
+
+
 def share_start(a: str, b: str) -> bool:
     """Two forms of one word by their shared start: 5+ letters, covering 3/4 of the shorter (a suffix apart:
     "התמקדה" / "התמקדות", "financed" / "financing"); a number never meets another this way."""
