@@ -56,15 +56,19 @@ def write_config(folder: Path, records: Path) -> Path:
     return path
 
 
-def replicate(lines: list[str], n: int, field: str) -> list[str]:
-    """``n`` lines cycling through ``lines``, the id in ``field`` (f"r{i:07d}" in the base) renumbered."""
-    out = []
+def replicate(lines: list[str], n: int, field: str):
+    """``n`` lines cycling through ``lines``, the id in ``field`` (f"r{i:07d}" in the base) renumbered (a
+    generator: a million results are 6 GB, written as they are made)."""
     for j in range(n):
         line = lines[j % len(lines)]
         old = f'"{field}":"r{j % len(lines):07d}"' if f'"{field}":"' in line else f'"{field}": "r{j % len(lines):07d}"'
         assert old in line, (field, line[:120])
-        out.append(line.replace(old, old.replace(f"r{j % len(lines):07d}", f"r{j:07d}"), 1))
-    return out
+        yield line.replace(old, old.replace(f"r{j % len(lines):07d}", f"r{j:07d}"), 1)
+
+
+def write_lines(path: Path, lines) -> None:
+    with open(path, "w") as f:
+        f.writelines(lines)
 
 
 MAKE_RUN = """
@@ -105,13 +109,13 @@ def finish_only(work: Path, sizes: list[int], base: int, checkouts, skip_score: 
             folder.mkdir(exist_ok=True)
             records = folder / "records.jsonl"
             if not records.exists():
-                records.write_text("".join(replicate(record_lines, n, "id")))
+                write_lines(records, replicate(record_lines, n, "id"))
             config = write_config(folder, records)
             made = subprocess.run([sys.executable, "-c", MAKE_RUN, str(config), str(folder / f"finish-{label}")], cwd=cwd,
                                   capture_output=True, text=True, check=True)
             run_dir = Path(made.stdout.strip().splitlines()[-1])
             (run_dir / "run.lock").unlink(missing_ok=True)
-            (run_dir / "results.jsonl").write_text("".join(replicate(result_lines, n, "record_id")))
+            write_lines(run_dir / "results.jsonl", replicate(result_lines, n, "record_id"))
             row = {"records": n, "code": label, "step": "run --resume (every record finished)",
                    **measure(cwd, "run", str(config), "--resume", str(run_dir), "--no-progress", "--json", "--no-cache")}
             print(json.dumps(row), flush=True)
