@@ -46,7 +46,6 @@ GRID = {
     "unsupported_below": [0.2, 0.3, 0.4, 0.5, 0.6],
     "supported_min_coverage": [0.5, 0.6, 0.7, 0.8, 0.9],
     "supported_max_run": [0, 1, 2, 3, 4],
-    "contradict_missing_number_min_coverage": [0.6, 1.01],
     "contradict_mismatch": [True, False],
     "supported_max_tail_run": [0, 1, 2, 99],
     "supported_max_absent_share": [0.0, 0.1, 0.2, 0.34, 1.0],
@@ -100,12 +99,11 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
         a["verbatim"] & ~a["dropped"],
         a["mismatches"] & p["contradict_mismatch"],
         cov < p["unsupported_below"],
-        a["numbers_missing"] & (cov >= p["contradict_missing_number_min_coverage"]),
         (cov >= p["supported_min_coverage"]) & (a["max_run"] <= p["supported_max_run"]) & (a["tail_run"] <= p["supported_max_tail_run"])
         & ~a["numbers_missing"] & ~a["names_missing"] & ~(a["connective"] & p["partial_on_added_connective"])
         & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent_share"] <= p["supported_max_absent_share"]) & ~a["negation"] & ~a["dropped"],
     ]
-    pred = np.select(conditions, [C, U, S, P, C, S, C, U, C, S], default=P)
+    pred = np.select(conditions, [C, U, S, P, C, S, C, U, S], default=P)
     return np.where(a["collapse"] & (pred == C), U, pred)
 
 

@@ -5,7 +5,7 @@ Sets (``--data``: the shared data folder; ``--halueval``: a folder with HaluEval
 
 - ``hebrew answers``: the shared Hebrew sample's gold claims, 4 labels (claim level, macro-F1);
 - ``WiCE``: the test claims, 3 labels (claim level, accuracy; "not supported" holds our contradicted);
-- ``FaithBench``: summary sentences: no annotator mark is correct, an "Unwanted" span wrong (each sentence
+- ``FaithBench``: summary sentences (a run's sentence claims, list numbers dropped): no annotator mark is correct, an "Unwanted" span wrong (each sentence
   is its own answer);
 - ``DialSummEval``: whole summaries: all three raters gave consistency 5 (correct), or their consistency
   adds up to 5 or less (wrong); a summary is its sentences;
@@ -161,12 +161,13 @@ def faithbench(data: Path) -> list[Item]:
     for path in sorted((data / "external" / "faithbench").glob("batch_*.json")):
         for s in json.loads(path.read_text(encoding="utf-8"))["samples"]:
             marked = [a for a in s["annotations"] if a.get("summary_start") is not None]
-            for n, sent in enumerate(split_sentences(s["summary"])):
-                inside = [a for a in marked if a["summary_start"] < sent.end and sent.start < a["summary_end"]]
+            for n, claim in enumerate(sentence_claims(s["summary"], "").claims):  # a run's claims: list numbers dropped
+                start, end = claim.spans[0].start_char, claim.spans[0].end_char
+                inside = [a for a in marked if a["summary_start"] < end and start < a["summary_end"]]
                 if inside and not any("Unwanted" in x for a in inside for x in a["label"]):
                     continue  # marked, but not as an error: neither correct nor wrong
                 label = "unsupported" if inside else "supported"
-                out.append(Item("FaithBench", f'{s["sample_id"]}:{n}', sent.text, label, "en", {"source": s["source"]}, answer_level=True, collapse_contradicted=True))
+                out.append(Item("FaithBench", f'{s["sample_id"]}:{n}', claim.text, label, "en", {"source": s["source"]}, answer_level=True, collapse_contradicted=True))
     return out
 
 
@@ -178,8 +179,8 @@ def dialsummeval(data: Path) -> list[Item]:
         if total not in (15,) and total > 5:
             continue
         label = "supported" if total == 15 else "unsupported"
-        for sent in split_sentences(r["summary"]):
-            out.append(Item("DialSummEval", f"{n}", sent.text, label, "en", {"dialogue": r["dialogue"]}, answer_level=True, collapse_contradicted=True))
+        for text in claims_of(r["summary"], ""):
+            out.append(Item("DialSummEval", f"{n}", text, label, "en", {"dialogue": r["dialogue"]}, answer_level=True, collapse_contradicted=True))
     return out
 
 

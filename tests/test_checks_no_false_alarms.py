@@ -121,6 +121,9 @@ def test_no_mismatch_outside_the_claims_slot(claim, evidence):
         ("אורכה היה כ־78 קילומטרים.", ['ואורכה היה כ־87 ק"מ והיא נפתחה ב־1892.'], {("78", "87")}),
         ("A crash occurred on the A9 north of Berriedale around 3:00 PM.", ["The crash on the A9 north of Berriedale happened around 14:00."], {("15:00", "14:00")}),
         ("The film had an early screening at the studios on June 9, 2019.", ["The film had an early screening at the studios on June 08, 2019."], {("9", "8")}),
+        # "כ־1,000 דונם" was read as the year 1000, so the claim's 10,000 dunams met no number of its kind (issue 24)
+        ("במסגרת תוכנית השיקום הוצף מחדש שטח של כ־10,000 דונם.", ['בשנות התשעים יצאה לדרך תוכנית שיקום החולה, ובמסגרתה הוצף מחדש שטח של כ־1,000 דונם ונוצר אגם רדוד בשם "אגמון החולה".'], {("10000", "1000")}),
+        ("The programme restored 12,000 acres of wetland.", ["In 1994 the programme restored 1,200 acres of wetland."], {("12000", "1200")}),
     ],
 )
 def test_a_number_stated_otherwise_in_the_same_slot_is_still_a_mismatch(claim, evidence, expected):
@@ -133,6 +136,10 @@ def test_kinds_units_and_values_are_read_canonically():
                    "25": ("number", "ils"), "3.45": ("number", "mile"), "1500": ("number", "piec")}
     assert [m.kind for m in mentions("Em 15 de janeiro de 1998")] == ["day", "year"]
     assert [m.kind for m in mentions("CWC19 15 Jul 19")] == ["day", "year"]
+    # no year is written with a thousands separator, in any of the ways the languages write one
+    for grouped in ("כ־1,000 דונם", "em 1.500 casos", "about 1,999 of them"):
+        assert [m.kind for m in mentions(grouped)] == ["number"], grouped
+    assert [m.kind for m in mentions("He was born in 1990.")] == ["year"]
 
 
 def test_a_parallel_sentence_about_another_subject_is_no_near_duplicate_conflict():

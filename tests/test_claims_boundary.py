@@ -228,3 +228,23 @@ def test_a_no_answer_written_with_its_negation_is_kept(answer, question, quote, 
     not dropped as "without its negation"."""
     admitted = admit_proposed(answer, question, [(claim, quote)])
     assert "a 'no' answer written as a statement without its negation" not in [d.reason for d in admitted.dropped], admitted.dropped
+
+
+def test_a_list_items_number_or_bullet_is_no_claim_and_no_part_of_one():
+    """Issue 24: an answer written as a list made claims of its item numbers ("2.": no words, judged
+    unsupported) and claims that carry them ("1. Veeram ...": a number the source never writes). The number
+    or bullet is kept out of the claim's span; one standing alone is dropped with its reason, counted. A whole
+    answer "2." answers its question and stays."""
+    answer = "Two films are mentioned: 1. Veeram, a 2014 film. 2. Another one, a 2016 drama."
+    admitted = sentence_claims(answer, "")
+    assert [c.text for c in admitted.claims] == ["Two films are mentioned:", "Veeram, a 2014 film.", "Another one, a 2016 drama."]
+    for c in admitted.claims:
+        (span,) = c.spans
+        assert answer[span.start_char : span.end_char] == span.excerpt == c.text
+    bullets = sentence_claims("- Lima is the capital of Peru.\n- It is the largest city.", "")
+    assert [c.text for c in bullets.claims] == ["Lima is the capital of Peru.", "It is the largest city."]
+    lone = sentence_claims("He won the race in 1990. 2.", "")
+    assert [c.text for c in lone.claims] == ["He won the race in 1990."]
+    assert [(d.text, "list" in d.reason) for d in lone.dropped] == [("2.", True)]
+    (whole,) = sentence_claims("2.", "How many children did she have?").claims
+    assert whole.reads_question and whole.text.endswith("2.")

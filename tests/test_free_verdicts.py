@@ -154,9 +154,11 @@ def test_the_rule_follows_its_thresholds():
     assert decide(base.model_copy(update={"coverage": 0.3}), RuleParams())[0] == "unsupported"
     assert decide(base.model_copy(update={"mismatches": 1}), RuleParams())[0] == "contradicted"
     assert decide(base.model_copy(update={"mismatches": 1}), RuleParams(contradict_mismatch=False))[0] == "supported"
-    missing = base.model_copy(update={"numbers_missing": 1})
-    assert decide(missing, RuleParams(contradict_missing_number_min_coverage=0.8))[0] == "contradicted"
-    assert decide(missing, RuleParams(contradict_missing_number_min_coverage=1.01))[0] == "partially_supported"
+    # a number the evidence lacks keeps a claim from "supported", and that is all: the evidence does not state
+    # the number's slot otherwise (that is a mismatch), so it contradicts nothing, however much of it there is
+    missing = base.model_copy(update={"numbers_missing": 1, "coverage": 1.0})
+    for p in (RuleParams(), RuleParams(supported_min_coverage=0.0, unsupported_below=0.0)):
+        assert decide(missing, p)[0] == "partially_supported"
 
 
 def test_the_shipped_parameters_load_and_name_their_calibration():

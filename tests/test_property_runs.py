@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.starter import EXAMPLE
 from tests.conftest import BUNDLED_SAMPLE
-from tests.test_property_cli import NASTY, mutate_bytes, mutate_tree
+from tests.test_property_cli import mutate_bytes, mutate_tree
 
 EXAMPLES = int(os.environ.get("JUDGE_PROPERTY_EXAMPLES", "0")) or None
 SETTINGS = dict(deadline=None, derandomize=True,
@@ -153,3 +153,31 @@ def test_property_hostile_flag_values_in_every_command(finished, tmp_path_factor
     before = _tree(work)
     result = _cli(*args)
     _check(args, result, before, _tree(work))
+
+
+@pytest.mark.parametrize("edit", ["delete overall.claims", "by_model a string", "judge_health.judges a number"])
+def test_a_hand_edited_summary_is_one_line_naming_the_file_and_field(finished, tmp_path, edit):
+    """Found by the property test above: `judge score` of a run whose summary.json lost a key raised a raw
+    pydantic ValidationError (exit 1, a dump). Every part of summary.json that is read as a typed value goes
+    through Run.summary_part: exit 2, one line naming the file and the field, nothing written."""
+    run = tmp_path / "a"
+    shutil.copytree(finished, run)
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    if edit == "delete overall.claims":
+        del summary["overall"]["claims"]
+        field = "overall.claims"
+    elif edit == "by_model a string":
+        summary["by_model"] = "x"
+        field = "by_model"
+    else:
+        summary["judge_health"]["judges"] = 5
+        field = "judge_health.judges"
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    before = _tree(tmp_path)
+    readers = [["score", run]] + ([["compare", run, run]] if field.startswith("judge_health") else [])  # compare reads judge health
+    for args in readers:
+        result = _cli(*args)
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), (args, result.output, result.exception)
+        out = result.output.strip()
+        assert "\n" not in out and "summary.json" in out and f"field {field}" in out, out
+        assert _tree(tmp_path) == before

@@ -84,3 +84,17 @@ def test_hebrew_prefixes_meet_their_stems():
     assert word_forms("1,450") == ("1450",)
     assert "actor" in word_forms("actors")
     assert words(normalize('צה״ל ו־12% ב"ה').text) == ['צה"ל', "ו", "12%", 'ב"ה']
+
+
+def test_an_inline_list_number_starts_an_item_and_ends_no_sentence():
+    """Issue 24: "mentioned: 1. Veeram ... 2. Another" made the claims "...mentioned: 1." and "2." (a number
+    with no statement, judged unsupported on a correct answer). A numbered item starts a sentence; its number
+    ends none. Only numbers that count 1, 2, ... in order are items: a lone "Total: 12." is a statement."""
+    assert texts("Two films are mentioned: 1. Veeram, a 2014 film. 2. Another one, a 2016 drama.") == [
+        "Two films are mentioned:", "1. Veeram, a 2014 film.", "2. Another one, a 2016 drama."]
+    assert texts("1. First point. 2. Second point. 3. Third.") == ["1. First point.", "2. Second point.", "3. Third."]
+    assert texts("Passos: 1. Abra a caixa; 2. Feche a tampa.") == ["Passos:", "1. Abra a caixa;", "2. Feche a tampa."]
+    assert texts("שלבים: 1. פותחים את הקופסה. 2. סוגרים אותה.") == ["שלבים:", "1. פותחים את הקופסה.", "2. סוגרים אותה."]
+    assert texts("Items\n1. First item.\n2. Second one.") == ["Items", "1. First item.", "2. Second one."]  # was "1.", "First item." ...
+    for statement in ("Total: 12. That is all.", "The score was 2. Then he left.", "Chapter 1. Intro text.", "Total: 1. That is all."):
+        assert len(texts(statement)) == 2 and texts(statement)[0].endswith("."), statement

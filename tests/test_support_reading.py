@@ -19,8 +19,7 @@ from tests.conftest import shared
 
 # Every threshold as permissive as it goes: what still keeps a claim from "supported" is a fixed rule.
 LOOSE = {"unsupported_below": 0.0, "supported_min_coverage": 0.0, "supported_max_run": 99, "supported_max_tail_run": 99,
-         "supported_max_absent_share": 1.0, "supported_max_absent_run": 99, "partial_on_added_connective": False,
-         "contradict_missing_number_min_coverage": 1.01}
+         "supported_max_absent_share": 1.0, "supported_max_absent_run": 99, "partial_on_added_connective": False}
 OBEROI = (
     "The Oberoi Group is a hotel company with its head office in Delhi. "
     "Its staff wear uniforms designed in Paris. "

@@ -16,7 +16,6 @@ from judge.controls.shapes import MAX_CHARS, MIN_CHARS, Sentence, WORD, claim_se
 from judge.models import Record
 from judge.search import Index
 from judge.stages.names import names_in
-from judge.stages.numbers import canon_number
 from judge.text import content_words, detect_language, normalize, split_sentences
 
 
@@ -155,10 +154,9 @@ class ControlData:
             pattern = month_pattern(language)
             for src in r.sources:
                 for m in number_matches(src.text):
-                    canon = canon_number(m.group())
-                    kind = numbers.setdefault(number_shape(canon), {})
+                    kind = numbers.setdefault(number_shape(m.group()), {})
                     if len(kind) < POOL_CAP:
-                        kind[canon] = None
+                        kind[m.group().replace(" ", "")] = None  # as written: "1,100" swaps with "2,350"
                 if pattern is not None:
                     seen = months.setdefault(language, {})
                     for m in pattern.finditer(src.text):

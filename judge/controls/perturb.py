@@ -25,11 +25,11 @@ def swap_number(text: str, record_id: str, data: ControlData, rng: random.Random
     m = rng.choice(found)
     canon = canon_number(m.group())
     own = {canon_number(n.group()) for src in data.records[record_id].sources for n in number_matches(src.text)}
-    pool = [n for n in data.numbers.get(number_shape(canon), []) if n.rstrip("%") not in present]
+    pool = [n for n in data.numbers.get(number_shape(m.group()), []) if canon_number(n).rstrip("%") not in present]
     if not pool:
         return None
     size = magnitude(canon)
-    pool.sort(key=lambda n: (abs(magnitude(n) - size) > 1, n not in own, abs(magnitude(n) - size), n))
+    pool.sort(key=lambda n: (abs(magnitude(n) - size) > 1, canon_number(n) not in own, abs(magnitude(n) - size), n))
     new = rng.choice(pool[:3]).rstrip("%").replace(" ", "")
     suffix = m.group()[len(m.group().rstrip("% ")) :]  # keep the original's "%" or " %"
     surface = new + suffix

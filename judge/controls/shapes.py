@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from judge.controls.lexicon import NOT_NAMES, NOT_SUBJECTS
 from judge.models import Record
-from judge.stages.numbers import NUMBER, number_kind
+from judge.stages.numbers import GROUPED, NUMBER, canon_number, number_kind
 from judge.text import content_words, normalize, split_sentences
 MIN_WORDS, MIN_CHARS, MAX_CHARS = 5, 25, 320
 _SPEAKER = re.compile(r"[^\n:.?!]{1,60}:\s+")
@@ -76,9 +76,12 @@ def magnitude(number: str) -> float:
     return math.log10(max(float(m.group()), 0.1)) if m else 0.0
 
 
-def number_shape(canon: str) -> str:
-    """A number's kind (percent, year, time, number) and its written shape: 4.5% swaps with 7.2%, never 19.08.2019."""
-    return number_kind(canon) + ":" + _DIGITS.sub("9", canon)
+def number_shape(surface: str) -> str:
+    """A number's kind (percent, year, time, number) and its written shape: 4.5% swaps with 7.2%, never
+    19.08.2019, and "1,100" with "2,350", never with the year 1951."""
+    written = surface.replace(" ", "")
+    kind = "number" if GROUPED.search(written) else number_kind(canon_number(written))
+    return kind + ":" + _DIGITS.sub("9", written)
 
 
 def number_matches(text: str) -> list[re.Match]:

@@ -10,14 +10,14 @@ from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from judge.models import Answer, Record, Span
-from judge.problems import DatasetError
+from judge.problems import DatasetError, describe, field_path
 from judge.results import ClaimResult, RecordResult
 from judge.runs.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
-from judge.runs.store import RunStore, read_json_object
+from judge.runs.store import RunDirError, RunStore, read_json_object
 from judge.verdicts import VERDICT_LABELS
 
 
@@ -67,6 +67,20 @@ class Run:
         path = self.path / "summary.json"
         return read_json_object(path) if path.exists() else {}  # corrupt, too deep, not an object: RunDirError
 
+    def summary_part(self, key: str, model: type[BaseModel]) -> BaseModel | None:
+        """summary.json's ``key`` read as ``model`` (None when absent). A value that does not fit, a file edited
+        by hand or written by another version, is the run directory's problem: one line naming the file and
+        the field, never a traceback."""
+        value = (self.summary or {}).get(key)
+        if value is None:
+            return None
+        try:
+            return model.model_validate(value)
+        except ValidationError as e:
+            error = e.errors()[0]
+            raise RunDirError(f"{self.path / 'summary.json'}: field {field_path((key, *error['loc']))}: {describe(error)}; "
+                              "a run's files are written by judge (rerun `judge run --resume` to rewrite it)") from None
+
     @cached_property
     def records(self) -> dict[str, Record]:
         """The dataset's records by id (raises DatasetError when the dataset is gone or broken)."""
@@ -109,8 +123,7 @@ class Run:
         run finished: recall per label with exact intervals, the gate's status per judge, the controls' cost."""
         from judge.controls.health import HealthReport
 
-        value = (self.summary or {}).get("judge_health")
-        return HealthReport.model_validate(value) if value else None
+        return self.summary_part("judge_health", HealthReport) if (self.summary or {}).get("judge_health") else None
 
     @property
     def failures(self) -> list[str]:

@@ -318,22 +318,15 @@ def _delta_gate(g: Gate, m: dict, n_records: int, decider: tuple | None, see: st
     return {**out, "failed": failed, "decided_by": "claims", "too_few_records": True, "summary": why, "why": why + (see if failed else "")}
 
 
-def _health(run: Run):
-    from judge.controls.health import HealthReport
-
-    value = (run.summary or {}).get("judge_health")
-    return HealthReport.model_validate(value) if value else None
-
-
 def _verified(run: Run) -> bool:
-    health = _health(run)
+    health = run.health
     return bool(health) and health.enabled and health.gate and not health.failed
 
 
 def _judges_gate(run: Run, which: str) -> list[dict]:
     """The judges of one run as a gate: failed when a gated judge failed or could not be verified on its
     controls; a run whose controls or gate are off passes it, saying its judges were not verified."""
-    health = _health(run)
+    health = run.health
     if health is None:
         return [{"gate": f"judges of run {which}", "failed": True, "why": f"run {which} ({run.path}) has no judge health: its judges were not verified"}]
     if health.failed:

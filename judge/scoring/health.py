@@ -13,10 +13,7 @@ class JudgeHealth(Section):
     key, title = "judge_health", "Judge health on control claims"
 
     def result(self, context):
-        from judge.controls.health import HealthReport
-
-        value = context["summary"].get(self.key)
-        return HealthReport.model_validate(value) if value else None
+        return context["run"].health
 
     @classmethod
     def block(cls, value, scores):

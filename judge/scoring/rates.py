@@ -40,8 +40,7 @@ class Overall(Section):
     }
 
     def result(self, context):
-        value = context["summary"].get(self.key)
-        return Rates.model_validate(value) if value is not None else None
+        return context["run"].summary_part(self.key, Rates)
 
     @staticmethod
     def count(item, counts):
@@ -60,8 +59,7 @@ class _FromSummary(Section):
     with_rates: ClassVar[bool] = True
 
     def result(self, context):
-        value = context["summary"].get(self.key)
-        return RatesBy.model_validate(value) if value is not None else None
+        return context["run"].summary_part(self.key, RatesBy)
 
     @classmethod
     def block(cls, value, scores):

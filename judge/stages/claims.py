@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from judge.models import Span
 from judge.results import DroppedClaim
 from judge.text import normalize, split_sentences
+from judge.text.sentences import LIST_MARKER
 from judge.text.bounds import find_word
 from judge.text.negation import negated
 from judge.text.proposition import NO_VERB, QUESTION, SHORT_ANSWER, not_a_proposition
@@ -96,6 +97,9 @@ def _found(word: str, pool: set[str]) -> bool:
     if forms & pool:
         return True
     return not word[0].isdigit() and any(share_start(f, p) for f in forms for p in pool)
+
+
+LIST_MARKER_ONLY = "a list item's number or bullet, no statement"
 
 
 def not_a_claim(text: str, whole_answer: bool = False) -> str | None:
@@ -255,6 +259,13 @@ def admit_sentences(answer: str, question: str, pieces: list[tuple[int, int]]) -
     out = Admitted()
     whole = len(pieces) == 1
     for n, (start, end) in enumerate(pieces):
+        marker = LIST_MARKER.match(answer, start, end)
+        if marker and marker.end() >= end and whole:
+            marker = None  # the whole answer "2." answers "how many?"
+        if marker and marker.end() >= end:
+            out.dropped.append(DroppedClaim(text=answer[start:end], quote=answer[start:end], reason=LIST_MARKER_ONLY))
+            continue
+        start = marker.end() if marker else start  # "2. The film ..." claims "The film ...": its number is the list's
         text = answer[start:end]
         spans = [_span(answer, start, end)]
         if why := not_a_claim(text, whole):

@@ -81,6 +81,7 @@ class NumberMention:
 
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _YEAR = re.compile(r"(1[0-9]|20|21)\d\d")
+GROUPED = re.compile(r"\d[,.\u066c]\d{3}(?!\d)")  # "1,000", "1.500": a count, never a year
 _ENDS_SENTENCE = re.compile(r"[.!?\u061f\u2026][\"'\u201d\u2019)\]]*$")
 _DECADE_AFTER = re.compile(r"'?s(?![^\W\d_])")
 
@@ -159,6 +160,8 @@ def _mentions(text: str) -> list[NumberMention]:
         if not value.endswith("%") and after and any(f in PERCENT_WORDS for f in word_forms(after[0])):
             value += "%"  # "12 אחוזים", "12 percent": the unit written out
         kind = number_kind(value)
+        if kind == "year" and GROUPED.search(m.group()):
+            kind = "number"  # "כ־1,000 דונם", "1.500 casos": no year is written with a thousands separator
         rest = norm[m.end() :]
         if kind == "year" and rest.startswith(" ") and after and _counted(after[0]):
             kind = "number"  # "1500 pieces", "2000 people": a count, not a year

@@ -3,7 +3,8 @@
 The rule reads a handful of features of a claim against the candidates it was offered: whether it was
 found verbatim, the share of its content words the candidates hold (``coverage``), the longest run of
 consecutive content words they lack (``max_run``: an added clause is a run, a paraphrase scatters single
-words), numbers absent from the evidence, numbers stated differently in the same context, names absent, and
+words), numbers absent from the evidence (they keep a claim from "supported"; only a number the evidence states
+otherwise in the same slot contradicts it), numbers stated differently in the same context, names absent, and
 conflicts in the source (corrections, near-duplicates with another figure). Given the record's sources and
 question (:mod:`judge.stages.reading`), also what the whole source never writes (a name or number absent
 keeps a claim from "supported"; content words absent are counted) and a negation its evidence lacks; a short
@@ -51,7 +52,6 @@ class RuleParams(BaseModel):
     unsupported_below: float = Field(0.45, ge=0, le=1)  # coverage under this: unsupported
     supported_min_coverage: float = Field(0.85, ge=0, le=1)
     supported_max_run: int = Field(1, ge=0)  # an uncovered run longer than this is an added detail
-    contradict_missing_number_min_coverage: float = Field(0.7, ge=0, le=1.01)  # > 1: off
     contradict_mismatch: bool = True  # a number stated differently in the same context: contradicted
     partial_on_added_connective: bool = True  # "mainly because ...", "most of them ..." absent from the evidence
     supported_max_tail_run: int = Field(99, ge=0)  # uncovered words closing the claim: an appended detail
@@ -182,8 +182,6 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         return CONTRADICTED, "a number is stated differently in the same context"
     if f.coverage < p.unsupported_below:
         return UNSUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words (< {p.unsupported_below:.0%})"
-    if f.numbers_missing and f.coverage >= p.contradict_missing_number_min_coverage:
-        return CONTRADICTED, f"a number is absent from evidence that holds {f.coverage:.0%} of the claim's words"
     if (
         f.coverage >= p.supported_min_coverage
         and f.max_run <= p.supported_max_run

@@ -20,6 +20,12 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]\s|\d{1,3}[.)]\s|#)")
 _SPEAKER = re.compile(r"[ \t]*[^\n:.?!]{1,60}:\s")
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w'.]*)\.$")
+# A list item's number ("mentioned: 1. Veeram ... 2. Another", or one item a line): one or two digits and a
+# period that open the text or a line, or follow a colon, a semicolon or a sentence's end. It starts an item,
+# it ends nothing.
+_ENUMERATOR = re.compile(r"(?:^|(?<=[:;.?!\u061f\n]))[ \t]*(\d{1,2})\.$")
+# What opens a list item, kept out of a claim's span: a bullet or a number with its period or parenthesis.
+LIST_MARKER = re.compile(r"(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]|\d{1,2}[.)])(?=\s|$)\s*")
 
 ABBREVIATIONS = frozenset(
     """
@@ -52,6 +58,27 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return word in ABBREVIATIONS
 
 
+def _enumerators(text: str) -> dict[int, int]:
+    """The periods that close inline list numbers, each with where its number starts: numbers in the
+    position of _ENUMERATOR that count 1, 2, 3 ... in order (a lone "Total: 12." is a statement)."""
+    found = []
+    for m in re.finditer(r"\d{1,2}\.(?=\s)", text):
+        dot = m.end() - 1
+        e = _ENUMERATOR.search(text, max(0, dot - 8), dot + 1)
+        if e:
+            found.append((int(e.group(1)), e.start(1), dot))
+    out: dict[int, int] = {}
+    run: list[tuple[int, int]] = []
+    for n, start, dot in found + [(0, 0, -1)]:
+        if run and n == len(run) + 1:
+            run.append((dot, start))
+            continue
+        if len(run) >= 2:
+            out.update(run)
+        run = [(dot, start)] if n == 1 else []
+    return out
+
+
 def _lowercase_follows(text: str, end: int) -> bool:
     rest = text[end : end + 4].lstrip()
     return bool(rest) and rest[0].isalpha() and rest[0].islower()
@@ -76,8 +103,13 @@ def _line_break_splits(text: str, nl_start: int, nl_end: int) -> bool:
 def split_sentences(text: str) -> list[Sentence]:
     """Sentences of ``text`` as exact slices: ``text[s.start:s.end] == s.text``, whitespace trimmed."""
     cuts: set[int] = set()
+    enumerators = _enumerators(text) if "1." in text else {}
     for m in _TERMINATOR.finditer(text):
         end = m.end()
+        if m.group() == "." and (number := enumerators.get(m.start())) is not None:
+            if text[:number].strip():
+                cuts.add(number)  # the item starts a sentence; its number does not end one
+            continue
         if m.group().startswith(".") and len(m.group().rstrip(CLOSERS)) == 1 and _is_abbreviation(text, m.start()):
             continue
         if m.group().startswith(".") and _lowercase_follows(text, end):
