@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -68,12 +69,34 @@ def _label(record: Mapping, i: int) -> str:
     return rid if isinstance(rid, str) and 0 < len(rid) <= 200 and not SURROGATE.search(rid) else f"records[{i}]"
 
 
-def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
-    """The records as a plain JSONL file named by its content: the same records are written once."""
+def _as_given(problem: Problem, data_path: Path) -> Problem:
+    """A problem of the records file written for the run, named as the caller gave the records: ``records``,
+    and ``records[i]`` for a record the file could only call by its line."""
+    if Path(problem.file).resolve() != data_path.resolve():
+        return problem
+    rid = problem.record_id
+    if rid is not None and (line := re.fullmatch(r"line (\d+)", rid)):
+        rid = f"records[{int(line.group(1)) - 1}]"
+    return problem.model_copy(update={"file": "records", "record_id": rid})
+
+
+def _take_back(data_path: Path, made: list[Path]) -> None:
+    """The records file of a refused call, and the folders made for it, removed (a folder only if empty)."""
+    data_path.unlink(missing_ok=True)
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def _write_inputs(records: list[dict], runs_dir: Path) -> tuple[Path, bool]:
+    """The records as a plain JSONL file named by its content (the same records are written once), and whether
+    this call wrote it."""
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     path = runs_dir / INPUTS_DIR / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
     if path.exists():
-        return path
+        return path, False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # one per writer: concurrent evaluations race safely
@@ -82,7 +105,7 @@ def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
         os.replace(tmp, path)
     except OSError as e:
         raise RunDirError(f"{runs_dir}: cannot write the records there ({e.strerror or type(e).__name__})") from None
-    return path
+    return path, True
 
 
 def _config(config: str | Path | Mapping | RunConfig, data_path: Path | None) -> RunConfig:
@@ -124,11 +147,19 @@ def evaluate(
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_FLAG):
         raise ConfigError(f"limit: expected a whole number of records from 1 to {MAX_FLAG:,}, found {shown(limit)}")
     runs_root = Path(runs_dir)
-    data_path = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else None
+    made = [d for d in (runs_root, runs_root / INPUTS_DIR) if not d.exists()]  # what a refusal takes back
+    data_path, written = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else (None, False)
     cfg = _config(config, data_path)
     if limit is not None:
         cfg = cfg.model_copy(update={"limit": limit})
-    store, _ = execute(cfg, runs_root=runs_root, name=name or cfg.name, use_cache=use_cache)
+    try:
+        store, _ = execute(cfg, runs_root=runs_root, name=name or cfg.name, use_cache=use_cache)
+    except DatasetError as e:
+        if data_path is None:
+            raise
+        if written:  # refused: nothing written (a file an earlier call wrote may serve its run)
+            _take_back(data_path, made)
+        raise DatasetError([_as_given(p, data_path) for p in e.problems]) from None
     if reports:
         from judge.report import write_reports
 

@@ -342,6 +342,9 @@ def _record(**change):
     ([_record(meta={"when": object()})], None, "not a JSON value"),
     ([_record(answer=None) | {"answer": None}], {"r1": "ok\ud800"}, "answers: field r1: expected Unicode text"),
     ([_record()], ["not", "a", "mapping"], "answers: expected a mapping"),
+    # found by the API property test: a record with no id was named by the run's own staging file
+    ([{"question": "Where?", "source": "x y z", "answer": "y"}], None, "records: record records[0]: field id: required field is missing"),
+    ([_record(question=5)], None, "records: record r1: field question"),
 ])
 def test_records_given_in_python_are_refused_with_the_projects_error(tmp_path, records, answers, expect):
     records = [{k: v for k, v in r.items() if v is not None} for r in records]

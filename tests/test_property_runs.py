@@ -181,3 +181,37 @@ def test_a_hand_edited_summary_is_one_line_naming_the_file_and_field(finished, t
         out = result.output.strip()
         assert "\n" not in out and "summary.json" in out and f"field {field}" in out, out
         assert _tree(tmp_path) == before
+
+
+@settings(max_examples=EXAMPLES or 40, **SETTINGS)
+@given(st.data())
+def test_property_the_python_api_returns_a_run_or_raises_the_projects_error(tmp_path_factory, data):
+    """judge.evaluate given mutated records, answers and config dicts (deep nesting, surrogates, huge numbers,
+    wrong types, control and bidi characters): it returns a Run or raises judge.InputError (one line), never
+    another exception, and a refusal writes no run directory."""
+    import judge
+
+    work = tmp_path_factory.mktemp("api")
+    records = [dict(r) for r in EXAMPLE]
+    answers = None
+    config: object = {"adjudicate": {"judges": ["deterministic"]}, "decompose": {"method": "sentences"}}
+    target = data.draw(st.sampled_from(["records", "answers", "config", "nothing"]), label="mutated")
+    if target == "records":
+        records = mutate_tree(data, records)
+    elif target == "answers":
+        answers = mutate_tree(data, {r["id"]: r.pop("answer") for r in records if isinstance(r, dict) and "answer" in r})
+    elif target == "config":
+        config = mutate_tree(data, config)
+    if isinstance(config, dict):
+        config["cache_dir"] = str(work / "cache")  # never the user's cache
+    runs = work / "runs"
+    try:
+        run = judge.evaluate(config, records=records, answers=answers, runs_dir=runs, reports=False)
+    except judge.InputError as e:
+        event(f"api refused ({target})")
+        for line in str(e).strip().splitlines():  # one line per problem, each naming what the caller gave
+            assert line and "Traceback" not in line and ".inputs" not in line, str(e)
+        assert not runs.exists() or not any(runs.glob("*/summary.json")), "refused, but a run was written"
+    else:
+        event(f"api ran ({target})")
+        assert run.summary["run"]["complete"]
