@@ -197,6 +197,12 @@ def test_the_same_on_the_shared_hebrew_answers_through_the_runs_candidates():
         "בהבהרה שפרסמה החברה נאמר כי מדובר ב־32 גרסאות.",
         "A carga horária será corrigida pelo professor no fim do semestre.",
         "يؤمن المسلمون أن القرآن معجزة، وهذا توضيح للأمر.",
+        # a page's time stamp wears an update label and corrects nothing: a WiCE page's "Updated: July 5, 2018"
+        # contradicted a correct claim about a July 2018 interview
+        "Updated: July 5, 2018 8:08 AM EDT",
+        "עדכון: 5 ביולי 2018, 08:08",
+        "Atualização: 5 de julho de 2018, 08:08",
+        "Update - 12:30 GMT",
     ],
 )
 def test_a_narrative_word_of_error_is_no_correction_cue(sentence):
@@ -239,3 +245,8 @@ def test_no_correct_halueval_answer_is_contradicted_and_no_hallucinated_one_is_f
                         free_wrong.append(s.text)
     assert len(rows) == 500
     assert alarms == [] and contradicted == [] and free_wrong == []
+
+
+def test_an_update_or_correction_that_says_something_is_still_a_cue():
+    for sentence in ("Updated: the figure is 300, not 200.", "Correction: 1998", "עדכון: המספר הנכון הוא 300.", "Correction: An earlier version said 1998."):
+        assert correction_cue(sentence), sentence

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from judge.results import Conflict
 from judge.stages.names import name_present, name_tokens, names_in, related_names
-from judge.stages.numbers import numbers_in
+from judge.stages.numbers import is_month, numbers_in
 from judge.stages.slots import aligned_mismatches, holds_lead, lead_words
 from judge.text import content_words, normalize, split_sentences, word_forms
 from judge.text.bounds import find_word
@@ -83,13 +83,24 @@ NEAR_DUPLICATE_MIN_SHARE = 0.7  # a sentence that shares this much says the same
 ADJACENT_MIN_SHARE = 0.5  # a correction right after a sentence sharing this much refers to that sentence
 
 
+_UPDATE = re.compile(r"update|atualiza|actualiza|עדכון|تحديث")  # the labels a page's time stamp also wears
+_CLOCK_WORDS = frozenset("am pm a.m p.m utc gmt edt est cdt cst mdt mst pdt pst bst cet cest ist idt".split())
+
+
+def _only_a_time(rest: str) -> bool:
+    """An update label followed by a date or a time and nothing else ("Updated: July 5, 2018 8:08 AM EDT")
+    stamps a page; it corrects nothing (a "Correction:" with a bare year still may)."""
+    words = content_words(rest)  # ``rest`` is normalized: lower case
+    return bool(numbers_in(rest)) and all(w[0].isdigit() or is_month(w) or w in _CLOCK_WORDS for w in words)
+
+
 def correction_cue(sentence: str) -> str | None:
     """The correction cue in ``sentence``: a correction label opening it, an editorial phrase, or a word of
     the family beside a word of publishing; None for anything else."""
     text = normalize(sentence).text.strip()
     for pattern in (_LABEL, _EDITORIAL):
         m = pattern.search(text)
-        if m:
+        if m and not (pattern is _LABEL and _UPDATE.search(m.group()) and _only_a_time(text[m.end() :])):
             return m.group().strip(" :-")
     if _PUBLISHED.search(text):
         for pattern in (_LATIN_WORDS, _HEBREW, _ARABIC):
