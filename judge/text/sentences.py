@@ -104,10 +104,11 @@ def split_sentences(text: str) -> list[Sentence]:
     """Sentences of ``text`` as exact slices: ``text[s.start:s.end] == s.text``, whitespace trimmed."""
     cuts: set[int] = set()
     enumerators = _enumerators(text) if "1." in text else {}
+    first = len(text) - len(text.lstrip())  # where the text's first word starts
     for m in _TERMINATOR.finditer(text):
         end = m.end()
         if m.group() == "." and (number := enumerators.get(m.start())) is not None:
-            if text[:number].strip():
+            if number > first:
                 cuts.add(number)  # the item starts a sentence; its number does not end one
             continue
         if m.group().startswith(".") and len(m.group().rstrip(CLOSERS)) == 1 and _is_abbreviation(text, m.start()):
