@@ -23,8 +23,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from judge.boundary import MAX_FLAG, SURROGATE, check_value
-from judge.problems import DatasetError, Problem, shown
+from judge.datasets.plain import PlainRecord
+from judge.problems import DatasetError, Problem, problems_from_validation, shown
 from judge.runs.config import ConfigError, RunConfig, run_config_from_dict
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
@@ -56,11 +59,18 @@ def _plain_records(records: Iterable[Mapping[str, Any]], answers: Mapping[str, A
             if "answer" in record or "answers" in record:
                 raise ConfigError(f"answers: record {rid[:80]!r} already has an answer; give it in one place")
             record["answers" if isinstance(given, Mapping) else "answer"] = dict(given) if isinstance(given, Mapping) else given
+    problems: list[Problem] = []
     for i, record in enumerate(out):
         try:
             json.dumps(record, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise DatasetError([Problem(file="records", record_id=_label(record, i), message=f"not a JSON value: {e}")]) from None
+        try:  # the plain format's own model, before anything is written: every problem named as the caller gave it
+            PlainRecord.model_validate(record)
+        except ValidationError as e:
+            problems.extend(problems_from_validation(e, "records", _label(record, i)))
+    if problems:
+        raise DatasetError(problems)
     return out
 
 
@@ -80,23 +90,13 @@ def _as_given(problem: Problem, data_path: Path) -> Problem:
     return problem.model_copy(update={"file": "records", "record_id": rid})
 
 
-def _take_back(data_path: Path, made: list[Path]) -> None:
-    """The records file of a refused call, and the folders made for it, removed (a folder only if empty)."""
-    data_path.unlink(missing_ok=True)
-    for folder in reversed(made):
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
-
-
-def _write_inputs(records: list[dict], runs_dir: Path) -> tuple[Path, bool]:
-    """The records as a plain JSONL file named by its content (the same records are written once), and whether
-    this call wrote it."""
+def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
+    """The records as a plain JSONL file named by its content: the same records are written once. Never taken
+    back: another evaluation of the same records may be reading it."""
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     path = runs_dir / INPUTS_DIR / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
     if path.exists():
-        return path, False
+        return path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # one per writer: concurrent evaluations race safely
@@ -105,7 +105,7 @@ def _write_inputs(records: list[dict], runs_dir: Path) -> tuple[Path, bool]:
         os.replace(tmp, path)
     except OSError as e:
         raise RunDirError(f"{runs_dir}: cannot write the records there ({e.strerror or type(e).__name__})") from None
-    return path, True
+    return path
 
 
 def _config(config: str | Path | Mapping | RunConfig, data_path: Path | None) -> RunConfig:
@@ -147,8 +147,7 @@ def evaluate(
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_FLAG):
         raise ConfigError(f"limit: expected a whole number of records from 1 to {MAX_FLAG:,}, found {shown(limit)}")
     runs_root = Path(runs_dir)
-    made = [d for d in (runs_root, runs_root / INPUTS_DIR) if not d.exists()]  # what a refusal takes back
-    data_path, written = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else (None, False)
+    data_path = _write_inputs(_plain_records(records, answers), runs_root) if records is not None else None
     cfg = _config(config, data_path)
     if limit is not None:
         cfg = cfg.model_copy(update={"limit": limit})
@@ -157,8 +156,6 @@ def evaluate(
     except DatasetError as e:
         if data_path is None:
             raise
-        if written:  # refused: nothing written (a file an earlier call wrote may serve its run)
-            _take_back(data_path, made)
         raise DatasetError([_as_given(p, data_path) for p in e.problems]) from None
     if reports:
         from judge.report import write_reports

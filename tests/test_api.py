@@ -139,7 +139,7 @@ def test_api_edges(tmp_path):
     with pytest.raises(ConfigError, match="limit"):
         judge.evaluate(DETERMINISTIC, limit=0, runs_dir=tmp_path / "runs")
     with concurrent.futures.ThreadPoolExecutor(8) as pool:  # evaluations of the same records at once
-        paths = {path for path, _ in pool.map(lambda _: _write_inputs(APOLLO, tmp_path / "race"), range(16))}
+        paths = set(pool.map(lambda _: _write_inputs(APOLLO, tmp_path / "race"), range(16)))
     assert len(paths) == 1 and [p.name for p in (tmp_path / "race" / ".inputs").iterdir()] == [next(iter(paths)).name]
     run = judge.evaluate({"adjudicate": {"judges": ["deterministic"]}}, records=APOLLO, answers=ANSWERS, runs_dir=tmp_path / "runs")
     with pytest.raises(ValueError, match="unknown label"):

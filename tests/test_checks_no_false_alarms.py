@@ -203,6 +203,8 @@ def test_the_same_on_the_shared_hebrew_answers_through_the_runs_candidates():
         "עדכון: 5 ביולי 2018, 08:08",
         "Atualização: 5 de julho de 2018, 08:08",
         "Update - 12:30 GMT",
+        "Updated: July 5, 2018, at 8:08 a.m. ET",
+        "Updated: 5th July 2018",
     ],
 )
 def test_a_narrative_word_of_error_is_no_correction_cue(sentence):
@@ -248,5 +250,5 @@ def test_no_correct_halueval_answer_is_contradicted_and_no_hallucinated_one_is_f
 
 
 def test_an_update_or_correction_that_says_something_is_still_a_cue():
-    for sentence in ("Updated: the figure is 300, not 200.", "Correction: 1998", "עדכון: המספר הנכון הוא 300.", "Correction: An earlier version said 1998."):
+    for sentence in ("Updated: the figure is 300, not 200.", "Correction: 1998", "Updated: 12", "עדכון: המספר הנכון הוא 300.", "Correction: An earlier version said 1998."):
         assert correction_cue(sentence), sentence

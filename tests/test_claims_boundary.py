@@ -246,5 +246,7 @@ def test_a_list_items_number_or_bullet_is_no_claim_and_no_part_of_one():
     lone = sentence_claims("He won the race in 1990. 2.", "")
     assert [c.text for c in lone.claims] == ["He won the race in 1990."]
     assert [(d.text, "list" in d.reason) for d in lone.dropped] == [("2.", True)]
+    kept = sentence_claims("Inflation was 4.1. It rose to 4.2. Then it fell.", "")  # a decimal's end is no list number
+    assert [c.text for c in kept.claims] == ["Inflation was 4.1.", "It rose to 4.2.", "Then it fell."]
     (whole,) = sentence_claims("2.", "How many children did she have?").claims
     assert whole.reads_question and whole.text.endswith("2.")

@@ -98,3 +98,11 @@ def test_an_inline_list_number_starts_an_item_and_ends_no_sentence():
     assert texts("Items\n1. First item.\n2. Second one.") == ["Items", "1. First item.", "2. Second one."]  # was "1.", "First item." ...
     for statement in ("Total: 12. That is all.", "The score was 2. Then he left.", "Chapter 1. Intro text.", "Total: 1. That is all."):
         assert len(texts(statement)) == 2 and texts(statement)[0].endswith("."), statement
+    # the rest of a decimal, a version, a score or a verse is no list number, nor is a value after a label
+    # (found by a review: "Inflation was 4.1. It rose to 4.2." had become "... was 4." and "1. It rose ...")
+    for prose, first in (("Inflation was 4.1. It rose to 4.2. Then it fell.", "Inflation was 4.1."),
+                         ("The first half ended 1:1. The match ended 1:2. Fans cheered.", "The first half ended 1:1."),
+                         ("Genesis 1:1. In the beginning. Genesis 1:2. And the earth.", "Genesis 1:1."),
+                         ("האינפלציה הייתה 4.1. ואז 4.2. ואז ירדה.", "האינפלציה הייתה 4.1."),
+                         ("Wins: 1. Losses: 2. Draws: 3.", "Wins: 1.")):
+        assert texts(prose)[0] == first, prose

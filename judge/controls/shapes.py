@@ -80,8 +80,9 @@ def number_shape(surface: str) -> str:
     """A number's kind (percent, year, time, number) and its written shape: 4.5% swaps with 7.2%, never
     19.08.2019, and "1,100" with "2,350", never with the year 1951."""
     written = surface.replace(" ", "")
-    kind = "number" if GROUPED.search(written) else number_kind(canon_number(written))
-    return kind + ":" + _DIGITS.sub("9", written)
+    canon = canon_number(written)  # "1,100" -> 1100: its shape is a whole number's, never a decimal comma's ("12,5")
+    kind = "number" if GROUPED.search(written) else number_kind(canon)
+    return kind + ":" + _DIGITS.sub("9", canon)
 
 
 def number_matches(text: str) -> list[re.Match]:

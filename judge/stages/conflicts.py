@@ -84,14 +84,15 @@ ADJACENT_MIN_SHARE = 0.5  # a correction right after a sentence sharing this muc
 
 
 _UPDATE = re.compile(r"update|atualiza|actualiza|עדכון|تحديث")  # the labels a page's time stamp also wears
-_CLOCK_WORDS = frozenset("am pm a.m p.m utc gmt edt est cdt cst mdt mst pdt pst bst cet cest ist idt".split())
+_CLOCK_WORDS = frozenset("st nd rd th am pm a.m p.m et ct mt pt utc gmt edt est cdt cst mdt mst pdt pst bst cet cest ist idt".split())
 
 
 def _only_a_time(rest: str) -> bool:
     """An update label followed by a date or a time and nothing else ("Updated: July 5, 2018 8:08 AM EDT")
     stamps a page; it corrects nothing (a "Correction:" with a bare year still may)."""
     words = content_words(rest)  # ``rest`` is normalized: lower case
-    return bool(numbers_in(rest)) and all(w[0].isdigit() or is_month(w) or w in _CLOCK_WORDS for w in words)
+    dated = any(is_month(w) or ":" in w or (w.isdigit() and len(w) == 4) for w in words)  # "Updated: 12" is no stamp
+    return dated and all(w[0].isdigit() or is_month(w) or w in _CLOCK_WORDS for w in words)
 
 
 def correction_cue(sentence: str) -> str | None:

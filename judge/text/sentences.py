@@ -21,9 +21,9 @@ _BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]\s|\d{1,3}[.)]
 _SPEAKER = re.compile(r"[ \t]*[^\n:.?!]{1,60}:\s")
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w'.]*)\.$")
 # A list item's number ("mentioned: 1. Veeram ... 2. Another", or one item a line): one or two digits and a
-# period that open the text or a line, or follow a colon, a semicolon or a sentence's end. It starts an item,
-# it ends nothing.
-_ENUMERATOR = re.compile(r"(?:^|(?<=[:;.?!\u061f\n]))[ \t]*(\d{1,2})\.$")
+# period that open the text or a line, or follow a colon, a semicolon or a sentence's end and a space (never
+# the rest of a decimal, a version or a score: "4.1.", "1:1."). It starts an item, it ends nothing.
+_ENUMERATOR = re.compile(r"(?:^|(?<=[:;.?!\u061f]\s)|(?<=\n))[ \t]*(\d{1,2})\.$")
 # What opens a list item, kept out of a claim's span: a bullet or a number with its period or parenthesis.
 LIST_MARKER = re.compile(r"(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]|\d{1,2}[.)])(?=\s|$)\s*")
 
@@ -59,18 +59,20 @@ def _is_abbreviation(text: str, dot: int) -> bool:
 
 
 def _enumerators(text: str) -> dict[int, int]:
-    """The periods that close inline list numbers, each with where its number starts: numbers in the
-    position of _ENUMERATOR that count 1, 2, 3 ... in order (a lone "Total: 12." is a statement)."""
+    """The periods that close list numbers, each with where its number starts: numbers in the position of
+    _ENUMERATOR that count 1, 2, 3 ... in order, the first after anything that position allows, the next ones
+    after a sentence's end, a semicolon or a line break ("Wins: 1. Losses: 2." is two statements)."""
     found = []
-    for m in re.finditer(r"\d{1,2}\.(?=\s)", text):
+    for m in re.finditer(r"\d{1,2}\.(?=\s|$)", text):
         dot = m.end() - 1
         e = _ENUMERATOR.search(text, max(0, dot - 8), dot + 1)
         if e:
-            found.append((int(e.group(1)), e.start(1), dot))
+            before = text[: e.start(1)].rstrip(" \t")[-1:]
+            found.append((int(e.group(1)), e.start(1), dot, before == ":"))
     out: dict[int, int] = {}
     run: list[tuple[int, int]] = []
-    for n, start, dot in found + [(0, 0, -1)]:
-        if run and n == len(run) + 1:
+    for n, start, dot, after_colon in found + [(0, 0, -1, False)]:
+        if run and n == len(run) + 1 and not after_colon:
             run.append((dot, start))
             continue
         if len(run) >= 2:
