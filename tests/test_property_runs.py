@@ -18,11 +18,9 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
-
-from judge.cli import app
 from judge.starter import EXAMPLE
 from tests.conftest import BUNDLED_SAMPLE
+from tests.test_boundary import cli
 from tests.test_property_cli import mutate_bytes, mutate_tree
 
 EXAMPLES = int(os.environ.get("JUDGE_PROPERTY_EXAMPLES", "0")) or None
@@ -35,10 +33,6 @@ HOSTILE_FLAGS = ["9" * 40, "-1", "0", "nan", "inf", "1e309", "-0", "", " ", "\ud
                  "accuracy:1e999", "nope:1", ":", "new_contradicted:99999999999999999999"]
 
 
-def _cli(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
     """One finished deterministic run (controls on, as the defaults have them) of the starter's three records."""
@@ -48,7 +42,7 @@ def finished(tmp_path_factory) -> Path:
     config = tmp / "run.yaml"
     config.write_text(yaml.safe_dump({"name": "p", "dataset": {"path": str(data)}, "decompose": {"method": "sentences"},
                                       "adjudicate": {"judges": ["deterministic"]}, "cache_dir": str(tmp / "cache")}), encoding="utf-8")
-    result = _cli("run", config, "--runs-dir", tmp / "runs", "--no-progress")
+    result = cli("run", config, "--runs-dir", tmp / "runs", "--no-progress")
     assert result.exit_code == 0, result.output[-2000:]
     (run,) = (tmp / "runs").iterdir()
     return run
@@ -120,7 +114,7 @@ def test_property_run_directory_commands_take_any_damaged_run(finished, tmp_path
     flag = data.draw(st.sampled_from(HOSTILE_FLAGS), label="flag") if data.draw(st.integers(0, 2), label="hostile flag?") == 0 else None
     args = _argv(command, a, b, work, flag)
     before = _tree(work)
-    result = _cli(*args)
+    result = cli(*args)
     _check(args, result, before, _tree(work))
 
 
@@ -151,7 +145,7 @@ def test_property_hostile_flag_values_in_every_command(finished, tmp_path_factor
     ]
     args = cases[where]
     before = _tree(work)
-    result = _cli(*args)
+    result = cli(*args)
     _check(args, result, before, _tree(work))
 
 
@@ -176,7 +170,7 @@ def test_a_hand_edited_summary_is_one_line_naming_the_file_and_field(finished, t
     before = _tree(tmp_path)
     readers = [["score", run]] + ([["compare", run, run]] if field.startswith("judge_health") else [])  # compare reads judge health
     for args in readers:
-        result = _cli(*args)
+        result = cli(*args)
         assert result.exit_code == 2 and isinstance(result.exception, SystemExit), (args, result.output, result.exception)
         out = result.output.strip()
         assert "\n" not in out and "summary.json" in out and f"field {field}" in out, out

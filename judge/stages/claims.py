@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from judge.models import Span
 from judge.results import DroppedClaim
 from judge.text import normalize, split_sentences
-from judge.text.sentences import LIST_MARKER
 from judge.text.bounds import find_word
 from judge.text.negation import negated
 from judge.text.proposition import NO_VERB, QUESTION, SHORT_ANSWER, not_a_proposition
+from judge.text.sentences import LIST_MARKER
 from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 
 ANSWER_DOC = "answer"
@@ -260,12 +260,12 @@ def admit_sentences(answer: str, question: str, pieces: list[tuple[int, int]]) -
     whole = len(pieces) == 1
     for n, (start, end) in enumerate(pieces):
         marker = LIST_MARKER.match(answer, start, end)
-        if marker and marker.end() >= end and whole:
-            marker = None  # the whole answer "2." answers "how many?"
-        if marker and marker.end() >= end:
-            out.dropped.append(DroppedClaim(text=answer[start:end], quote=answer[start:end], reason=LIST_MARKER_ONLY))
-            continue
-        start = marker.end() if marker else start  # "2. The film ..." claims "The film ...": its number is the list's
+        if marker and marker.end() >= end:  # a number or bullet alone: no claim, unless it is the whole answer
+            if not whole:  # (the whole answer "2." answers "how many?")
+                out.dropped.append(DroppedClaim(text=answer[start:end], quote=answer[start:end], reason=LIST_MARKER_ONLY))
+                continue
+        elif marker:
+            start = marker.end()  # "2. The film ..." claims "The film ...": its number is the list's
         text = answer[start:end]
         spans = [_span(answer, start, end)]
         if why := not_a_claim(text, whole):

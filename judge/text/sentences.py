@@ -67,7 +67,7 @@ def _enumerators(text: str) -> dict[int, int]:
         dot = m.end() - 1
         e = _ENUMERATOR.search(text, max(0, dot - 8), dot + 1)
         if e:
-            before = text[: e.start(1)].rstrip(" \t")[-1:]
+            before = text[max(0, e.start() - 2) : e.start()].rstrip(" \t")[-1:]  # what the lookbehind saw
             found.append((int(e.group(1)), e.start(1), dot, before == ":"))
     out: dict[int, int] = {}
     run: list[tuple[int, int]] = []
