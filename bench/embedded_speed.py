@@ -2,7 +2,7 @@
 
     python bench/embedded_speed.py [--model qwen2.5-coder-1.5b] [--threads 2]
 
-One judge-shaped call (a Hebrew source of about 500 tokens, six claims, the batch verdict schema) to the
+One judge-shaped call (a Hebrew source of about 500 tokens, six claims, the batch judge's own verdict schema) to the
 embedded model in this process: the prompt alone (max_tokens 1), then 200 tokens of reply without and with
 the JSON-schema grammar of judge/llm/grammar.py, each twice. Prompt tokens a second and reply tokens a second
 are what the first line's run time is made of (bench/README.md, "The first line's run")."""
@@ -12,18 +12,15 @@ from __future__ import annotations
 import argparse
 import time
 
+from judge.judges.model import batch_verdict_model
 from judge.llm.grammar import gbnf
 from judge.llm.weights import model_path
 
-SCHEMA = {"type": "object", "required": ["verdicts"], "properties": {"verdicts": {
-    "type": "array", "minItems": 6, "maxItems": 6, "items": {"type": "object", "required": ["claim_id", "label", "evidence", "rationale"],
-    "properties": {"claim_id": {"type": "string", "enum": [f"c{i}" for i in range(6)]},
-                   "label": {"type": "string", "enum": ["supported", "partially_supported", "unsupported", "contradicted"]},
-                   "evidence": {"type": "array", "items": {"type": "string", "enum": ["1.1", "1.2", "1.3"]}, "maxItems": 3},
-                   "rationale": {"type": "string"}}}}}}
+CLAIMS = [f"c{i}" for i in range(6)]
+SCHEMA = batch_verdict_model(CLAIMS, ["1.1", "1.2", "1.3"]).model_json_schema()  # what a batch judge decodes under
 SOURCE = "מצפה רמון הוא יישוב בנגב, השוכן על שפתו הצפונית של המכתש הגדול בעולם מסוגו. " * 12
 MESSAGES = [{"role": "system", "content": "You are a careful judge. Reply in JSON."},
-            {"role": "user", "content": "Source:\n" + SOURCE + "\nClaims:\n" + "\n".join(f"c{i}: מצפה רמון הוא יישוב בנגב {i}" for i in range(6))
+            {"role": "user", "content": "Source:\n" + SOURCE + "\nClaims:\n" + "\n".join(f"{c}: מצפה רמון הוא יישוב בנגב {c[1:]}" for c in CLAIMS)
              + "\nGive a verdict for every claim with a one-sentence rationale."}]
 
 
