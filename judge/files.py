@@ -22,7 +22,8 @@ from pathlib import Path
 from judge.errors import InputError
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-RUN_FILES = ("results.jsonl", "calls.jsonl", "run.log", "run.lock", "run.json", "config.yaml", "summary.json",
+SELECTION_FILE = "selected.ids"  # the ids of the records a run takes (judge.runs.selection)
+RUN_FILES = ("results.jsonl", "calls.jsonl", "run.log", "run.lock", "run.json", "config.yaml", SELECTION_FILE, "summary.json",
              "scores.json", "report.md", "report.html")
 
 

@@ -2,6 +2,7 @@
 escaping and report.html bidi isolation (issue 17.10)."""
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -145,3 +146,26 @@ def test_a_planted_unsupported_claim_comes_first_everywhere(tmp_path):
     iso = _Isolation()
     iso.feed(html)
     assert iso.seen >= 3 and iso.loose == []
+
+
+def test_a_large_run_page_lists_the_first_records_and_every_record_the_top_links_to():
+    """report.html past ``listed`` records (issue 29: 2.6 GB at 1M records): the first records in full, then only
+    those the not-grounded list links to, every link landing on its claim, and the rest counted on the page."""
+    from judge.report import html
+
+    def record(i: int, label: str) -> RecordResult:
+        claims = [ClaimResult(claim_id=0, text=f"claim of record {i}.", label=label)]
+        return RecordResult(record_id=f"r{i}", question="q", language="English",
+                            answers=[AnswerResult(model="m", family="f", answer=f"claim of record {i}.",
+                                                  decomposition=Decomposition(method="sentences"), claims=claims)])
+
+    results = [record(i, "unsupported" if i in (1, 9, 11) else "supported") for i in range(12)]
+    scores = {"name": "t", "not_grounded": not_grounded(results).model_dump()}
+    page = "".join(html.render(scores, results, {}, listed=4))
+    shown = [i for i in range(12) if f'id="rec-r{i}"' in page]
+    assert shown == [0, 1, 2, 3, 9, 11], shown
+    links = {a for a in re.findall(r'href="#([^"]+)"', page) if a != "not-grounded"}
+    assert len(links) == 3 and all(f'id="{a}"' in page for a in links), "every link of the top list lands on its claim"
+    assert "6 more records are not listed" in page and "results.jsonl holds every record" in page
+    whole = "".join(html.render(scores, results, {}, listed=12))
+    assert all(f'id="rec-r{i}"' in whole for i in range(12)) and "more records are not listed" not in whole

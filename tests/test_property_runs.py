@@ -26,7 +26,7 @@ from tests.test_property_cli import mutate_bytes, mutate_tree
 EXAMPLES = int(os.environ.get("JUDGE_PROPERTY_EXAMPLES", "0")) or None
 SETTINGS = dict(deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
-RUN_FILES = ("results.jsonl", "summary.json", "run.json", "config.yaml", "calls.jsonl", "scores.json")
+RUN_FILES = ("results.jsonl", "summary.json", "run.json", "config.yaml", "calls.jsonl", "scores.json", "selected.ids")
 # flag values users and attackers write: huge and non-finite numbers, surrogates, bidi and escape sequences, paths
 HOSTILE_FLAGS = ["9" * 40, "-1", "0", "nan", "inf", "1e309", "-0", "", " ", "\udcff", "a\ud800", "\u202eevil", "\x1b[2J",
                  "../../x", "/dev/null", "x" * 5000, "faithfulness:nan", "new_not_grounded:-1", "hallucination_rate:inf",
@@ -81,7 +81,7 @@ def _check(args, result, before: dict[str, str], after: dict[str, str]) -> None:
         assert not changed, f"{args[0]} refused (exit 2) but changed {sorted(changed)}: {result.output[-400:]}"
 
 
-COMMANDS = ("score", "compare", "compare-self", "rejudge", "agreement", "merge", "baseline")
+COMMANDS = ("score", "compare", "compare-self", "rejudge", "agreement", "merge", "baseline", "resume")
 
 
 def _argv(command: str, a: Path, b: Path, work: Path, flag: str | None) -> list:
@@ -95,6 +95,7 @@ def _argv(command: str, a: Path, b: Path, work: Path, flag: str | None) -> list:
         "agreement": ["agreement", a, b, "--out", work / ("agreement.json" if f is None else f"{f[:40]}.json")],
         "merge": ["merge", a, b, "--runs-dir", work / "runs"] + (["--name", f] if f is not None else []),
         "baseline": ["baseline", "save", a, "--name", f if f is not None else "main", "--baselines-dir", work / "baselines"],
+        "resume": ["run", b / "config.yaml", "--resume", a, "--no-progress"] + (["--limit", f] if f is not None else []),
     }[command]
 
 

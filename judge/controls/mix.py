@@ -4,7 +4,9 @@ cache answers them)."""
 
 from __future__ import annotations
 
+import itertools
 import random
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -31,17 +33,28 @@ class ControlPlan:
     config: ControlsConfig
     data: ControlData
     floors: dict[str, int] = field(default_factory=dict)
-    positions: dict[str, int] = field(default_factory=dict)  # record id -> its place in the run (label turn)
+    positions: dict[str, int] = field(default_factory=dict)  # the first records' places in the run (label turns)
 
     @classmethod
-    def for_run(cls, config: ControlsConfig, records: Iterable[Record], selected_ids: list[str]) -> ControlPlan | None:
+    def for_run(cls, config: ControlsConfig, records: Iterable[Record], selected_ids: Iterable[str]) -> ControlPlan | None:
         """Built in one pass over all the dataset's records (swaps and subjects come from anywhere in the data;
-        none is held); the per_label x 3 controls the gate needs are spread over the selected records."""
+        none is held); the per_label x 3 controls the gate needs are spread over the first selected records,
+        whose labels take turns by their place in the run. Only those first ids are held, so the plan does not
+        grow with the run; every other record takes its turn from its id (:meth:`turn`)."""
         if not config.enabled:
             return None
-        ids = list(selected_ids)
+        minimum = config.per_label * len(CONTROL_LABELS)
+        first = list(itertools.islice(selected_ids, minimum))
         data = ControlData.from_records(records, keep=False)
-        return cls(config, data, floor_plan(ids, config.per_label * len(CONTROL_LABELS)), {rid: i for i, rid in enumerate(ids)})
+        return cls(config, data, floor_plan(first, minimum), {rid: i for i, rid in enumerate(first)})
+
+    def turn(self, record_id: str) -> int:
+        """Where a record's control labels start: its place among the first records (so the gate's floors
+        cover every label in turn), else a stable number from its id (labels balanced over many records, and
+        the same record gets the same controls whatever else a run selects: --limit and --shard reuse the cache)."""
+        if record_id in self.positions:
+            return self.positions[record_id]
+        return zlib.crc32(f"{self.config.seed}:{record_id}".encode("utf-8", "surrogatepass"))
 
     def for_answer(self, record: Record, answer_index: int, claims: list, given: int, open_claims: int, candidates_of=None,
                    settled: dict | None = None) -> list[ControlClaim]:
@@ -65,5 +78,5 @@ class ControlPlan:
             have = {b.text for b in bases}
             longest = max(len(cl.text.split()) for cl in claims)  # no longer than the answer's own claims: length is no tell
             bases += [b for b in gold_bases(record, candidates_of) if b.text not in have and len(b.text.split()) <= longest]
-        turn = self.positions.get(record.id, 0) + given
+        turn = self.turn(record.id) + given
         return controls_for_answer(record.id, bases, self.data.seeing(record), count, seed=c.seed, key=str(answer_index), offset=turn, first_id=given)

@@ -298,8 +298,14 @@ def _block(key: str, block: Block, value) -> str:
     return "".join(parts)
 
 
-def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record]) -> Iterator[str]:
-    """The page, piece by piece (records are rendered one at a time, so memory does not grow with the run)."""
+# Records the page lists in full (a few KB each): at 1M records a page of all of them was 2.6 GB, more than a
+# browser opens (bench/README.md, issue 29). Past this, only records the not-grounded list links to.
+RECORDS_LISTED = 5_000
+
+
+def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record], *, listed: int = RECORDS_LISTED) -> Iterator[str]:
+    """The page, piece by piece (records are rendered one at a time, so memory does not grow with the run);
+    the first RECORDS_LISTED records in full, and past them those the not-grounded list links to."""
     name = scores.get("name") or "run"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:; script-src {SCRIPT_HASH}">',
@@ -324,9 +330,24 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
         parts.append(f'<p class="muted prompts">{_d(prompts)}</p>')
     parts.append("<h2>Records</h2>")
     yield "\n".join(parts)
+    linked = _linked_records(scores.get(NotGroundedSection.key))
+    shown = left = 0
     for r in results:
-        yield "\n" + _record_section(r, records.get(r.record_id))
+        if shown < listed or r.record_id in linked:
+            yield "\n" + _record_section(r, records.get(r.record_id))
+            shown += 1
+        else:
+            left += 1
+    if left:
+        yield (f'\n<p class="warn">{left} more records are not listed: past the first {listed:,} records the page '
+               f"lists only those the not-grounded list above links to, so that a browser can open it. results.jsonl holds "
+               f"every record; a run of fewer records (--limit, --shard, judge merge) lists them all.</p>")
     yield f"\n<script>{SCRIPT}</script>\n</body></html>"
+
+
+def _linked_records(value) -> set[str]:
+    """The records the not-grounded list at the top links to: always listed, so every link lands."""
+    return {c.record_id for c in NotGrounded.model_validate(value).claims} if value else set()
 
 
 def agreement_page(agreement: dict) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from judge.problems import DatasetError
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.inputs import dataset_records
-from judge.runs.runner import record_ids
+from judge.runs.selection import Selection, record_ids
 from judge.runs.store import RunDirError, RunStore, record_id_of
 from judge.runs.summary import summarize
 
@@ -77,8 +77,9 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
             meta = {**stores[0].manifest(), "name": name, "merged_from": [str(d) for d in run_dirs], "merged_run_ids": merged_ids, "shard": None}
             meta.pop("format", None)
             meta.pop("schema_version", None)
-            meta["records_selected"] = order
+            meta.pop("records_selected", None)
             store = RunStore.create(runs_root, name, config, meta)
+            Selection.write(store, order)
             del meta
             files = [open(s.results_path, "rb") for s in stores]  # noqa: SIM115 (closed below)
             try:

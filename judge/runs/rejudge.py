@@ -14,6 +14,7 @@ from judge.runs.config import RunConfig
 from judge.runs.inputs import dataset_records
 from judge.runs.run import Run
 from judge.runs.runner import config_hash, drive
+from judge.runs.selection import Selection
 from judge.runs.store import RunStore
 
 
@@ -69,9 +70,9 @@ def rejudge(
         "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
         "same_family_clashes": pipeline.family_clashes,
         "unknown_family_answer_models": pipeline.unknown_families,
-        "records_selected": ids,
     }
     store = RunStore.create(runs_root, meta["name"], config, meta)
+    Selection.write(store, ids)
     pipeline.llm.on_call = store.append_call
     pipeline.controls = ControlPlan.for_run(config.controls, dataset_records(config), ids)  # more controls where the gate needs them
     work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731

@@ -23,6 +23,7 @@ from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
 from judge.runs.config import RunConfig
 from judge.runs.inputs import dataset_records, recorded_answers
+from judge.runs.selection import Selection, ToDo, select, stream_todo
 from judge.runs.store import RunDirError, RunStore
 from judge.runs.summary import summarize
 
@@ -32,36 +33,6 @@ def load_inputs(config: RunConfig):
     answers by record id (RecordedAnswers: an on-disk index), or None when the models under test answer."""
     records = dataset_records(config)
     return records, recorded_answers(config, records)
-
-
-def record_ids(records) -> Iterator[str]:
-    """The records' ids in dataset order: from a RecordStream's index (no pass over the file), else read."""
-    return records.iter_ids() if hasattr(records, "iter_ids") else (r.id for r in records)
-
-
-def select(records, limit: int | None, shard: tuple[int, int] | None) -> list[str]:
-    """The ids of the records a run takes (the first ``limit``, every n-th of a shard), in dataset order."""
-    ids = record_ids(records)
-    picked = list(itertools.islice(ids, limit)) if limit else list(ids)
-    if shard:
-        i, n = shard
-        picked = [rid for k, rid in enumerate(picked) if k % n == i]
-    return picked
-
-
-def stream_selected(records: Iterable[Record], ids: Iterable[str]) -> Iterator[Record]:
-    """The records with these ids, read from the stream in dataset order when a worker asks for the next one
-    (none is held); stops once every id is found. A set given is taken over: emptied as its records are found,
-    so the ids still wanted are all that is held."""
-    wanted = ids if isinstance(ids, set) else set(ids)
-    if not wanted:
-        return
-    for record in records:
-        if record.id in wanted:
-            wanted.discard(record.id)
-            yield record
-            if not wanted:
-                return
 
 
 ENGINE_FIELDS = {"engine", "ray", "max_error_rate", "thresholds"}  # how records are run or gated, not what they give: a
@@ -170,7 +141,6 @@ def execute(
 
         connect(config.ray.address)  # Ray missing or the cluster unreachable: refused before any record
     records, recorded = load_inputs(config)
-    selected = select(records, config.limit, shard)
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
     require(config.model(n) for n in config.called_model_names())  # no key, no extra, no server: refused now
@@ -188,9 +158,8 @@ def execute(
             changed = sorted(k.split(":", 1)[1] for k in set(before) | set(now) if before.get(k) != now.get(k))
             raise RunDirError(f"{resume} was started with other prompt variants or templates ({', '.join(changed)} changed since): "
                               "start a new run for the edited prompts")
-        wanted = set(manifest.pop("records_selected", []))
-        selected = [rid for rid in record_ids(records) if rid in wanted]  # the run's own records, whatever --shard says now
-        del wanted, manifest  # a run's size in ids: not held while it runs
+        del manifest
+        selection = Selection.of(store)  # the run's own records, whatever --shard says now
         pipeline.llm.on_call = store.append_call
     else:
         meta = {
@@ -200,22 +169,19 @@ def execute(
             "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
             "same_family_clashes": pipeline.family_clashes,
             "unknown_family_answer_models": pipeline.unknown_families,
-            "records_selected": selected,
         }
         store = RunStore.create(runs_root, name or config.name, config, meta)
+        selection = Selection.write(store, select(records, config.limit, shard))
         pipeline.llm.on_call = store.append_call
-    pipeline.controls = ControlPlan.for_run(config.controls, records, selected)
-    done = store.finished_ids()
-    todo = {rid for rid in selected if rid not in done}
-    finished_before, to_do = len(done), len(todo)
-    del done
-    store.log(f"start: {len(selected)} records selected, {finished_before} already finished, {to_do} to do")
+    pipeline.controls = ControlPlan.for_run(config.controls, records, selection)
+    todo = ToDo(selection, store.finished_ids())
+    finished_before, to_do = todo.finished, todo.count
+    store.log(f"start: {len(selection)} records selected, {finished_before} already finished, {to_do} to do")
     if on_start:
-        on_start(len(selected), finished_before)
+        on_start(len(selection), finished_before)
     started = time.perf_counter()
     work = lambda record: process_record(pipeline, record)  # noqa: E731
-    items = stream_selected(records, todo)  # takes the set over: the ids still to do are all that is held
-    del todo
+    items = stream_todo(records, todo)  # the ids selected and finished are looked up on disk: none is held
     remote = None
     if config.engine == "ray":
         from judge.runs.ray_engine import run_items_ray
@@ -224,7 +190,7 @@ def execute(
             return run_items_ray(config, items, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
                                  controls=pipeline.controls)
 
-    summary = drive(store, items, work, selected, config, cache, on_result, started=started, remote=remote)
+    summary = drive(store, items, work, selection, config, cache, on_result, started=started, remote=remote)
     elapsed = time.perf_counter() - started
-    store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selected)} records")
+    store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selection)} records")
     return store, summary

@@ -275,12 +275,11 @@ class RunStore:
     def finished(self) -> list[RecordResult]:
         return list(self.iter_finished())
 
-    def finished_ids(self) -> set[str]:
-        """The ids of the complete results, each line's id read from its first bytes (no result is parsed
-        whole unless its line is of another shape)."""
+    def finished_ids(self) -> Iterator[str]:
+        """The ids of the complete results, as a stream (a repeated id comes again), each line's id read from
+        its first bytes (no result is parsed whole unless its line is of another shape)."""
         if not self.results_path.exists():
-            return set()
-        ids = set()
+            return
         with open(self.results_path, "rb") as f:
             for i, line in enumerate(f, start=1):
                 if not line.strip() or not line.endswith(b"\n"):
@@ -288,8 +287,7 @@ class RunStore:
                 found = record_id_of(line)
                 if found is None or found[0] != RESULTS_SCHEMA_VERSION:
                     found = (RESULTS_SCHEMA_VERSION, self._parse(line, i).record_id)
-                ids.add(found[1])
-        return ids
+                yield found[1]
 
     def _parse(self, line: bytes, i: int) -> RecordResult:
         try:

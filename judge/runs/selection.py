@@ -1,0 +1,133 @@
+"""Which records a run takes and which are still to do, kept on disk: the selection in a file of the run
+directory (``selected.ids``, one JSON string a line, in dataset order), and the ids selected and finished in a
+temporary SQLite file while the run starts. No list or set of a run's ids is held in memory, however large the
+run (issue 29: at 1M records the ids read whole were most of a finish's peak, and projected to 2 GB at 10M).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Iterator
+
+from judge.files import SELECTION_FILE
+from judge.models import Record
+from judge.runs.store import RunDirError, RunStore
+CHUNK = 4096
+
+
+def chunks(items: Iterable, size: int = CHUNK) -> Iterator[list]:
+    it = iter(items)
+    return iter(lambda: list(itertools.islice(it, size)), [])
+
+
+def record_ids(records) -> Iterator[str]:
+    """The records' ids in dataset order: from a RecordStream's index (no pass over the file), else read."""
+    return records.iter_ids() if hasattr(records, "iter_ids") else (r.id for r in records)
+
+
+def select(records, limit: int | None, shard: tuple[int, int] | None) -> Iterator[str]:
+    """The ids of the records a run takes (the first ``limit``, every n-th of a shard), in dataset order."""
+    ids = record_ids(records)
+    picked = itertools.islice(ids, limit) if limit else ids
+    if shard:
+        i, n = shard
+        picked = (rid for k, rid in enumerate(picked) if k % n == i)
+    return picked
+
+
+class Selection:
+    """A run's selected ids, read from its run directory each time they are iterated (never held)."""
+
+    def __init__(self, store: RunStore, count: int):
+        self.path, self.count = store.path / SELECTION_FILE, count
+
+    @classmethod
+    def write(cls, store: RunStore, ids: Iterable[str]) -> Selection:
+        """Write the ids (a stream) into the run directory, and their count into its manifest."""
+        count = 0
+
+        def lines():
+            nonlocal count
+            for part in chunks(ids):
+                count += len(part)
+                yield "".join(json.dumps(rid, ensure_ascii=False) + "\n" for rid in part)
+
+        store.write_parts(SELECTION_FILE, lines())
+        store.update_manifest(records_selected=count)
+        return cls(store, count)
+
+    @classmethod
+    def of(cls, store: RunStore) -> Selection:
+        """A run's selection; a run written before the selection had its own file keeps its ids in run.json:
+        they are moved into the file (the store is the writer's, under its lock)."""
+        listed = store.manifest().get("records_selected")
+        if isinstance(listed, list):
+            return cls.write(store, (str(rid) for rid in listed))
+        path = store.path / SELECTION_FILE
+        if not path.is_file():
+            raise RunDirError(f"{store.path}: no {SELECTION_FILE} (the ids of the records the run takes): not a run this tool can resume")
+        selection = cls(store, 0)
+        selection.count = sum(1 for _ in selection)  # the file's own count, checked line by line
+        return selection
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        with open(self.path, "rb") as f:
+            for i, line in enumerate(f, start=1):
+                try:
+                    rid = json.loads(line)
+                except ValueError:
+                    rid = None
+                if not isinstance(rid, str):
+                    raise RunDirError(f"{self.path}: line {i} is not a record id (a JSON string): the run directory was edited or damaged")
+                yield rid
+
+
+class ToDo:
+    """The ids selected and those already finished, in a temporary SQLite file: whether a record is still to
+    do, and how many are. Closed (and deleted) when the run's stream ends."""
+
+    def __init__(self, selection: Iterable[str], finished: Iterable[str]):
+        self._dir = tempfile.TemporaryDirectory(prefix="judge-todo-")
+        self.db = sqlite3.connect(os.path.join(self._dir.name, "todo.db"), check_same_thread=False)
+        self.db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-4000;"
+                              "CREATE TABLE selected (id TEXT PRIMARY KEY) WITHOUT ROWID;"
+                              "CREATE TABLE finished (id TEXT PRIMARY KEY) WITHOUT ROWID;")
+        for part in chunks(selection):
+            self.db.executemany("INSERT OR IGNORE INTO selected VALUES (?)", ((rid,) for rid in part))
+        for part in chunks(finished):
+            self.db.executemany("INSERT OR IGNORE INTO finished VALUES (?)", ((rid,) for rid in part))
+        self.selected = self.db.execute("SELECT COUNT(*) FROM selected").fetchone()[0]
+        self.finished = self.db.execute("SELECT COUNT(*) FROM selected JOIN finished USING (id)").fetchone()[0]
+        self.count = self.selected - self.finished
+
+    def wanted(self, rid: str) -> bool:
+        return self.db.execute("SELECT 1 FROM selected WHERE id = ? AND NOT EXISTS (SELECT 1 FROM finished WHERE id = ?)",
+                               (rid, rid)).fetchone() is not None
+
+    def close(self) -> None:
+        self.db.close()
+        self._dir.cleanup()
+
+
+def stream_todo(records: Iterable[Record], todo: ToDo) -> Iterator[Record]:
+    """The records still to do, read from the stream in dataset order when a worker asks for the next one
+    (none is held); stops once all are found, and closes ``todo`` when the stream ends."""
+    try:
+        left = todo.count
+        if left <= 0:
+            return
+        for record in records:
+            if todo.wanted(record.id):
+                yield record
+                left -= 1
+                if not left:
+                    return
+    finally:
+        todo.close()
