@@ -92,7 +92,7 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
     short = a["short"]
     conditions = [
         a["conflicts"],
-        short & ~a["answer_in_source"],
+        short & (~a["answer_in_source"] | a["absent_key"]),
         short & (a["qcov"] >= p["question_min_coverage"]),
         short,
         a["dropped"] & (cov >= DROPPED_NEGATION_CONTRADICTS_FROM),

@@ -135,6 +135,34 @@ def check_value(value: Any, where: str, record: str | None = None, prefix: str =
 # -- YAML -------------------------------------------------------------------------------------------------
 
 
+# -- JSON objects ---------------------------------------------------------------------------------------------
+
+
+class DuplicateKey(ValueError):
+    """A JSON object that writes one key twice: JSON parsers keep the last value without a word, so the first
+    (an answer, an id) would be dropped silently."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the key {key!r} appears twice in one object; the second value would silently replace the first (keep one)")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """``object_pairs_hook`` for json.loads: the object, or DuplicateKey."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
+def loads(text: str) -> Any:
+    """json.loads that refuses a key written twice in one object (DuplicateKey)."""
+    import json
+
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 class YAMLLimit(Exception):
     """A YAML document over one of the limits; ``line``/``column`` where it was found (1-based)."""
 
@@ -168,6 +196,20 @@ def _loader():
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
+
+        def construct_mapping(self, node, deep=False):
+            """A key written twice in one mapping is refused: YAML keeps the last value without a word (a
+            second ``cache_dir:`` or ``judges:`` would silently win). Keys a merge (``<<``) brings may be overridden."""
+            if isinstance(node, yaml.MappingNode):
+                seen = set()
+                for key, _ in node.value:
+                    if key.tag == "tag:yaml.org,2002:merge" or not isinstance(key, yaml.ScalarNode):
+                        continue
+                    if (key.tag, key.value) in seen:
+                        raise YAMLLimit(f"the key {key.value!r} appears twice in one mapping; the second value would silently "
+                                        "replace the first (keep one)", key.start_mark)
+                    seen.add((key.tag, key.value))
+            return super().construct_mapping(node, deep=deep)
 
     return BoundedLoader
 
@@ -296,9 +338,11 @@ def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
         except UnicodeDecodeError as e:
             raise refuse(f"not valid UTF-8 (byte {e.start}: {text[e.start:e.start + 4]!r})") from None
     try:
-        value = json.loads(text)
+        value = loads(text)
     except json.JSONDecodeError as e:
         raise refuse(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except DuplicateKey as e:
+        raise refuse(str(e)) from None
     except RecursionError:
         raise refuse(f"JSON nested deeper than {MAX_DEPTH} levels; none of judge's inputs needs that") from None
     check_value(value, where, record)

@@ -63,7 +63,7 @@ class Span(Offsets):
 class Attribution(Offsets):
     """A reference span supporting a claim (primary schema: ``claims[].attribution[]``)."""
 
-    sentence_id: int | None = None
+    sentence_id: int | None = Field(None, ge=0)
     source_excerpt: str
     verified: bool = False
     verification_method: str | None = None
@@ -119,6 +119,22 @@ class Record(StrictModel):
     meta: dict[str, Any] = {}
     answers: Items[Answer] = []  # answers recorded in the dataset itself (the plain format)
 
+    @model_validator(mode="after")
+    def _one_of_each(self):
+        """What names a thing names one thing: a source id, a claim id, an annotator's rating of the record;
+        an attribution names one of the record's sources. Every format's records are held to it."""
+        docs = [x.doc_id for x in self.sources]
+        _once(docs, "sources", "source id")
+        _once([c.claim_id for c in self.claims], "claims", "claim_id")
+        _once([r.annotator_id for r in self.human_ratings], "human_ratings", "rating by annotator")
+        for ci, c in enumerate(self.claims):
+            for gi, group in enumerate(c.gold_sets()):
+                for a in group:
+                    if a.doc_id is not None and a.doc_id not in docs:
+                        where = "attribution" if gi == 0 else f"alternative_attributions[{gi - 1}]"
+                        raise ValueError(f"claims[{ci}].{where}: doc_id {a.doc_id!r} names no source of the record ({', '.join(map(repr, docs))})")
+        return self
+
     @property
     def source_text(self) -> str:
         """The text of a single-source record (the primary schema's ``source_text``)."""
@@ -133,6 +149,14 @@ class Record(StrictModel):
             if s.doc_id == doc_id:
                 return s
         raise KeyError(f"record {self.id} has no source with doc_id {doc_id!r}")
+
+
+def _once(values: list, field: str, what: str) -> None:
+    seen: set = set()
+    for v in values:
+        if v in seen:
+            raise ValueError(f"{field}: the {what} {v!r} appears twice; each must be given once")
+        seen.add(v)
 
 
 class SupportSpan(Offsets):

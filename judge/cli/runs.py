@@ -14,15 +14,18 @@ from judge.report import console, terminal
 from judge.text.control import defuse
 
 
+MAX_SHARDS = 1_000_000  # more shards than that is no plan; a 21-digit count was written to run.json, then refused there
+
+
 def _shard(spec: Optional[str]) -> Optional[tuple[int, int]]:
     if spec is None:
         return None
     try:
         i, n = (int(x) for x in spec.split("/"))
-        if not 0 <= i < n:
+        if not 0 <= i < n <= MAX_SHARDS:
             raise ValueError
     except ValueError:
-        raise BadInput(f"--shard {spec!r}: expected i/n with 0 <= i < n, e.g. 0/2 and 1/2") from None
+        raise BadInput(f"--shard {spec!r}: expected i/n with 0 <= i < n <= {MAX_SHARDS:,}, e.g. 0/2 and 1/2") from None
     return i, n
 
 

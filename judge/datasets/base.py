@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
-from judge.boundary import problem_of
+from judge.boundary import DuplicateKey, loads, problem_of
 from judge.env import problems_shown
 from judge.problems import Problem, field_path, problems_from_validation
 
@@ -229,9 +229,12 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int, 
                                         message=f"not valid UTF-8 (byte {start + e.start} of the file: {line[e.start:e.start + 4]!r})"))
                 continue
             try:
-                obj = json.loads(text)
+                obj = loads(text)
             except json.JSONDecodeError as e:
                 problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=f"malformed JSON, column {e.colno}: {e.msg}"))
+                continue
+            except DuplicateKey as e:
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=str(e)))
                 continue
             except RecursionError:
                 problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=f"JSON nested deeper than {MAX_DEPTH} levels; no record of these formats needs that"))
@@ -314,6 +317,8 @@ def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -
                             depth -= 1
                         continue
                     builder, item_depth, started = ObjectBuilder(), 0, reader.pos
+                if event == "map_key" and isinstance(builder.containers[-1], dict) and value in builder.containers[-1]:
+                    raise _Stop(f"item {index}: {DuplicateKey(value)}")
                 builder.event(event, value)
                 if event in ("start_map", "start_array"):
                     item_depth += 1
@@ -355,9 +360,11 @@ def read_json(path: Path, problems: list[Problem]) -> Any:
     if text is None:
         return None
     try:
-        value = json.loads(text)
+        value = loads(text)
     except json.JSONDecodeError as e:
         problems.append(Problem(file=str(path), message=f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"))
+    except DuplicateKey as e:
+        problems.append(Problem(file=str(path), message=str(e)))
     except RecursionError:
         problems.append(Problem(file=str(path), message=f"JSON nested deeper than {MAX_DEPTH} levels; no file of these formats needs that"))
     else:

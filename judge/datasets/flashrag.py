@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.boundary import MAX_DEPTH, SURROGATE, problem_of, surrogate_message
+from judge.boundary import MAX_DEPTH, SURROGATE, DuplicateKey, loads, problem_of, surrogate_message
 from judge.datasets.base import _SURROGATE_ESCAPE, read_jsonl, read_text
 from judge.problems import DatasetError, Problem
 
@@ -91,7 +91,9 @@ def load_predictions(path: str | Path) -> dict[str, str]:
     if text is None:
         raise DatasetError(problems)
     try:
-        whole = json.loads(text)
+        whole = loads(text)
+    except DuplicateKey as e:  # {id: answer} with an id twice: one answer would be dropped silently
+        raise DatasetError([Problem(file=str(path), message=str(e))]) from None
     except (json.JSONDecodeError, RecursionError):  # JSONL, or too deep (refused line by line below)
         whole = None
     if isinstance(whole, dict) and "id" not in whole:  # {id: answer}; a lone {"id": ..} is a JSONL line
@@ -141,7 +143,7 @@ def read_corpus(path: Path, problems: list[Problem], shown: str | None = None):
         for lineno, line in enumerate(f, start=1):
             if line.strip():
                 try:
-                    chunk = parse_chunk(json.loads(line))
+                    chunk = parse_chunk(loads(line))
                     if _SURROGATE_ESCAPE.search(line):  # rare: only then are the texts looked at
                         for name in ("id", "title", "text"):
                             if SURROGATE.search(getattr(chunk, name)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Iterator, Union
 
-from pydantic import Discriminator, Field, Tag, ValidationError, model_validator
+from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
 from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
 from judge.models import Answer, GoldClaim, Items, Record, Source, StrictModel
@@ -30,10 +30,20 @@ GoldClaims = Annotated[
 ]
 
 
+def _not_blank(value: str) -> str:
+    """An id, a model name or a source text of only spaces names or holds nothing (a record refused, not
+    judged against nothing)."""
+    if not value.strip():
+        raise ValueError("is empty or only spaces; give a value")
+    return value
+
+
 class PlainSource(StrictModel):
     id: str = Field(min_length=1)
     title: str | None = None
     text: str
+
+    _blank = field_validator("id", "text")(_not_blank)
 
 
 class PlainRecord(StrictModel):
@@ -50,6 +60,16 @@ class PlainRecord(StrictModel):
     genre: str | None = None
     meta: dict[str, Any] = {}
 
+    _blank = field_validator("id", "source")(_not_blank)
+
+    @field_validator("answers")
+    @classmethod
+    def _named_models(cls, answers: dict[str, str] | None) -> dict[str, str] | None:
+        for model in answers or {}:
+            if not model.strip():
+                raise ValueError(f"a model name is blank ({model!r}); name the model that wrote each answer")
+        return answers
+
     @model_validator(mode="after")
     def _one_of_each(self):
         if (self.source is None) == (self.sources is None):
@@ -62,6 +82,14 @@ class PlainRecord(StrictModel):
             raise ValueError("gold_claims as a {model: claims} mapping needs answers; with answer, give a list")
         if isinstance(self.gold_claims, list) and self.gold_claims and self.answer is None:
             raise ValueError("gold_claims (a list) label the claims of answer; this record has no answer")
+        if isinstance(self.gold_claims, dict) and self.answers is not None:  # a typo in a model key would lose its gold
+            unknown = [m for m in self.gold_claims if m not in self.answers]
+            if unknown:
+                raise ValueError(f"gold_claims.{unknown[0]}: no answer of model {unknown[0]!r} (answers has {', '.join(map(repr, self.answers))})")
+        ids = [s.id for s in self.sources or []]
+        repeated = next((i for i in ids if ids.count(i) > 1), None)
+        if repeated is not None:  # a span names its source by id: two texts under one id make it ambiguous
+            raise ValueError(f"sources: {ids.count(repeated)} sources have the id {repeated!r}; give each source its own id")
         return self
 
 

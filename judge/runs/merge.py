@@ -46,6 +46,23 @@ def refuse_repeats(stores: list[RunStore]) -> None:
             seen[run_id] = store.path
 
 
+def refuse_missing_shards(stores: list[RunStore]) -> None:
+    """Shards of one split (--shard i/n) merge only when every shard is there: a merged run of some shards
+    would read as a whole run, its missing records nowhere said. Runs without a shard merge as they are."""
+    shards = [s.manifest().get("shard") for s in stores]
+    if not shards or any(sh is None for sh in shards):
+        return
+    counts = {n for _, n in shards}
+    if len(counts) > 1:
+        raise RunDirError(f"the runs are shards of different splits ({', '.join(f'{i}/{n}' for i, n in shards)}): merge the shards of one split")
+    (n,) = counts
+    missing = sorted(set(range(n)) - {i for i, _ in shards})
+    if missing:
+        raise RunDirError(f"shard {', '.join(f'{i}/{n}' for i in missing[:10])} of this split is missing"
+                          f"{f' ({len(missing)} shards in all)' if len(missing) > 10 else ''}: give the run directory of every shard "
+                          "(a merge of some shards would read as the whole run)")
+
+
 def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "merged") -> tuple[RunStore, dict]:
     """Every record of the runs once, in dataset order, with every run's calls. Streamed: each result line's
     id, place and digest go to a temporary SQLite table (a record in two runs must be the same result), the
@@ -55,6 +72,7 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
     hashes = {s.manifest().get("config_hash") for s in stores}
     if len(hashes) != 1:
         raise RunDirError(f"the runs come from different configs ({', '.join(sorted(map(str, hashes)))}): refusing to merge them")
+    refuse_missing_shards(stores)
     config = stores[0].config()
     with tempfile.TemporaryDirectory(prefix="judge-merge-") as tmp:
         db = sqlite3.connect(os.path.join(tmp, "merge.db"))

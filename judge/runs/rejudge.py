@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from judge.controls.mix import ControlPlan
 from judge.judges.registry import model_judges
 from judge.llm import CallCache, ModelConfig
 from judge.llm.preflight import require
 from judge.pipeline import build_pipeline, rejudge_record
-from judge.runs.config import RunConfig
+from judge.problems import describe
+from judge.runs.config import ConfigError, RunConfig
 from judge.runs.inputs import dataset_records
 from judge.runs.run import Run
 from judge.runs.runner import config_hash, drive
@@ -23,8 +26,12 @@ def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str,
     that many per label (the run's own controls are kept, the plan's extra ones added)."""
     models = {**config.models, **extra_models}
     update = {"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})}
-    if controls_per_label is not None:
-        update["controls"] = config.controls.model_copy(update={"enabled": True, "gate": True, "per_label": controls_per_label})
+    if controls_per_label is not None:  # validated as a config's value is: a flag is held to the same bounds
+        try:
+            update["controls"] = type(config.controls).model_validate(
+                {**config.controls.model_dump(), "enabled": True, "gate": True, "per_label": controls_per_label})
+        except ValidationError as e:
+            raise ConfigError(f"--controls-per-label {controls_per_label}: {describe(e.errors()[0])}") from None
     new = config.model_copy(update=update)
     new.check_model_names()
     return new

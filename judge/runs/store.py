@@ -216,7 +216,12 @@ class RunStore:
             raise RunDirError("\n".join(f"{p} (the run directory is corrupt)" for p in problems_from_validation(e, str(path), None))) from None
 
     def manifest(self) -> dict:
-        return read_json_object(self.path / "run.json")
+        from judge.runs.manifest import manifest_problem
+
+        manifest = read_json_object(self.path / "run.json")
+        if problem := manifest_problem(manifest):
+            raise RunDirError(f"{self.path / 'run.json'}: {problem}")
+        return manifest
 
     def update_manifest(self, **fields) -> None:
         manifest = {**self.manifest(), **fields}

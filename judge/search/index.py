@@ -38,6 +38,10 @@ PAIR_PENALTY = 0.01  # on a tie, one sentence beats a pair
 REDUNDANCY_PENALTY = 1.0  # a candidate loses this much for repeating only sentences already chosen
 FUZZY_MIN_RATIO = 85.0
 FUZZY_MIN_CHARS = 12
+# A longer claim is not aligned character by character: partial_ratio_alignment costs about needle length
+# squared per window, so a 4,000-character claim over a repetitive 8,000-character source took a second a call
+# and a record half a minute (dot leaders, ruled lines); exact, normalised and n-gram matching still see it.
+FUZZY_MAX_CHARS = 400
 CHARS_PER_TOKEN = 4  # the budget's token estimate, as the evaluation and the scripted server count
 # The budgeted offer, tuned on one half of WiCE test (claim ids by sha1 parity) and reported on the other.
 REPEAT_DECAY = 0.3
@@ -297,7 +301,7 @@ class Index:
 
     def _fuzzy(self, claim: str, sentence_ids: list[int]) -> list[_Pooled]:
         needle = _normalized(claim).strip(_EDGE_PUNCT)
-        if len(needle) < FUZZY_MIN_CHARS:
+        if not FUZZY_MIN_CHARS <= len(needle) <= FUZZY_MAX_CHARS:
             return []
         out = []
         for i in sentence_ids:

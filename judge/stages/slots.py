@@ -47,12 +47,15 @@ def present(value: str, values: set[str]) -> bool:
     return value in values or value.rstrip("%") in values or f"{value.rstrip('%')}%" in values
 
 
-def _claim_words(claim: str) -> list[frozenset[str]]:
-    """The claim's content words (numbers, months and percent words aside), each as its forms."""
+@text_memo()
+def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
+    """The claim's content words (numbers, months and percent words aside), each as its forms (kept: a claim
+    is compared with every sentence of its source that looks like it)."""
     found = dict.fromkeys(w for w in words(normalize(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
-    return [unit_forms(w) for w in found]
+    return tuple(unit_forms(w) for w in found)
 
 
+@text_memo()
 def states_a_slot(claim: str) -> bool:
     """Whether ``claim`` says by itself what its numbers measure (see the module docstring)."""
     n = len(_claim_words(claim))

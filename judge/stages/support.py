@@ -171,6 +171,8 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
     if f.short:
         if not f.answer_in_source:
             return UNSUPPORTED, "read with its question: no passage of the source holds the answer's words"
+        if f.absent_key:  # an answer of no content word but a number ("1."), or a name written otherwise
+            return UNSUPPORTED, f"read with its question: the source never writes {', '.join(f.absent_key[:4])}"
         if f.question_coverage >= p.question_min_coverage:
             return SUPPORTED, f"read with its question: the passage holding the answer holds {f.question_coverage:.0%} of the question's words"
         return PARTIALLY_SUPPORTED, f"read with its question: the answer's words are in the source, beside {f.question_coverage:.0%} of the question's"
