@@ -30,10 +30,10 @@ GoldClaims = Annotated[
 ]
 
 
-def _not_blank(value: str) -> str:
+def _not_blank(value: str | None) -> str | None:
     """An id, a model name or a source text of only spaces names or holds nothing (a record refused, not
-    judged against nothing)."""
-    if not value.strip():
+    judged against nothing); None is the field's own rule's."""
+    if value is not None and not value.strip():
         raise ValueError("is empty or only spaces; give a value")
     return value
 
