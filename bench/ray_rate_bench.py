@@ -28,26 +28,13 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.testing.scripts import pipeline_model  # noqa: E402
+from judge.testing.scripts import pipeline_model, stamped  # noqa: E402
 from judge.testing.server import ScriptedServer  # noqa: E402
 from judge.testing.soak import make_dataset  # noqa: E402
 
 SAMPLE = ROOT / "judge" / "data" / "he_sample.json"
 ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 LATENCY = 0.2
-
-
-def stamped(script, stamps: list[float], lock: threading.Lock):
-    """The pipeline script with 200 ms latency, stamping each request's arrival."""
-
-    def reply(request, n):
-        with lock:
-            stamps.append(time.monotonic())
-        out = script(request, n)
-        out.latency = LATENCY
-        return out
-
-    return reply
 
 
 def rates(stamps: list[float], rpm: int) -> dict:
@@ -108,7 +95,7 @@ def main() -> None:
         data, answers = make_dataset(SAMPLE, ANSWERS, tmp, args.answers)
         for engine in args.engines:
             stamps: list[float] = []
-            with ScriptedServer(stamped(pipeline_model(), stamps, threading.Lock()), keep_bodies=False) as server:
+            with ScriptedServer(stamped(pipeline_model(), stamps, threading.Lock(), LATENCY), keep_bodies=False) as server:
                 config = load_run_config(config_for(tmp, data, answers, server, args.rpm, engine))
                 started = time.perf_counter()
                 _, summary = execute(config, runs_root=tmp / f"runs-{engine}", use_cache=False)

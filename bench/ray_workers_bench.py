@@ -31,25 +31,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.testing.scripts import pipeline_model  # noqa: E402
+from judge.testing.scripts import pipeline_model, stamped  # noqa: E402
 from judge.testing.server import ScriptedServer  # noqa: E402
 from judge.testing.soak import make_dataset  # noqa: E402
 
 SAMPLE = ROOT / "judge" / "data" / "he_sample.json"
 ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
-
-
-def delayed(script, stamps: list[float], lock: threading.Lock, latency: float):
-    """The pipeline script answering after ``latency`` seconds, stamping each request's arrival."""
-
-    def reply(request, n):
-        with lock:
-            stamps.append(time.monotonic())
-        out = script(request, n)
-        out.latency = latency
-        return out
-
-    return reply
 
 
 def config_for(tmp: Path, data: Path, answers: Path, server: ScriptedServer, engine: str, workers: int, concurrency: int,
@@ -89,7 +76,7 @@ def one(tmp: Path, engine: str, workers: int, args) -> dict:
                  runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}})
     stamps: list[float] = []
     try:
-        with ScriptedServer(delayed(pipeline_model(), stamps, threading.Lock(), args.latency), keep_bodies=False) as server:
+        with ScriptedServer(stamped(pipeline_model(), stamps, threading.Lock(), args.latency), keep_bodies=False) as server:
             config = load_run_config(config_for(tmp, data, answers, server, engine, workers, args.concurrency, args.batch))
             started = time.monotonic()
             _, summary = execute(config, runs_root=tmp / "runs", use_cache=False)

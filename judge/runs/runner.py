@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import itertools
 import time
-from collections.abc import Iterable, Iterator, Sized
+from collections.abc import Iterable, Sized
 from pathlib import Path
 from typing import Awaitable, Callable
 
 from judge.controls.mix import ControlPlan
 from judge.llm import BudgetExceeded, CallCache
 from judge.llm.preflight import require
-from judge.models import Record
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
 from judge.runs.config import RunConfig

@@ -75,3 +75,18 @@ def pipeline_model(label_for: Callable[[str, dict], str] | None = None, answer: 
         return Reply(status=400)
 
     return script
+
+
+def stamped(script: Callable[[dict, int], Reply], stamps: list[float], lock, latency: float) -> Callable[[dict, int], Reply]:
+    """``script`` answering after ``latency`` seconds, with each request's arrival (time.monotonic) appended to
+    ``stamps`` under ``lock`` (the benchmarks' measure of a run's rate)."""
+    import time
+
+    def reply(request: dict, n: int) -> Reply:
+        with lock:
+            stamps.append(time.monotonic())
+        out = script(request, n)
+        out.latency = latency
+        return out
+
+    return reply
