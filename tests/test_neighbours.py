@@ -191,3 +191,12 @@ def test_a_claim_longer_than_the_fuzzy_cap_is_matched_by_ngrams_never_aligned_ch
     assert index.search(variant(FUZZY_MAX_CHARS - 50), k=3)[0].method == "fuzzy"
     past = index.search(variant(2 * FUZZY_MAX_CHARS), k=3)
     assert past and all(c.method != "fuzzy" for c in past) and past[0].method == "ngram"
+
+
+def test_a_rejudged_shard_is_still_its_shard_and_merges_only_with_its_split(three, tmp_path):
+    assert cli("run", three, "--shard", "1/2", "--runs-dir", tmp_path / "runs", "--no-progress").exit_code in (0, 3)
+    (shard,) = (tmp_path / "runs").iterdir()
+    assert cli("rejudge", shard, "--judge", "deterministic", "--runs-dir", tmp_path / "re").exit_code in (0, 3)
+    (rejudged,) = (tmp_path / "re").iterdir()
+    assert json.loads((rejudged / "run.json").read_text())["shard"] == [1, 2]
+    refused(cli("merge", rejudged, "--runs-dir", tmp_path / "merged"), "shard 0/2 of this split is missing")

@@ -145,6 +145,6 @@ def test_run_config_mistakes_are_plain_lines_without_a_pydantic_dump(tmp_path):
     assert "errors.pydantic.dev" not in result.stderr and "validation error" not in result.stderr and "Traceback" not in result.stderr
     config = str(tmp_path / "c.yaml")
     assert any(line.startswith(f"{config}: field dataset.formt: unknown field") for line in lines)
-    assert f"{config}: field search.k: expected a valid integer, found 'many' (string)" in lines
+    assert f"{config}: field search.k: expected a valid integer, unable to parse string as an integer, found 'many' (string)" in lines
     assert any(line.startswith(f"{config}: field record_concurrency: expected greater than or equal to 1") and "found 0 (number)" in line for line in lines)
     assert len(lines) == 3

@@ -134,3 +134,18 @@ def test_the_control_plan_holds_the_first_places_only_and_a_records_turn_does_no
     assert other.turn(ids[8]) == 2 and plan.turn(ids[8]) != 8, "a record's place counts only among the first"
     spread = [plan.turn(f"record-{k}") % 3 for k in range(3000)]
     assert all(900 < spread.count(t) < 1100 for t in range(3)), "labels balanced over many records"
+
+
+def test_a_run_killed_before_its_selection_was_written_resumes_with_the_same_selection(finished, config, tmp_path):
+    """run.json is written before selected.ids: a kill between them leaves neither the file nor its count, and
+    the resume selects again (the same data, limit and shard); a file removed later (its count is there) is refused."""
+    run_dir = Path(shutil.copytree(finished, tmp_path / "run"))
+    (run_dir / "selected.ids").unlink()
+    manifest = json.loads((run_dir / "run.json").read_text())
+    del manifest["records_selected"]
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    _cut_to_half(run_dir)
+    result = cli("run", config, "--limit", "6", "--resume", run_dir, "--no-progress")
+    assert result.exit_code in (0, 3), result.output
+    assert results_of(run_dir) == results_of(finished)
+    assert (run_dir / "selected.ids").read_text(encoding="utf-8") == (finished / "selected.ids").read_text(encoding="utf-8")

@@ -316,9 +316,15 @@ def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -
                         elif event in ("end_map", "end_array"):
                             depth -= 1
                         continue
-                    builder, item_depth, started = ObjectBuilder(), 0, reader.pos
-                if event == "map_key" and isinstance(builder.containers[-1], dict) and value in builder.containers[-1]:
-                    raise _Stop(f"item {index}: {DuplicateKey(value)}")
+                    builder, item_depth, started, keys = ObjectBuilder(), 0, reader.pos, []
+                if event == "start_map":  # the keys of each open object, kept here (ijson's builder keeps no dict
+                    keys.append(set())    # to look in before 3.6: a second value would replace the first)
+                elif event == "end_map":
+                    keys.pop()
+                elif event == "map_key":
+                    if value in keys[-1]:
+                        raise _Stop(f"item {index}: {DuplicateKey(value)}")
+                    keys[-1].add(value)
                 builder.event(event, value)
                 if event in ("start_map", "start_array"):
                     item_depth += 1

@@ -339,7 +339,7 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
         else:
             left += 1
     if left:
-        yield (f'\n<p class="warn">{left} more records are not listed: past the first {listed:,} records the page '
+        yield (f'\n<p class="warn">{left:,} more record{"s are" if left != 1 else " is"} not listed: past the first {listed:,} records the page '
                f"lists only those the not-grounded list above links to, so that a browser can open it. results.jsonl holds "
                f"every record; a run of fewer records (--limit, --shard, judge merge) lists them all.</p>")
     yield f"\n<script>{SCRIPT}</script>\n</body></html>"

@@ -27,9 +27,7 @@ RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a run's name is part of its d
 
 
 class _Section(BaseModel):
-    # strict: a config says what it means (``k: true`` was read as k = 1, ``k: '5'`` as 5); numbers may be
-    # written as ints where floats are meant
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class DatasetRef(_Section):

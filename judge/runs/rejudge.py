@@ -74,6 +74,7 @@ def rejudge(
         "name": name or f"{old.manifest.get('name', 'run')}-rejudge",
         "config_hash": config_hash(config),
         "rejudged_from": str(run_dir),
+        "shard": old.manifest.get("shard"),  # a rejudged shard is still that shard of its split (merge checks the split)
         "prompts": {k: v.hash for k, v in pipeline.prompts.items()},
         "same_family_clashes": pipeline.family_clashes,
         "unknown_family_answer_models": pipeline.unknown_families,

@@ -156,8 +156,9 @@ def execute(
             changed = sorted(k.split(":", 1)[1] for k in set(before) | set(now) if before.get(k) != now.get(k))
             raise RunDirError(f"{resume} was started with other prompt variants or templates ({', '.join(changed)} changed since): "
                               "start a new run for the edited prompts")
+        run_shard = manifest.get("shard")
         del manifest
-        selection = Selection.of(store)  # the run's own records, whatever --shard says now
+        selection = Selection.of(store, lambda: select(records, config.limit, tuple(run_shard) if run_shard else None))  # the run's own records
         pipeline.llm.on_call = store.append_call
     else:
         meta = {
@@ -188,7 +189,10 @@ def execute(
             return run_items_ray(config, items, recorded, store, cache, on_result=on_result, use_cache=use_cache, refresh=refresh,
                                  controls=pipeline.controls)
 
-    summary = drive(store, items, work, selection, config, cache, on_result, started=started, remote=remote)
+    try:
+        summary = drive(store, items, work, selection, config, cache, on_result, started=started, remote=remote)
+    finally:
+        todo.close()  # the stream closes it when it ends; a stream never started (an error first) does not
     elapsed = time.perf_counter() - started
     store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selection)} records")
     return store, summary

@@ -11,7 +11,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from judge.files import SELECTION_FILE
 from judge.models import Record
@@ -61,15 +61,21 @@ class Selection:
         return cls(store, count)
 
     @classmethod
-    def of(cls, store: RunStore) -> Selection:
-        """A run's selection; a run written before the selection had its own file keeps its ids in run.json:
-        they are moved into the file (the store is the writer's, under its lock)."""
-        listed = store.manifest().get("records_selected")
+    def of(cls, store: RunStore, again: Callable[[], Iterable[str]]) -> Selection:
+        """A run's selection (the store is the writer's, under its lock). A run written before the selection had
+        its own file keeps its ids in run.json: they are moved into the file. A run killed between writing
+        run.json and its selection has neither: ``again()`` selects the same ids (the same data, limit and shard,
+        which the config hash and run.json's shard pin)."""
+        manifest = store.manifest()
+        listed = manifest.get("records_selected")
         if isinstance(listed, list):
             return cls.write(store, (str(rid) for rid in listed))
         path = store.path / SELECTION_FILE
         if not path.is_file():
-            raise RunDirError(f"{store.path}: no {SELECTION_FILE} (the ids of the records the run takes): not a run this tool can resume")
+            if listed is not None:  # the count was written after the file: the file was removed
+                raise RunDirError(f"{path}: missing (the ids of the records the run takes; run.json counts {listed}): "
+                                  "the run directory was edited or damaged")
+            return cls.write(store, again())
         selection = cls(store, 0)
         selection.count = sum(1 for _ in selection)  # the file's own count, checked line by line
         return selection
@@ -112,8 +118,11 @@ class ToDo:
                                (rid, rid)).fetchone() is not None
 
     def close(self) -> None:
-        self.db.close()
-        self._dir.cleanup()
+        """Idempotent: the stream closes it when it ends, the run when it stops (a stream never started)."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+            self._dir.cleanup()
 
 
 def stream_todo(records: Iterable[Record], todo: ToDo) -> Iterator[Record]:
