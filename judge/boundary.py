@@ -135,34 +135,6 @@ def check_value(value: Any, where: str, record: str | None = None, prefix: str =
 # -- YAML -------------------------------------------------------------------------------------------------
 
 
-# -- JSON objects ---------------------------------------------------------------------------------------------
-
-
-class DuplicateKey(ValueError):
-    """A JSON object that writes one key twice: JSON parsers keep the last value without a word, so the first
-    (an answer, an id) would be dropped silently."""
-
-    def __init__(self, key: str):
-        super().__init__(f"the key {key!r} appears twice in one object; the second value would silently replace the first (keep one)")
-        self.key = key
-
-
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    """``object_pairs_hook`` for json.loads: the object, or DuplicateKey."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
-    return out
-
-
-def loads(text: str) -> Any:
-    """json.loads that refuses a key written twice in one object (DuplicateKey)."""
-    import json
-
-    return json.loads(text, object_pairs_hook=unique_keys)
-
-
 class YAMLLimit(Exception):
     """A YAML document over one of the limits; ``line``/``column`` where it was found (1-based)."""
 
@@ -319,6 +291,31 @@ def read_yaml_file(path: Path, what: str) -> Any:
 
 
 # -- JSON ---------------------------------------------------------------------------------------------------
+
+
+class DuplicateKey(ValueError):
+    """A JSON object that writes one key twice: JSON parsers keep the last value without a word, so the first
+    (an answer, an id) would be dropped silently."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the key {key!r} appears twice in one object; the second value would silently replace the first (keep one)")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """``object_pairs_hook`` for json.loads: the object, or DuplicateKey."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
+def loads(text: str) -> Any:
+    """json.loads that refuses a key written twice in one object (DuplicateKey)."""
+    import json
+
+    return json.loads(text, object_pairs_hook=unique_keys)
 
 
 def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:

@@ -124,9 +124,9 @@ class Record(StrictModel):
         """What names a thing names one thing: a source id, a claim id, an annotator's rating of the record;
         an attribution names one of the record's sources. Every format's records are held to it."""
         docs = [x.doc_id for x in self.sources]
-        _once(docs, "sources", "source id")
-        _once([c.claim_id for c in self.claims], "claims", "claim_id")
-        _once([r.annotator_id for r in self.human_ratings], "human_ratings", "rating by annotator")
+        given_once(docs, "sources", "source id")
+        given_once([c.claim_id for c in self.claims], "claims", "claim_id")
+        given_once([r.annotator_id for r in self.human_ratings], "human_ratings", "rating by annotator")
         for ci, c in enumerate(self.claims):
             for gi, group in enumerate(c.gold_sets()):
                 for a in group:
@@ -151,7 +151,8 @@ class Record(StrictModel):
         raise KeyError(f"record {self.id} has no source with doc_id {doc_id!r}")
 
 
-def _once(values: list, field: str, what: str) -> None:
+def given_once(values: list, field: str, what: str) -> None:
+    """ValueError naming ``field`` at the first value given twice (an id names one thing)."""
     seen: set = set()
     for v in values:
         if v in seen:

@@ -87,7 +87,7 @@ def test_an_id_twice_in_a_predictions_object_is_refused(tmp_path):
 # -- what names a thing names one thing; nothing blank ---------------------------------------------------------
 @pytest.mark.parametrize("record, expect", [
     ({"id": "q1", "sources": [{"id": "d", "text": "Lima is in Peru."}, {"id": "d", "text": "It opened in 1937."}]},
-     "2 sources have the id 'd'"),
+     "sources: the source id 'd' appears twice"),
     ({"id": "q1", "source": "x.", "answers": {"m": "x."}, "gold_claims": {"zz": []}}, "gold_claims.zz: no answer of model 'zz'"),
     ({"id": "  ", "source": "x."}, "field id: is empty or only spaces"),
     ({"id": "q1", "source": ""}, "field source: is empty or only spaces"),

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Iterator, Union
 from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
 from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
-from judge.models import Answer, GoldClaim, Items, Record, Source, StrictModel
+from judge.models import Answer, GoldClaim, Items, Record, Source, StrictModel, given_once
 from judge.problems import Problem
 
 FORMAT = "plain"
@@ -86,10 +86,7 @@ class PlainRecord(StrictModel):
             unknown = [m for m in self.gold_claims if m not in self.answers]
             if unknown:
                 raise ValueError(f"gold_claims.{unknown[0]}: no answer of model {unknown[0]!r} (answers has {', '.join(map(repr, self.answers))})")
-        ids = [s.id for s in self.sources or []]
-        repeated = next((i for i in ids if ids.count(i) > 1), None)
-        if repeated is not None:  # a span names its source by id: two texts under one id make it ambiguous
-            raise ValueError(f"sources: {ids.count(repeated)} sources have the id {repeated!r}; give each source its own id")
+        given_once([s.id for s in self.sources or []], "sources", "source id")  # Record's rule, said before anything is staged
         return self
 
 

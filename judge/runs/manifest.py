@@ -4,7 +4,8 @@ naming run.json and the field (a file edited by hand or damaged), never a traceb
 from __future__ import annotations
 
 import math
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 
 class RunManifest(BaseModel):
@@ -19,7 +20,7 @@ class RunManifest(BaseModel):
     prompts: dict[str, str] = {}
     same_family_clashes: list[str] = []
     unknown_family_answer_models: list[str] = []
-    records_selected: int | list[str] | None = Field(None)  # a count; the ids themselves in runs written before selected.ids
+    records_selected: int | list[str] | None = None  # a count; the ids themselves in runs written before selected.ids
     wall_seconds: float | None = None
     merged_from: list[str] = []
     merged_run_ids: list[str] = []

@@ -57,7 +57,7 @@ class Run:
 
     @cached_property
     def manifest(self) -> dict:
-        """run.json, without the ids of the records selected (a run's size; RunStore.manifest() has them)."""
+        """run.json, without records_selected (a count; in a run written before selected.ids, the ids themselves)."""
         manifest = self.store.manifest()
         manifest.pop("records_selected", None)
         return manifest

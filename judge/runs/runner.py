@@ -108,7 +108,7 @@ def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCach
     """Results in dataset order, and the summary written beside them."""
     finished = store.rewrite_in_order(order)
     manifest = store.manifest()
-    manifest.pop("records_selected", None)  # the ids are not the summary's: not held while it is made
+    manifest.pop("records_selected", None)  # the summary counts its own (a run written before holds the ids there)
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
     summary["run"] = {
         "records_selected": len(order),

@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterable, Iterator
 from judge.files import SELECTION_FILE
 from judge.models import Record
 from judge.runs.store import RunDirError, RunStore
-CHUNK = 4096
+
+CHUNK = 4096  # ids a write or an insert takes at once
 
 
 def chunks(items: Iterable, size: int = CHUNK) -> Iterator[list]:
+    """``items`` in lists of ``size`` (the last shorter), read as they are taken."""
     it = iter(items)
     return iter(lambda: list(itertools.islice(it, size)), [])
 
