@@ -195,6 +195,10 @@ SUBORDINATORS = frozenset("because cause since porque pois כי מפני משו�
 _RELATIVES = frozenset("who whom which that whose where".split())  # a verb after them is a relative clause's
 FULL_SENTENCE_WORDS = 6  # a sentence this long with a finite verb stands alone, however few its content words
 _EN_PLURAL_SUBJECT = frozenset("i we you they".split())
+_DEMONSTRATIVES = frozenset("this that these those".split())
+_PLURAL = re.compile(r"^[a-z]{3,}[^s]s$")  # a plural the lexicon lacks: "temps fall"
+# English auxiliaries that are no Portuguese or Spanish word ("do" is de + o, "a" and "am" are words there)
+_EN_AUX_ONLY = _EN_AUX - frozenset("do am".split())
 _CONTRACTED = re.compile(r"^(?:it|that|there|here|he|she|what|who|where|this|they|we|you|i)'(?:s|re|ve|ll|d|m)$")
 
 
@@ -222,6 +226,12 @@ def _finite_forms(word: str) -> frozenset[str]:
     return frozenset(tags)
 
 
+def _nominal(word: str) -> bool:
+    """The lexicon knows ``word`` as a noun or an adjective too ("talented", "dates")."""
+    lex = _lexicon()
+    return lex is None or bool(lex.getAllLemmas(word).keys() & {"NOUN", "ADJ", "PROPN"})
+
+
 def _plural_noun(word: str) -> bool:
     lex = _lexicon()
     return lex is not None and any(lemma != word for lemma in lex.getAllLemmas(word, upos="NOUN").get("NOUN", ()))
@@ -240,15 +250,17 @@ def _english_may_be_verb(words: list[str], capitalised: list[bool]) -> bool:
         if not i or _in_name(i, capitalised):
             continue  # the first word: a capitalised noun or an imperative as often as a verb
         before = words[i - 1]
+        tags = _finite_forms(w)
+        if before in _DEMONSTRATIVES and tags & {"VBZ", "VBD"} and not _nominal(w):
+            return True  # "This resulted in ...": a demonstrative subject, not "this talented player"
         if before in _EN_NOMINAL_BEFORE or before in _RELATIVES or before.isdigit():
             continue
-        tags = _finite_forms(w)
         after = words[i + 1] if i + 1 < len(words) else ""
         if "VBN" in tags and after == "by":
             continue  # "the games hosted by Tokyo": a participle
         if tags & {"VBZ", "VBD"} or w in _EN_IRREGULAR:
             return True
-        if "VBP" in tags and (before in _EN_PLURAL_SUBJECT or _plural_noun(before)):
+        if "VBP" in tags and (before in _EN_PLURAL_SUBJECT or _plural_noun(before) or _PLURAL.search(before)):
             return True  # "Blue whales feed", "they live"
         if not tags and len(w) >= 5 and w.endswith("ed") and after != "by" and not lex.getAllLemmas(w):
             return True  # a past the lexicon does not know ("googled")
@@ -280,6 +292,6 @@ the first.")."""
     capitalised = [c for _, c in found]
     from judge.text.language import detect_language
 
-    if detect_language(stripped) in ("Portuguese", "Spanish"):
-        return _portuguese_verb(words, capitalised)
+    if detect_language(stripped) in ("Portuguese", "Spanish"):  # short lower-case English may be taken for them
+        return _portuguese_verb(words, capitalised) or any(w in _EN_AUX_ONLY or _CONTRACTED.match(w) for w in words)
     return _english_may_be_verb(words, capitalised)
