@@ -13,11 +13,12 @@ searched in its sources as a run does (:func:`judge.pipeline.candidates`, the de
 - ``spans inside a token``: emitted spans (every candidate's parts, and each claim's quote of the answer)
   that start or end inside a word or a number of their text (:func:`judge.text.bounds.on_word_boundaries`).
 
-The finite-verb test here is an oracle apart from the rule under test (judge.text.proposition.own_clause): a
-word after the first that can only be a finite verb (in English text, lemminflect knows it as a past or
-third-person form and never as a noun or an adjective; a closed list of auxiliaries and copulas in English, Portuguese, Hebrew), not
-right after a relative pronoun. It misses verbs that are also nouns ("flows"): it counts fewer sentences than
-a tagger would, never a noun phrase.
+The finite-verb test here is a plain oracle written apart from the rule under test
+(judge.text.proposition.own_clause): a word after the first that may be a finite verb (in English text, one
+lemminflect knows as a third-person or past form, not right after a determiner or a preposition; a closed
+list of auxiliaries and copulas in English, Portuguese and Hebrew; Portuguese past endings), not right after
+a relative pronoun, not before "by" (a participle), not capitalised (a name). No tagger runs here without a
+model download, so it is a count by rule too: it errs towards calling a phrase a sentence.
 
     PYTHONPATH=. python bench/claims_reading.py [--data ../shared/data] [--limit N]
 
@@ -49,14 +50,19 @@ _FINITE = frozenset(
 _PT_FINITE_ENDINGS = re.compile(r"(?:ou|aram|eram|iram|avam)$")
 
 
-def _unambiguous_finite(word: str) -> bool:
+_NOMINAL_BEFORE = frozenset(
+    """the a an this these those his her its their our my your some many several few no each every any all both of in
+    on at by for from with to into over under about after before between during without than as""".split()
+)
+
+
+def _may_be_finite(word: str) -> bool:
+    """lemminflect knows ``word`` as a third-person or past form of a verb ("flows", "dated", "wrote")."""
     import lemminflect
 
-    lemmas = lemminflect.getAllLemmas(word)
-    if not lemmas.get("VERB") or lemmas.keys() & {"NOUN", "ADJ", "PROPN", "ADV"}:
-        return False
     return any(
-        word in forms for lemma in lemmas["VERB"] for tag, forms in lemminflect.getAllInflections(lemma, upos="VERB").items() if tag in ("VBZ", "VBD")
+        word in forms for lemma in lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ())
+        for tag, forms in lemminflect.getAllInflections(lemma, upos="VERB").items() if tag in ("VBZ", "VBD")
     )
 
 
@@ -70,15 +76,17 @@ def full_sentence(text: str) -> bool:
     from judge.text.language import detect_language
 
     english = detect_language(text) == "English"
+    if re.fullmatch(r"(?:it|that|there|he|she|what)'s", words[0]):
+        return True  # "It's a series of ..."
     for i in range(1, len(words)):
         w, before = words[i], words[i - 1]
         if before in _RELATIVES or found[i][:1].isupper() or (i + 1 < len(words) and words[i + 1] == "by"):
             continue  # a relative clause's verb; a word of a name ("São Francisco"); a participle ("directed by")
         if w in _FINITE or re.fullmatch(r"(?:it|that|there|he|she|what)'s", w):
             return True
-        if english and w.isalpha() and _unambiguous_finite(w):
+        if english and w.isalpha() and before not in _NOMINAL_BEFORE and _may_be_finite(w):
             return True
-        if not w.isascii() and len(w) >= 5 and _PT_FINITE_ENDINGS.search(w) and "a" <= w[0] <= "z":
+        if not english and len(w) >= 5 and _PT_FINITE_ENDINGS.search(w) and "a" <= w[0] <= "z":
             return True
     return False
 
