@@ -153,7 +153,7 @@ def answer_part(claim: str, question: str | None) -> str | None:
 def locate(answer: str, quote: str, claim: str, index=None) -> list[Span]:
     """Where ``quote`` (else the claim) sits in the answer, as verified spans; [] if nowhere."""
     for needle in (quote.strip(), claim.strip()):
-        at = answer.find(needle) if needle else -1
+        at = find_word(answer, needle) if needle else -1  # on word boundaries: "art" is no quote of "start"
         if at >= 0:
             return [_span(answer, at, at + len(needle))]
     norm = normalize(answer)
