@@ -16,8 +16,9 @@ searched in its sources as a run does (:func:`judge.pipeline.candidates`, the de
 The finite-verb test here is a plain oracle written apart from the rule under test
 (judge.text.proposition.own_clause): a word after the first that may be a finite verb (in English text, one
 lemminflect knows as a third-person or past form, not right after a determiner or a preposition; a closed
-list of auxiliaries and copulas in English, Portuguese and Hebrew; Portuguese past endings), not right after
-a relative pronoun, not before "by" (a participle), not capitalised (a name). No tagger runs here without a
+list of auxiliaries and copulas in English, Portuguese and Hebrew; Portuguese past endings), not within three
+words after a relative pronoun, not before "by" (a participle), not capitalised (a name); a text that opens
+with a subordinator or a relative ("because", "justamente porque", "que") is a dependent clause. No tagger runs here without a
 model download, so it is a count by rule too: it errs towards calling a phrase a sentence.
 
     PYTHONPATH=. python bench/claims_reading.py [--data ../shared/data] [--limit N]
@@ -36,8 +37,8 @@ from pathlib import Path
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 FULL_SENTENCE_WORDS = 6
-_OPENS_DEPENDENT = frozenset("because since porque pois כי מפני משום כיוון".split())
-_RELATIVES = frozenset("who whom which that whose where que cujo cuja onde אשר".split())
+_OPENS_DEPENDENT = frozenset("because since porque pois que כי מפני משום כיוון".split())
+_RELATIVES = frozenset("who whom which that whose where que qual cujo cuja onde אשר".split())
 _FINITE = frozenset(
     """
     is are was were has have had does did will would can could may might must shall should am
@@ -71,8 +72,8 @@ def full_sentence(text: str) -> bool:
     dependent clause ("because ...")."""
     found = _WORD.findall(text)
     words = [w.lower().replace("\u2019", "'") for w in found]
-    if len(words) < FULL_SENTENCE_WORDS or words[0] in _OPENS_DEPENDENT:
-        return False
+    if len(words) < FULL_SENTENCE_WORDS or _OPENS_DEPENDENT.intersection(words[:2]) or words[0] in _RELATIVES:
+        return False  # "because ...", "justamente porque ...", "que ele acredita ...", "desde que ..."
     from judge.text.language import detect_language
 
     english = detect_language(text) == "English"
@@ -80,7 +81,7 @@ def full_sentence(text: str) -> bool:
         return True  # "It's a series of ..."
     for i in range(1, len(words)):
         w, before = words[i], words[i - 1]
-        if before in _RELATIVES or found[i][:1].isupper() or (i + 1 < len(words) and words[i + 1] == "by"):
+        if _RELATIVES.intersection(words[max(0, i - 3) : i]) or found[i][:1].isupper() or (i + 1 < len(words) and words[i + 1] == "by"):
             continue  # a relative clause's verb; a word of a name ("São Francisco"); a participle ("directed by")
         if w in _FINITE or re.fullmatch(r"(?:it|that|there|he|she|what)'s", w):
             return True

@@ -38,6 +38,8 @@ FULL_SENTENCES = [  # issue 35: each was glued to its question ("no verb")
     "helen will do rita a favour .",  # lower-cased, tokenised, taken for Portuguese by its letters
     "A empresa criou um novo produto em 2010.",
     "Os alunos estudam matemática todos os dias.",
+    "O rio corre pelo Peru e pela Colômbia antes de chegar ao oceano.",  # a present form no closed list holds
+    "A universidade representa o estado.",  # short Portuguese the language detector takes for English
     "הנהר זורם דרך פרו וקולומביה לפני שהוא מגיע לאוקיינוס.",
 ]
 NO_CLAUSE = [  # answers that mean something only with their question
@@ -45,6 +47,8 @@ NO_CLAUSE = [  # answers that mean something only with their question
     "a series of fantasy novels written by British author J. K. Rowling", "the games hosted by Tokyo in 1964",
     "the river that flows through Peru", "because the river floods every spring", "em 1952",
     "a telecomunicação, o banco de dados e as aplicações tecnológicas", "10 דקות",
+    "o conjunto particular de instruções que um computador possui", "justamente porque a informação certa é requisito",
+    "para definir o estudo de sistemas artificiais", "um livro escrito por Machado de Assis", "the operating system of the computer",
 ]
 
 

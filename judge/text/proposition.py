@@ -129,11 +129,14 @@ def _english_verb(words: list[str], capitalised: list[bool]) -> bool:
     return False
 
 
-def _portuguese_verb(words: list[str], capitalised: list[bool]) -> bool:
-    """Whether a Portuguese (or Spanish) claim has a word that is, by the list and endings above, a finite verb."""
+def _portuguese_verb(words: list[str], capitalised: list[bool], main_clause: bool = False) -> bool:
+    """Whether a Portuguese (or Spanish) claim has a word that is, by the list and endings above, a finite verb
+    (with ``main_clause``, not one of a relative clause: "atividades que não constam")."""
     for i, w in enumerate(words):
         if _in_name(i, capitalised):
             continue  # "São Paulo"
+        if main_clause and _after_relative(words, i):
+            continue
         if w in _PT_VERBS:
             return True
         if not i:
@@ -191,7 +194,10 @@ def not_a_proposition(text: str) -> str | None:
 
 # -- has a clause of its own: what is never read with its question ---------------------------------------------
 # An answer that opens with one of these is a dependent clause, whatever its verb: "because the river floods".
-SUBORDINATORS = frozenset("because cause since porque pois כי מפני משום כיוון לכן لأن بسبب".split())
+SUBORDINATORS = frozenset("because cause porque pois que כי מפני משום כיוון لأن بسبب".split())
+_ROMANCE_MARKS = frozenset("o os da do das dos um uma não em é na pelo pela el los del".split())  # no English words
+_PURPOSE = frozenset("para pra por".split())
+_FOCUS = frozenset("just only simply mainly partly justamente apenas somente só principalmente simplesmente".split())
 _RELATIVES = frozenset("who whom which that whose where".split())  # a verb after them is a relative clause's
 FULL_SENTENCE_WORDS = 6  # a sentence this long with a finite verb stands alone, however few its content words
 _EN_PLURAL_SUBJECT = frozenset("i we you they".split())
@@ -267,6 +273,43 @@ def _english_may_be_verb(words: list[str], capitalised: list[bool]) -> bool:
     return False
 
 
+_ROMANCE_RELATIVES = frozenset("que quem onde cujo cuja cujos cujas qual quais".split())
+def _after_relative(words: list[str], i: int) -> bool:
+    return any(w in _ROMANCE_RELATIVES for w in words[max(0, i - 3) : i])
+
+
+_NOT_FINITE = re.compile(r"(?:[aeiô]r|ndo|[aiíó]d[oa]s?|[st]os?|[st]as)$")  # infinitive, gerund, participle ("escrito")
+# closed-class words the dictionary also knows as verb forms ("fora" of "ser", "segundo" of "seguir")
+_ROMANCE_CLOSED = frozenset("fora dentro sobre entre após contra durante mediante segundo conforme como quando onde mais menos muito pouco bem mal ainda já sempre nunca também só apenas".split())
+_INFINITIVE = re.compile(r"(?:[aeiô]r)$")
+
+
+def _romance_may_be_verb(words: list[str], capitalised: list[bool], language: str) -> bool:
+    """Whether some word is an inflected form of a verb by simplemma's dictionary ("corre" of "correr",
+    "libera" of "liberar"), where it stands: not the first word, not a closed-class word, not after an
+    article or a preposition ("o rio" is no form of "rir"), not in a relative clause, not an infinitive, a
+    gerund or a participle."""
+    try:
+        import simplemma
+    except ImportError:  # pragma: no cover - a declared dependency; without it the endings above decide
+        return False
+    from judge.text.tokens import STOPWORDS
+
+    lang = "es" if language == "Spanish" else "pt"
+    for i in range(1, len(words)):
+        w, before = words[i], words[i - 1]
+        if _in_name(i, capitalised) or w in STOPWORDS or w in _PT_ARTICLES or before in _PT_ARTICLES or before in STOPWORDS:
+            continue
+        if _after_relative(words, i):
+            continue  # "o aluno que não comparece": a relative clause's verb
+        if len(w) < 3 or not w.isalpha() or _NOT_FINITE.search(w) or w in _ROMANCE_CLOSED:
+            continue
+        lemma = simplemma.lemmatize(w, lang=lang)
+        if lemma != w and _INFINITIVE.search(lemma):
+            return True
+    return False
+
+
 def own_clause(text: str) -> bool:
     """Whether ``text`` has a clause of its own, so that it is read as written and never with its question.
 
@@ -280,8 +323,10 @@ the first.")."""
     stripped = text.strip()
     found = [(m.group(), m.group()[:1].isupper()) for m in _WORD.finditer(stripped)]
     words = [w.lower().replace("\u2019", "'") for w, _ in found]
-    if not words or words[0] in SUBORDINATORS:
-        return False
+    if not words or words[0] in SUBORDINATORS or (len(words) > 1 and words[0] in _FOCUS and words[1] in SUBORDINATORS):
+        return False  # "because the river floods", "justamente porque ..."
+    if len(words) > 1 and words[0] in _PURPOSE and _INFINITIVE.search(words[1]):
+        return False  # "para definir o estudo de ...": a purpose, not a statement
     from judge.text.tokens import STOPWORDS
 
     enough = sum(w.isdigit() or (len(w) > 1 and w not in STOPWORDS) for w in words) >= MIN_CONTENT_WORDS
@@ -292,6 +337,12 @@ the first.")."""
     capitalised = [c for _, c in found]
     from judge.text.language import detect_language
 
-    if detect_language(stripped) in ("Portuguese", "Spanish"):  # short lower-case English may be taken for them
-        return _portuguese_verb(words, capitalised) or any(w in _EN_AUX_ONLY or _CONTRACTED.match(w) for w in words)
-    return _english_may_be_verb(words, capitalised)
+    language = detect_language(stripped)
+    if language in ("Portuguese", "Spanish"):  # short lower-case English may be taken for them
+        return (_portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, language)
+                or any(w in _EN_AUX_ONLY or _CONTRACTED.match(w) for w in words))
+    if _english_may_be_verb(words, capitalised):
+        return True
+    # a short Portuguese text the detector took for English ("A universidade representa o estado.")
+    return bool(_ROMANCE_MARKS.intersection(words)) and (
+        _portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, "Portuguese"))
