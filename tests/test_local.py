@@ -261,3 +261,36 @@ except Exception as e:
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr[-2000:]
     assert "refused" in out.stdout
+
+
+def test_the_progress_line_says_which_model_works_while_it_works(monkeypatch):
+    """A bar at 0/3 for a minute with no word looks hung: while an embedded model's child starts and answers,
+    the progress line's activity names the model and what it does, and it is empty once the call ends."""
+    import threading
+
+    from judge.llm import activity
+
+    monkeypatch.setenv(CRASH_TEST_ENV, "SIGILL")  # a real child process that dies after its start-up
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.add(activity.current())
+            done.wait(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with pytest.raises(LLMCallError):
+            call("local/qwen2.5-0.5b")
+    finally:
+        done.set()
+        watcher.join()
+    # "loading the model, then judging" from a cold start; "judging" where an earlier test left the child loaded
+    assert any(s.startswith("local/qwen2.5-0.5b: ") and s.endswith("judging") for s in seen), seen
+    assert activity.current() == ""
+    with activity.doing("outer"):
+        with activity.doing("inner"):
+            assert activity.current() == "inner"
+        assert activity.current() == "outer"

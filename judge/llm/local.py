@@ -34,6 +34,7 @@ from judge.llm.errors import (
     LocalModelTimeout,
     LocalModelUnavailable,
 )
+from judge.llm.activity import doing
 from judge.llm.local_worker import runtime
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
@@ -176,9 +177,13 @@ def complete(name: str, messages: list[dict], optional_params: dict, timeout: fl
         if runtime() is None:
             raise LocalModelUnavailable(INSTALL_HINT)
         model_path(name)  # assembled and verified here, so a refusal is a plain error, not a child's
+    child = _child(name)
+    loading = child.proc is None or child.proc.poll() is not None
     # The child decodes under the schema (judge/llm/grammar.py: every array bounded, no silent fall-back to
     # "any JSON"); llama.cpp's binding is imported only there.
-    reply = _child(name).request({"kwargs": kwargs, "schema": schema, "crash": crash}, timeout)
+    what = f"local/{name}: loading the model, then {'judging' if schema else 'writing'}" if loading else f"local/{name}: {'judging' if schema else 'writing'}"
+    with doing(what):
+        reply = child.request({"kwargs": kwargs, "schema": schema, "crash": crash}, timeout)
     if "error" in reply:
         raise (LocalModelUnavailable if reply.get("unavailable") else LLMError)(reply["error"])
     out = reply["ok"]

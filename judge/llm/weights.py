@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from judge.llm.activity import doing
 from judge.llm.errors import LocalModelUnavailable
 
 
@@ -92,6 +93,12 @@ def model_path(name: str) -> Path:
     target = weights_dir() / f"{spec.name}-{spec.sha256[:12]}.gguf"
     if target.exists():
         return target
+    with doing(f"local/{name}: assembling its weights (once)"):
+        return _assemble(spec, target)
+
+
+def _assemble(spec: EmbeddedModel, target: Path) -> Path:
+    name = spec.name
     parts = [_chunk_path(dist, inner) for dist, inner in spec.chunks]
     total = sum(p.stat().st_size for p in parts)
     if spec.size and total != spec.size:
