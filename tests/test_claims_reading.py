@@ -245,3 +245,19 @@ def test_no_warning_about_model_judges_where_none_runs(tmp_path, caplog, capsys)
     said = caplog.text + capsys.readouterr().err
     assert "cannot tell the model family" not in said and run.summary["unknown_family_answer_models"] == []
     assert json.loads((run.path / "summary.json").read_text(encoding="utf-8"))["unknown_family_answer_models"] == []
+
+
+def test_an_llm_decomposers_claims_lose_their_discourse_tokens_too():
+    from judge.stages.claims import DISCOURSE_ONLY, admit_proposed
+
+    answer = "Sure! Yes, the bridge opened in 1932 after four years of work. It is 300 metres long."
+    admitted = admit_proposed(answer, "When did the bridge open?", [
+        ("Sure!", "Sure!"),
+        ("The bridge opened in 1932 after four years of work.", "Yes, the bridge opened in 1932 after four years of work."),
+        ("The bridge is 300 metres long.", "It is 300 metres long."),
+    ])
+    assert [d.reason for d in admitted.dropped] == [DISCOURSE_ONLY]
+    quotes = [s.excerpt for c in admitted.claims for s in c.spans]
+    assert quotes == ["the bridge opened in 1932 after four years of work.", "It is 300 metres long."]
+    assert all(answer[s.start_char : s.end_char] == s.excerpt for c in admitted.claims for s in c.spans)
+    assert not any(c.reads_question for c in admitted.claims)
