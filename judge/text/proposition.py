@@ -199,6 +199,7 @@ _ROMANCE_MARKS = frozenset("o os da do das dos um uma não em é na pelo pela el
 _PURPOSE = frozenset("para pra por".split())
 _FOCUS = frozenset("just only simply mainly partly justamente apenas somente só principalmente simplesmente".split())
 _RELATIVES = frozenset("who whom which that whose where".split())  # a verb after them is a relative clause's
+CLOSING = "\"'\u201d\u2019\u05f4)]"
 FULL_SENTENCE_WORDS = 6  # a sentence this long with a finite verb stands alone, however few its content words
 _EN_PLURAL_SUBJECT = frozenset("i we you they".split())
 _DEMONSTRATIVES = frozenset("this that these those".split())
@@ -247,12 +248,12 @@ def _english_may_be_verb(words: list[str], capitalised: list[bool]) -> bool:
     """Whether some word may be a finite verb of a main clause where it stands (recall first: "releases",
     "dates back", "whales feed", "It's a series"); not after a determiner or a preposition ("the dates of"),
     not a participle before "by" ("novels written by"), not in a relative clause ("the river that flows")."""
+    if any(_CONTRACTED.match(w) or (w in _EN_AUX and not _in_name(i, capitalised)) for i, w in enumerate(words)):
+        return True  # "is", "was", "has", "it's": no lexicon needed (it takes a second or two to load)
     lex = _lexicon()
     if lex is None:
         return _english_verb(words, capitalised)
     for i, w in enumerate(words):
-        if _CONTRACTED.match(w) or (w in _EN_AUX and not _in_name(i, capitalised)):
-            return True
         if not i or _in_name(i, capitalised):
             continue  # the first word: a capitalised noun or an imperative as often as a verb
         before = words[i - 1]
@@ -317,9 +318,9 @@ def own_clause(text: str) -> bool:
     "Delhi", "in 1952", "10 minutes": fewer than MIN_CONTENT_WORDS content words), a dependent clause
     ("because the river floods"), or in Latin script a phrase with no word that may be a finite verb ("a
     series of fantasy novels written by J. K. Rowling"). In Hebrew and Arabic, whose verbs letters do not
-    tell, enough content words make a clause (a nominal sentence has no verb). A Latin-script sentence of
-FULL_SENTENCE_WORDS words or more with a finite verb stands alone whatever its content words ("It was one of
-the first.")."""
+    tell, enough content words make a clause (a nominal sentence has no verb), and so does a closed sentence
+    of FULL_SENTENCE_WORDS words or more. A Latin-script sentence of FULL_SENTENCE_WORDS words or more with a
+    finite verb stands alone whatever its content words ("It was one of the first.")."""
     stripped = text.strip()
     found = [(m.group(), m.group()[:1].isupper()) for m in _WORD.finditer(stripped)]
     words = [w.lower().replace("\u2019", "'") for w, _ in found]
@@ -330,8 +331,8 @@ the first.")."""
     from judge.text.tokens import STOPWORDS
 
     enough = sum(w.isdigit() or (len(w) > 1 and w not in STOPWORDS) for w in words) >= MIN_CONTENT_WORDS
-    if not _is_latin(words):
-        return enough
+    if not _is_latin(words):  # a closed sentence this long is one, whatever its content words
+        return enough or (len(words) >= FULL_SENTENCE_WORDS and stripped.rstrip(CLOSING)[-1:] in ".!\u06d4")
     if not enough and len(words) < FULL_SENTENCE_WORDS:
         return False  # "It is in Paris.": its subject is the question's
     capitalised = [c for _, c in found]
