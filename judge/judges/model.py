@@ -6,6 +6,7 @@ verdict, never a crash."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from typing import Literal
 
@@ -30,7 +31,14 @@ def _sentences(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _touching(sentences, start: int, end: int) -> list[int]:
-    return [i for i, (a, b) in enumerate(sentences) if a < end and start < b]
+    """The sentences (in order, non-overlapping) that overlap [start, end)."""
+    i = max(0, bisect_right(sentences, (start, len(sentences) and sentences[-1][1] + 1)) - 1)
+    out = []
+    while i < len(sentences) and sentences[i][0] < end:
+        if start < sentences[i][1]:
+            out.append(i)
+        i += 1
+    return out
 
 
 def passages(claim: ClaimToJudge, sources: dict[str | None, str], context_chars: int) -> list[dict]:
