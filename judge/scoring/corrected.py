@@ -102,6 +102,20 @@ def _exact(k: int, n: int) -> list[float]:
     return [round(x, 6) for x in exact_interval(k, n)]
 
 
+def estimate(y: np.ndarray, yhat: np.ndarray, population: np.ndarray, w: np.ndarray) -> tuple[Interval, Interval, bool]:
+    """(corrected, labels only, whether the labels are all the same) for labelled values ``y``, the judge's
+    values on them ``yhat`` and on every item ``population``, and sampling weights ``w``. Labels all of one
+    value show no variation: a normal interval would have no width, so the exact interval over the labels is
+    given (and the corrected one widened to hold it)."""
+    corrected, alone = _interval(ppi_mean(y, yhat, population, w)), _interval(classical_mean(y, w))
+    same = len(set(y.tolist())) == 1
+    if same and y[0] in (0.0, 1.0):
+        lo, hi = _exact(int(y[0]) * len(y), len(y))
+        corrected = corrected.model_copy(update={"low": min(corrected.low, lo), "high": max(corrected.high, hi)})
+        alone = alone.model_copy(update={"low": lo, "high": hi})
+    return corrected, alone, same
+
+
 class Corrected(Section):
     key, title = "corrected", "Corrected rates: the judge corrected by human labels (PPI++)"
 
@@ -166,18 +180,13 @@ class Corrected(Section):
         y = np.array([value(metric, level, r.label) for r in rows])
         yhat = np.array([value(metric, level, self.judged[r.item]) for r in rows])
         w = np.array([weights[r.item] for r in rows])
-        corrected, alone = _interval(ppi_mean(y, yhat, population, w)), _interval(classical_mean(y, w))
-        name = metric.replace("_", " ")
+        corrected, alone, same = estimate(y, yhat, population, w)
         if n < FEW_LABELS and metric == METRICS[0]:
             warnings.append(f"{what}: only {n} label{'s' if n != 1 else ''}; the intervals are approximate (label at least {FEW_LABELS}, better 50)")
-        if len(set(y.tolist())) == 1:  # no variation seen: a normal interval would have no width; the exact one is given
-            k = int(round(y[0] * n)) if y[0] in (0.0, 1.0) else None
-            if k is not None:
-                lo, hi = _exact(k, n)
-                corrected = corrected.model_copy(update={"low": min(corrected.low, lo), "high": max(corrected.high, hi)})
-                alone = alone.model_copy(update={"low": lo, "high": hi})
-            warnings.append(f"{what}: all {n} labels give the same {name} ({y[0]:g}); the intervals shown are exact (Clopper-Pearson) "
-                            "over the labels, since the labels show no variation to estimate")
+        if same:
+            shown_as = "exact (Clopper-Pearson) over the labels" if y[0] in (0.0, 1.0) else "normal ones of no width: read them with care"
+            warnings.append(f"{what}: all {n} labels give the same {metric.replace('_', ' ')} ({y[0]:g}), so the labels show no variation "
+                            f"to estimate; the intervals shown are {shown_as}")
         return Estimate(judge=judge, corrected=corrected, labels_only=alone, labels=n, items=len(population), labels_to_halve=labels_to_halve(n, len(population)))
 
     def _agreement(self, level: str, rows: list[SheetRow], weights) -> dict[str, LabelAgreement]:
