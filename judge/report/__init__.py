@@ -27,8 +27,23 @@ def write_reports(run: Run | Path, labels: list[Path] | None = None) -> dict:
     scores = score(run, load_labels(run, labels))
     run.store.write_parts("scores.json", json_parts(scores))  # written piece by piece: per_answer is read back from disk
     run.store.write_text("report.md", markdown.render(scores))
-    run.store.write_parts("report.html", html.render(scores, run.results(), run.records))
+    run.store.write_parts("report.html", html.render(scores, run.results(), run.records, sheet=sheet_rows(run)))
     return scores
+
+
+def sheet_rows(run: Run) -> list:
+    """The rows of the run's own labelling sheets (judge label), for report.html's labelling mode; a sheet with
+    problems is left out of the page (judge score and judge validate name them)."""
+    from judge.labels.load import SHEET_NAMES
+    from judge.labels.sheet import read_sheet
+
+    rows = []
+    for name in SHEET_NAMES.values():
+        if (run.path / name).is_file():
+            sheet = read_sheet(run.path / name)
+            if not sheet.problems:
+                rows += [r for _, r in sheet.rows]
+    return rows
 
 
 def agreement_path(run_dirs: list[Path]) -> Path:
