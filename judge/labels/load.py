@@ -66,3 +66,22 @@ def load_labels(run: Run, paths: list[Path] | None = None) -> Labels | None:
     if problems:
         raise DatasetError(problems)
     return Labels(sheets)
+
+
+def check_sheet(path: Path, run_dir: Path | None = None) -> tuple[list[Problem], dict]:
+    """``judge validate`` on a sheet: every line checked (unknown fields, labels outside the vocabulary, an item
+    on two lines), and against its run when given or when the sheet sits in a run directory (run id, items)."""
+    from collections import Counter
+
+    sheet = read_sheet(path)
+    problems = list(sheet.problems)
+    if run_dir is None and (Path(path).parent / "run.json").is_file():
+        run_dir = Path(path).parent
+    if run_dir is not None and sheet.rows:
+        run = Run.open(run_dir)
+        problems += check_against_run(sheet, identity(run.store), run_items(run), str(run.path))
+    labels = Counter(r.label or "(empty)" for _, r in sheet.rows)
+    report = {"file": str(path), "format": "judge-labels", "run_id": sheet.run_ids[0] if sheet.run_ids else None,
+              "checked_against_run": str(run_dir) if run_dir is not None else None, "items": len(sheet.rows),
+              "labelled": len(sheet.labelled()), "labels": dict(sorted(labels.items())), "errors": [p.model_dump() for p in problems]}
+    return problems, report
