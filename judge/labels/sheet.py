@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.datasets.base import iter_jsonl
-from judge.problems import Problem, problems_from_validation, shown
+from judge.problems import Problem, problems_from_validation
 from judge.verdicts import ANSWER_LABELS, LABELS, SKIP
 
 FORMAT = "judge-labels/1"  # every line says it is a sheet row: what `judge validate` sniffs
@@ -94,6 +94,11 @@ class Sheet:
 
     def labelled(self) -> list[SheetRow]:
         return [r for _, r in self.rows if r.labelled]
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """A value from the sheet in a message: quoted, cut, control characters escaped (repr)."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def is_sheet(path: Path) -> bool:
