@@ -12,7 +12,7 @@ __all__ = ["app", "main"]
 
 # `judge --help`: the main commands first, in the order a user meets them; then the model checks; then the
 # research tools (benchmarks, data preparation).
-MAIN = ("run", "score", "label", "compare", "rejudge", "agreement", "validate", "baseline", "merge", "init")
+MAIN = ("run", "score", "compare", "rejudge", "agreement", "validate", "label", "baseline", "merge", "init")
 PANELS = {"families": "Models", "ping": "Models"}
 RESEARCH = "Research tools"
 
