@@ -37,18 +37,23 @@ def _driver():
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
-def test_report_in_a_real_browser(tmp_path):
+def _run(tmp_path, name: str, rows: list[dict]) -> Path:
+    """A run of the deterministic judge over the bundled sample with these answers; its directory."""
     answers = tmp_path / "answers.jsonl"
-    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
-    rows = [{"record_id": r["id"], "model": MODEL if i == 0 else "m", "answer": r["reference_answer"] + (" " + PLANTED if i == 0 else "")}
-            for i, r in enumerate(records)]
     answers.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
     config = tmp_path / "c.yaml"
-    config.write_text(f"name: browser\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
+    config.write_text(f"name: {name}\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
                       f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\n")
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
-    report = Path(json.loads(result.stdout)["run_dir"]) / "report.html"
+    return Path(json.loads(result.stdout)["run_dir"])
+
+
+def test_report_in_a_real_browser(tmp_path):
+    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
+    rows = [{"record_id": r["id"], "model": MODEL if i == 0 else "m", "answer": r["reference_answer"] + (" " + PLANTED if i == 0 else "")}
+            for i, r in enumerate(records)]
+    report = _run(tmp_path, "browser", rows) / "report.html"
     html = report.read_text(encoding="utf-8")
     scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
     assert len(scripts) == 1 and html.lower().count("<script") == 1 and "&lt;script&gt;" in html
@@ -118,17 +123,10 @@ def test_report_in_a_real_browser(tmp_path):
 
 def test_label_a_sample_in_the_browser_then_score(tmp_path):
     """Labelling mode: start, label with keys and buttons, skip, go back, export; the exported sheet scores."""
-    answers = tmp_path / "answers.jsonl"
     records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
     rows = [{"record_id": r["id"], "model": m, "answer": r["reference_answer"] + (" " + PLANTED if m == "b" else "")}
             for r in records for m in ("a", "b")]
-    answers.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
-    config = tmp_path / "c.yaml"
-    config.write_text(f"name: labelling\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
-                      f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\n")
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
-    assert result.returncode == 0, result.stderr
-    run_dir = Path(json.loads(result.stdout)["run_dir"])
+    run_dir = _run(tmp_path, "labelling", rows)
     made = run_cli("label", str(run_dir), "--n", "8", "--json")
     assert made.returncode == 0, made.stderr
     sheet = [json.loads(x) for x in (run_dir / "labels.jsonl").read_text(encoding="utf-8").splitlines()]
