@@ -105,7 +105,9 @@ def test_gold_labels_give_corrected_rates_everywhere(runs, tmp_path):
     assert agreement["precision_ci"][0] <= agreement["precision"] <= agreement["precision_ci"][1]
     report_md = (a / "report.md").read_text(encoding="utf-8")
     assert "Corrected rates" in report_md and "the estimate to trust" in report_md
-    assert "Corrected rates" in (a / "report.html").read_text(encoding="utf-8")
+    page = (a / "report.html").read_text(encoding="utf-8")
+    assert "Corrected rates" in page and page.count('class="lb-item"') == 56  # both sheets in the labelling mode
+    assert page.count('class="lb-btn" data-label="not_grounded"') == 16 and page.count('class="lb-btn" data-label="contradicted"') == 40
     import judge
     from judge.runs.run import Run
 
