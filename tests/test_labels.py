@@ -185,3 +185,27 @@ def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
     assert failed.returncode == 1 and "FAIL corrected_hallucination_rate<=0.05" in failed.stdout and "upper bound" in failed.stdout
     bad = run_cli("compare", str(a), str(b), "--gate", "corrected_faithfulness<=0.5")
     assert bad.returncode == 2 and "takes >=" in bad.stderr
+
+
+def test_a_larger_sample_holds_every_smaller_one():
+    """The draw behind --more: each stratum gets one label first, then seats by size (D'Hondt); allocation
+    never takes a label away as n grows, stops at the stratum's size, and draws the same items for a seed."""
+    import random
+
+    from judge.labels.sample import allocation, draw
+
+    rng = random.Random(3)
+    for _ in range(50):
+        sizes = {f"s{k}": rng.randint(0, 40) for k in range(rng.randint(1, 5))}
+        total = sum(sizes.values())
+        previous = dict.fromkeys(sizes, 0)
+        for n in range(total + 3):
+            now = allocation(sizes, n)
+            assert sum(now.values()) == min(n, total) and all(previous[s] <= now[s] <= sizes[s] for s in sizes)
+            if n >= sum(1 for v in sizes.values() if v):
+                assert all(now[s] >= 1 for s in sizes if sizes[s])
+            previous = now
+    strata = {"supported": [f"c{k}" for k in range(80)], "unsupported": [f"u{k}" for k in range(15)], "contradicted": ["x1", "x2"]}
+    small, large = draw(strata, 10, 0, "claim"), draw(strata, 30, 0, "claim")
+    assert set(small) < set(large) and draw(strata, 10, 0, "claim") == small and draw(strata, 10, 1, "claim") != small
+    assert {k for k in small if k.startswith("x")} and all(0 < p <= 1 for p in large.values())
