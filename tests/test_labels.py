@@ -209,3 +209,16 @@ def test_a_larger_sample_holds_every_smaller_one():
     small, large = draw(strata, 10, 0, "claim"), draw(strata, 30, 0, "claim")
     assert set(small) < set(large) and draw(strata, 10, 0, "claim") == small and draw(strata, 10, 1, "claim") != small
     assert {k for k in small if k.startswith("x")} and all(0 < p <= 1 for p in large.values())
+
+
+def test_a_gate_on_a_run_without_labels_cannot_pass(runs, tmp_path):
+    import shutil
+
+    a, b = runs
+    bare = tmp_path / "bare"
+    shutil.copytree(b, bare, ignore=shutil.ignore_patterns("labels*.jsonl", "*.lock"))
+    assert run_cli("score", str(bare)).returncode == 0
+    missing = run_cli("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1")
+    assert missing.returncode == 1 and "no corrected claim-level hallucination rate" in missing.stdout and "cannot be checked" in missing.stdout
+    allowed = run_cli("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1", "--allow-missing", "--json")
+    assert allowed.returncode == 0 and not json.loads(allowed.stdout)["corrected"]["available"]

@@ -146,6 +146,8 @@ def compare(result: dict) -> None:
         if claims.get(key):
             c.print(f"{_claims(claims[key])} only in run {run} (no claim of the other run matched)", markup=False, soft_wrap=True)
     corrected = result.get("corrected") or {}
+    if corrected and not corrected.get("available") and any(g.get("kind") == "bound" for g in result["gates"]):
+        c.print(f"corrected rates: {corrected['why']}", markup=False, soft_wrap=True)
     for level, models in (corrected.get("levels") or {}).items():  # human labels on both runs (judge.scoring.corrected_compare)
         for model, metrics in models.items():
             for metric, d in metrics.items():

@@ -55,9 +55,13 @@ def comparison(a: Run, b: Run) -> dict:
     """B - A of every corrected rate both runs have (level, model under test or all, metric), with its 95%
     interval; or why there is none."""
     ca, cb = corrected_of(a), corrected_of(b)
-    lacking = [w for w, c in (("A", ca), ("B", cb)) if not c]
+    lacking = [(w, r) for w, r, c in (("A", a, ca), ("B", b, cb)) if not c]
     if lacking:
-        return {"available": False, "why": f"run {' and '.join(lacking)} scored without human labels (judge label RUN; judge score RUN --labels FILE)"}
+        from judge.labels.load import own_sheets
+
+        stale = [w for w, r in lacking if own_sheets(r)]  # labelled since its last score
+        why = f"run {' and '.join(w for w, _ in lacking)} scored without human labels (judge label RUN; judge score RUN --labels FILE)"
+        return {"available": False, "why": why + (f"; run {' and '.join(stale)} has labels now: judge score it again" if stale else "")}
     out: dict = {"available": True, "files": {"a": ca["files"], "b": cb["files"]}, "levels": {}}
     for level, la in ca["levels"].items():
         lb = cb["levels"].get(level)
