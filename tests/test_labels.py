@@ -151,7 +151,9 @@ def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     a, b = runs
     assert run_cli("label", str(a), "--n", "12", "--out", str(tmp_path / "s.jsonl")).returncode == 0
     rows = _sheet(tmp_path / "s.jsonl")
-    for r in rows[:5]:
+    chosen = [r for r in rows if r["stratum"] == "supported"][:5]
+    assert len(chosen) == 5
+    for r in chosen:
         r["label"] = "supported"
     sheet = _write(tmp_path / "five.jsonl", rows)
     other_run = run_cli("score", str(b), "--labels", str(sheet))
@@ -165,6 +167,8 @@ def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     assert any("only 5 labels" in w for w in warnings)
     assert any("all 5 labels give the same hallucination rate (0)" in w and "exact (Clopper-Pearson)" in w for w in warnings)
     assert any("7 of the 12 sampled claims are not labelled yet" in w for w in warnings)
+    unlabelled = {r["stratum"] for r in rows} - {"supported"}
+    assert unlabelled and any(f"no claim the panel called {', '.join(sorted(unlabelled))} is labelled" in w for w in warnings)
     e = json.loads(scored.stdout)["corrected"]["levels"]["claim"]["models"]["all models"]["hallucination_rate"]
     assert e["labels_only"]["low"] == 0 and e["labels_only"]["high"] == pytest.approx(0.5218, abs=1e-3)  # Clopper-Pearson 0 of 5
     assert e["corrected"]["high"] >= e["labels_only"]["high"]

@@ -160,6 +160,10 @@ class Corrected(Section):
         if skipped or unlabelled:
             warnings.append(f"{noun} labels: {unlabelled} of the {len(rows)} sampled {noun}s are not labelled yet and {skipped} were skipped; "
                             "they are left out, and each stratum's labelled items stand for them")
+        bare = sorted(s for s in sampled if not labelled[s])
+        if bare:  # nothing stands for these items: the estimate cannot correct the judge there
+            warnings.append(f"{noun} labels: no {noun} the panel called {', '.join(bare)} is labelled; the estimate cannot correct the "
+                            "judge on those (label some of them, or draw more with judge label --more)")
         weights = {r.item: 1 / (r.inclusion_probability * labelled[r.stratum] / sampled[r.stratum]) for r in usable}
         models: dict[str, dict[str, Estimate]] = {}
         population = self.population[level]
