@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.models import Candidate
 from judge.results import ClaimChecks
+from judge.stages.alignment import align
 from judge.stages.reading import absent_names_numbers, absent_words, question_reading, short_answer
 from judge.text import content_words, normalize, word_forms, words
-from judge.text.negation import dropped_negation, negated
+from judge.text.negation import negated
 from judge.text.tokens import text_forms
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
@@ -129,7 +130,7 @@ def support_features(
         added_connectives=added,
         words=len(claim_words),
         heading=claim.rstrip().endswith(":"),
-        dropped_negation=bool(candidates) and dropped_negation(claim, candidates[0].text),
+        dropped_negation=bool(candidates) and align(claim, candidates[0].text).negation == "dropped",
         **(_whole_source(claim, candidates, question, tuple(sources)) if sources else {}),
     )
 
@@ -144,7 +145,7 @@ def _whole_source(claim: str, candidates: list[Candidate], question: str | None,
         "absent_run": run,
         "absent_share": share,
         "absent_key": absent_names_numbers(own, sources),
-        "added_negation": negated(claim) and not any(negated(c.text) for c in candidates),
+        "added_negation": bool(candidates) and align(claim, candidates[0].text).negation == "added" or (not candidates and negated(claim)),
         "short": answer is not None,
         "question_coverage": coverage,
         "answer_in_source": holds,
