@@ -22,6 +22,7 @@ partners is taken, so a claim read in order against a span reads in order. From 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +32,7 @@ from judge.stages.slots import aligned_mismatches
 from judge.text.memo import text_memo
 from judge.text.negation import WITHHOLDS, denials
 from judge.text.normalize import normalize
+from judge.text.sentences import split_sentences
 from judge.text.tokens import STOPWORDS, share_start, word_forms, word_spans
 
 Negation = Literal["none", "same", "dropped", "withheld", "added"]
@@ -81,6 +83,7 @@ class Token:
     forms: frozenset[str]
     start: int  # in the normalised text
     sentence: int  # which sentence (or part) of the text it stands in
+    clause: int  # which clause: sentences cut at commas, semicolons, colons, brackets and dashes
     content: bool
     name: bool
     number: str | None  # its value, for a number (digits, a number word, an ordinal)
@@ -169,35 +172,35 @@ class Alignment:
 
 # -- tokens ------------------------------------------------------------------------------------------------------
 @text_memo()
+def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
+    """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
+    return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
+
+
+@text_memo()
 def tokens(text: str) -> tuple[Token, ...]:
     """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
-    norm = normalize(text).text
+    nt = normalize(text)
+    norm = nt.text
     numbers = {m.start: m.value for m in mentions(text)}
     name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
-    out, sentence, last = [], 0, 0
+    starts = [a for a, _ in sentence_bounds(text)]
+    out, clause, last = [], 0, 0
     for start, end, w in word_spans(norm):
-        gap = norm[last:start]
-        if any(c in gap for c in ".!?;\u2026\u061f") or "\n" in text[last:start]:
-            sentence += 1
+        clause += any(ch in ",;:()[]\u2014\u2013.!?\u2026" for ch in norm[last:start]) or " - " in norm[last:start]
         last = end
+        at = int(nt.starts[start])
         forms = frozenset(word_forms(w))
         value = numbers.get(start)
         if value is None and w[:1].isdigit():
             value = canon_number(w).lstrip("0") or "0"
         if w in ORDINALS:
             forms |= {ORDINALS[w]}  # "first" meets "1st" (whose "1" is a number of its own)
-        name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and _capital(text, norm, start)
+        ch = text[at]  # a name's token is capitalised, or of a script without case (a Hebrew acronym, a quoted name)
+        name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and (ch.isupper() or not ch.isascii())
         content = (len(w) > 1 and w not in STOPWORDS) or value is not None
-        out.append(Token(w, forms, start, sentence, content, name, value))
+        out.append(Token(w, forms, start, max(0, bisect_right(starts, at) - 1), clause, content, name, value))
     return tuple(out)
-
-
-def _capital(text: str, norm: str, start: int) -> bool:
-    """The original character of a normalised offset is a capital, or a Hebrew acronym's or quoted name's
-    (scripts without case: every token of a name found there counts)."""
-    nt = normalize(text)
-    ch = text[int(nt.starts[start])] if start < len(nt.starts) else ""
-    return ch.isupper() or not ch.isascii()
 
 
 # -- pairing -------------------------------------------------------------------------------------------------------
@@ -295,41 +298,72 @@ def _name_slots(claim, span, pairs) -> tuple[list[SlotDiff], list[str]]:
 
 
 _DATE_KINDS = {"year": "date", "day": "date", "time": "date", "decade": "date", "percent": "percent"}
+HOME_REACH = 4  # claim tokens either side of a number whose partners say which sentence holds its slot
+
+
+def _home(claim: tuple[Token, ...], span: tuple[Token, ...], pairs: dict[int, int], i: int) -> int | None:
+    """The span's sentence holding the slot of the claim's number ``i``: where most partners of the claim's
+    words around it stand (the nearest decides a tie); None when none of them has a partner."""
+    votes: dict[int, tuple[int, int]] = {}
+    near = [k for k in range(max(0, i - HOME_REACH), min(len(claim), i + HOME_REACH + 1)) if k in pairs and claim[k].number is None]
+    own = [k for k in near if claim[k].clause == claim[i].clause]  # the number's own clause first
+    for k in own or near:
+        if claim[k].content:
+            sentence = span[pairs[k]].sentence
+            n, closest = votes.get(sentence, (0, 99))
+            votes[sentence] = (n + 1, min(closest, abs(k - i)))
+    return max(votes, key=lambda x: (votes[x][0], -votes[x][1])) if votes else None
 
 
 def _number_slots(claim_text: str, span_text: str, claim, span, pairs) -> tuple[list[SlotDiff], list[str]]:
-    """Numbers the span states otherwise in the claim's slot (:func:`judge.stages.slots.aligned_mismatches`,
-    over the span's parts), and those it holds only away from their slot."""
-    parts = span_text.split(PART_BREAK)
-    found = aligned_mismatches(claim_text, parts, context=" \n".join(parts) if len(parts) > 1 else None)
-    kinds = {m.value: m.kind for m in mentions(claim_text)}
-    diffs = [SlotDiff(_DATE_KINDS.get(kinds.get(m.claim, ""), "number"), m.claim, m.candidate) for m in found]
-    return diffs, []
+    """Each number of the claim read in its slot: the span's sentence where the words around it align
+    (:func:`_home`). Its value there is aligned; another value of its kind, unit and slot words there
+    (:func:`judge.stages.slots.aligned_mismatches`, on that sentence alone) is a differing slot, whatever
+    the rest of the span holds; its value only elsewhere is displaced."""
+    by_start = {m.start: m for m in mentions(claim_text)}
+    bounds = sentence_bounds(span_text)
+    diffs, displaced = [], []
+    for i, t in enumerate(claim):
+        m = by_start.get(t.start)
+        home = _home(claim, span, pairs, i) if m is not None else None
+        if home is None:
+            continue
+        same = [j for j, x in enumerate(span) if x.sentence == home and x.number is not None and x.number.rstrip("%") == m.value.rstrip("%")]
+        if same:
+            pairs[i] = same[0]
+            continue
+        a, b = bounds[home]
+        found = [x for x in aligned_mismatches(claim_text, [span_text[a:b]], context=span_text) if x.claim == m.value]
+        if found:
+            diffs.append(SlotDiff(_DATE_KINDS.get(m.kind, "number"), m.value, found[0].candidate))
+            pairs.pop(i, None)
+        elif i in pairs:
+            displaced.append(t.text)
+    return diffs, displaced
 
 
 # -- negation --------------------------------------------------------------------------------------------------------
 def _negation(claim: str, span: str, pairs: dict[int, int]) -> Negation:
-    """The denials of the claim and of the span, read through the pairs (see the module docstring)."""
-    mine = denials(claim)
-    theirs = denials(span)
+    """The denials of the claim and of the span, read through the pairs: the span's denial is dropped when
+    the claim states, undenied, the word it governs first and one more (all, for a one-word scope); a denial
+    of saying or knowing ("did not confirm their backing") is withheld when the claim states what it governs;
+    the claim's denial is added when the span states, undenied, the word it governs first; kept (same) when a word
+    governed by one is governed by the other, in whatever words each denies (see the module docstring)."""
+    mine, theirs = denials(claim), denials(span)
     if not mine and not theirs:
         return "none"
-    denied_by_claim = {i for _, scope, _ in mine for i in scope}
     back = {j: i for i, j in pairs.items()}
-    dropped = withheld = same = False
-    covered: set[int] = set()
+    denied_by_claim = {i for _, scope, _ in mine for i in scope}
+    denied_by_span = {j for _, scope, _ in theirs for j in scope}
+    same = any(pairs.get(i) in denied_by_span for i in denied_by_claim)
+    dropped = withheld = False
     for _, scope, kind in theirs:
-        hit = [back[j] for j in scope if j in back]
-        if len(hit) < min(2, len(scope)) or not hit:
-            continue
-        covered.update(hit)
-        if any(i in denied_by_claim for i in hit):
-            same = True
-        elif kind == WITHHOLDS:
-            withheld = True
-        else:
+        hit = [back[j] for j in scope if j in back and back[j] not in denied_by_claim]
+        if kind == WITHHOLDS:
+            withheld |= any(j in back for j in scope[1:]) and len(hit) == sum(j in back for j in scope)
+        elif scope[0] in back and len(hit) >= min(2, len(scope)) and back[scope[0]] in hit:
             dropped = True
-    added = any(kind != WITHHOLDS and not any(i in covered for i in scope) for _, scope, kind in mine)
+    added = any(kind != WITHHOLDS and pairs.get(scope[0]) is not None and not same for _, scope, kind in mine)
     if dropped:
         return "dropped"
     if added:
@@ -346,12 +380,12 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
     (claim, span, language): kept by text, so every check, the judge and triage share it."""
     c, s = tokens(claim), tokens(span)
     pairs = _pair(c, s)
+    number_diffs, number_displaced = _number_slots(claim, span, c, s, pairs) if any(t.number for t in c) else ([], [])
+    name_diffs, name_displaced = _name_slots(c, s, pairs)
     negation = _negation(claim, span, pairs)
     if negation == "same":  # "refused" is aligned with the span's "chose not": one denial in other words
         pairs.update({at: theirs for (at, _, _), (theirs, _, _) in zip(denials(claim), denials(span)) if c[at].content})
     unaligned = tuple(dict.fromkeys(t.text for i, t in enumerate(c) if t.content and i not in pairs))
-    name_diffs, name_displaced = _name_slots(c, s, pairs)
-    number_diffs, number_displaced = _number_slots(claim, span, c, s, pairs) if any(t.number for t in c) else ([], [])
     nc, ns = normalize(claim).text.strip(" .!?"), normalize(span).text
     return Alignment(
         claim=c,
@@ -363,3 +397,28 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
         displaced=tuple(name_displaced + number_displaced),
         verbatim=bool(nc) and nc in ns,
     )
+
+
+def judged(claim: str, spans: list[str], language: str | None = None) -> tuple[int, Alignment | None]:
+    """The span a claim is judged against, of the candidates' texts ``spans`` (best first), with its
+    alignment: the one whose partners hold the most of the claim's content words (the search's order breaks
+    ties). Nothing outside it counts for the claim: no word, name or number of another span rescues it."""
+    best, chosen = -1.0, (0, None)
+    for n, text in enumerate(spans):
+        a = align(claim, text, language)
+        share = a.aligned_share()
+        if share > best + 1e-9:
+            best, chosen = share, (n, a)
+    return chosen
+
+
+def offered_share(claim: str, spans: list[str], language: str | None = None) -> float:
+    """The share of the claim's distinct content words aligned in any of ``spans``: what all the offered
+    evidence holds of it, which tells a partly supported claim from an unsupported one and supports nothing."""
+    held: set[str] = set()
+    words_: set[str] = set()
+    for text in spans:
+        a = align(claim, text, language)
+        words_ = {a.claim[i].text for i in a.content}
+        held |= words_ - set(a.unaligned)
+    return round(len(held) / len(words_), 6) if words_ else 0.0

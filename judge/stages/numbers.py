@@ -314,7 +314,9 @@ def is_context_word(word: str) -> bool:
 
 
 def numbers_in(text: str) -> list[str]:
-    return list(dict.fromkeys(m.value for m in mentions(text)))
+    """The numbers ``text`` writes in digits: what a claim must find (a number word is matched, never
+    required: "כשתיים מכל חמש" is the source's 40%)."""
+    return list(dict.fromkeys(m.value for m in mentions(text) if not m.word))
 
 
 def source_numbers(text: str) -> frozenset[str]:
