@@ -182,7 +182,9 @@ def tokens(text: str) -> tuple[Token, ...]:
     """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
     nt = normalize(text)
     norm = nt.text
-    numbers = {m.start: m.value for m in mentions(text)}
+    found = mentions(text)
+    numbers = {m.start: m.value for m in found}
+    inside = {x for m in found if m.word for x in range(m.start + 1, m.end)}  # "five" of "twenty-five"
     name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
     starts = [a for a, _ in sentence_bounds(text)]
     out, clause, last = [], 0, 0
@@ -198,7 +200,7 @@ def tokens(text: str) -> tuple[Token, ...]:
             forms |= {ORDINALS[w]}  # "first" meets "1st" (whose "1" is a number of its own)
         ch = text[at]  # a name's token is capitalised, or of a script without case (a Hebrew acronym, a quoted name)
         name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and (ch.isupper() or not ch.isascii())
-        content = (len(w) > 1 and w not in STOPWORDS) or value is not None
+        content = ((len(w) > 1 and w not in STOPWORDS) or value is not None) and start not in inside
         out.append(Token(w, forms, start, max(0, bisect_right(starts, at) - 1), clause, content, name, value))
     return tuple(out)
 
