@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge.stages.names import name_tokens, names_in, related_names
-from judge.stages.numbers import ORDINALS, canon_number, mentions
+from judge.stages.numbers import ORDINALS, canon_number, mentions, number_spans, number_values
 from judge.stages.slots import aligned_mismatches
 from judge.text.memo import text_memo
 from judge.text.negation import WITHHOLDS, denials
-from judge.text.normalize import normalize
+from judge.text.normalize import normalized
 from judge.text.sentences import split_sentences
-from judge.text.tokens import STOPWORDS, share_start, word_forms, word_spans
+from judge.text.tokens import SHARED_START, STOPWORDS, share_start, word_forms, word_spans
 
 Negation = Literal["none", "same", "dropped", "withheld", "added"]
 NEAR = 8  # tokens of the span around an anchor's partner that count as the claim's slot
@@ -180,11 +180,10 @@ def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
 @text_memo()
 def tokens(text: str) -> tuple[Token, ...]:
     """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
-    nt = normalize(text)
+    nt = normalized(text)
     norm = nt.text
-    found = mentions(text)
-    numbers = {m.start: m.value for m in found}
-    inside = {x for m in found if m.word for x in range(m.start + 1, m.end)}  # "five" of "twenty-five"
+    numbers = number_values(text)
+    inside = {x for a, b, _, spelled in number_spans(norm) if spelled for x in range(a + 1, b)}  # "five" of "twenty-five"
     name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
     starts = [a for a, _ in sentence_bounds(text)]
     out, clause, last = [], 0, 0
@@ -210,9 +209,12 @@ def _pair(claim: tuple[Token, ...], span: tuple[Token, ...]) -> dict[int, int]:
     """Each content token of the claim with its partner in the span (see the module docstring)."""
     by_form: dict[str, list[int]] = {}
     by_value: dict[str, list[int]] = {}
+    by_start: dict[str, list[tuple[str, int]]] = {}  # forms by their first letters, for a shared start
     for j, t in enumerate(span):
         for f in t.forms:
             by_form.setdefault(f, []).append(j)
+            if t.content and t.number is None and len(f) >= SHARED_START:
+                by_start.setdefault(f[:SHARED_START], []).append((f, j))
         if t.number is not None:
             by_value.setdefault(t.number.rstrip("%"), []).append(j)
     options: dict[int, list[int]] = {}
@@ -224,7 +226,7 @@ def _pair(claim: tuple[Token, ...], span: tuple[Token, ...]) -> dict[int, int]:
         else:
             found = sorted({j for f in t.forms for j in by_form.get(f, ())})
             if not found and not t.text[:1].isdigit():
-                found = [j for j, s in enumerate(span) if s.content and s.number is None and any(share_start(f, g) for f in t.forms for g in s.forms)]
+                found = sorted({j for f in t.forms for g, j in by_start.get(f[:SHARED_START], ()) if share_start(f, g)})
         if found:
             options[i] = found
     if not options:
@@ -376,10 +378,15 @@ def _negation(claim: str, span: str, pairs: dict[int, int]) -> Negation:
 
 
 # -- the value -------------------------------------------------------------------------------------------------------
-@text_memo()
 def align(claim: str, span: str, language: str | None = None) -> Alignment:
     """The claim against ``span`` (a candidate's text; two parts joined by :data:`PART_BREAK`), once per
-    (claim, span, language): kept by text, so every check, the judge and triage share it."""
+    (claim, span): kept by text, so every check, the judge and triage share it. ``language`` is accepted for
+    the callers that know it; words carry their script's rules (Hebrew prefixes), so it changes nothing yet."""
+    return _align(claim, span)
+
+
+@text_memo()
+def _align(claim: str, span: str) -> Alignment:
     c, s = tokens(claim), tokens(span)
     pairs = _pair(c, s)
     number_diffs, number_displaced = _number_slots(claim, span, c, s, pairs) if any(t.number for t in c) else ([], [])
@@ -388,7 +395,7 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
     if negation == "same":  # "refused" is aligned with the span's "chose not": one denial in other words
         pairs.update({at: theirs for (at, _, _), (theirs, _, _) in zip(denials(claim), denials(span)) if c[at].content})
     unaligned = tuple(dict.fromkeys(t.text for i, t in enumerate(c) if t.content and i not in pairs))
-    nc, ns = normalize(claim).text.strip(" .!?"), normalize(span).text
+    nc, ns = normalized(claim).text.strip(" .!?"), normalized(span).text
     return Alignment(
         claim=c,
         span=s,
@@ -401,26 +408,44 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
     )
 
 
+@text_memo()
+def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
+    """The forms of each sentence's words (:func:`sentence_bounds`), from one normalisation of the text."""
+    nt = normalized(text)
+    starts = [a for a, _ in sentence_bounds(text)]
+    out: list[set[str]] = [set() for _ in starts]
+    for s, _, w in word_spans(nt.text):
+        out[max(0, bisect_right(starts, int(nt.starts[s])) - 1)].update(word_forms(w))
+    return tuple(frozenset(x) for x in out)
+
+
+@text_memo()
+def _forms_of(text: str) -> frozenset[str]:
+    return frozenset().union(*sentence_forms(text))
+
+
+def _held(claim: tuple[Token, ...], forms: frozenset[str]) -> set[str]:
+    """The claim's content words some form of which ``forms`` holds (a quick reading, no alignment)."""
+    return {t.text for t in claim if t.content and (t.forms & forms or (t.number is not None and t.number in forms))}
+
+
 def judged(claim: str, spans: list[str], language: str | None = None) -> tuple[int, Alignment | None]:
     """The span a claim is judged against, of the candidates' texts ``spans`` (best first), with its
-    alignment: the one whose partners hold the most of the claim's content words (the search's order breaks
-    ties). Nothing outside it counts for the claim: no word, name or number of another span rescues it."""
-    best, chosen = -1.0, (0, None)
-    for n, text in enumerate(spans):
-        a = align(claim, text, language)
-        share = a.aligned_share()
-        if share > best + 1e-9:
-            best, chosen = share, (n, a)
-    return chosen
+    alignment: the one whose words hold the most of the claim's content words (the search's order breaks
+    ties); only that one is aligned. Nothing outside it counts for the claim: no word, name or number of
+    another span rescues it."""
+    if not spans:
+        return 0, None
+    mine = tokens(claim)
+    shares = [len(_held(mine, _forms_of(text))) for text in spans]
+    at = shares.index(max(shares))
+    return at, align(claim, spans[at], language)
 
 
 def offered_share(claim: str, spans: list[str], language: str | None = None) -> float:
-    """The share of the claim's distinct content words aligned in any of ``spans``: what all the offered
+    """The share of the claim's distinct content words that any of ``spans`` holds: what all the offered
     evidence holds of it, which tells a partly supported claim from an unsupported one and supports nothing."""
-    held: set[str] = set()
-    words_: set[str] = set()
-    for text in spans:
-        a = align(claim, text, language)
-        words_ = {a.claim[i].text for i in a.content}
-        held |= words_ - set(a.unaligned)
-    return round(len(held) / len(words_), 6) if words_ else 0.0
+    mine = tokens(claim)
+    distinct = {t.text for t in mine if t.content}
+    held = set().union(*(_held(mine, _forms_of(text)) for text in spans)) if spans else set()
+    return round(len(held) / len(distinct), 6) if distinct else 0.0

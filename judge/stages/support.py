@@ -26,7 +26,8 @@ from judge.models import Candidate
 from judge.results import ClaimChecks
 from judge.stages.alignment import CONNECTIVES, judged, offered_share
 from judge.stages.reading import absent_names_numbers, absent_words, question_reading, short_answer
-from judge.text import content_words, normalize, word_forms
+from judge.text import content_words, word_forms
+from judge.text.normalize import normalized
 from judge.text.negation import negated
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
@@ -100,7 +101,7 @@ def support_features(
     (:func:`judge.stages.alignment.judged`); ``sources`` (the record's texts) and ``question`` add what the
     whole source never writes and the reading of a short answer with its question."""
     at, a = judged(claim, [c.text for c in candidates], language)
-    words_ = len(a.content) if a is not None else len(content_words(normalize(claim).text))
+    words_ = len(a.content) if a is not None else len(content_words(normalized(claim).text))
     longest, tail = a.runs() if a is not None else (words_, words_)
     negation = a.negation if a is not None else ("added" if negated(claim) else "none")
     return SupportFeatures(

@@ -15,7 +15,7 @@ import re
 from bisect import bisect_right
 
 from judge.text.memo import text_memo
-from judge.text.normalize import normalize
+from judge.text.normalize import normalized
 from judge.text.tokens import STOPWORDS, word_spans, words
 
 NEGATIONS = frozenset(
@@ -103,7 +103,7 @@ def _governs_from(ws: list[str], i: int) -> int | None:
 def negated(text: str, loosely: bool = False) -> bool:
     """``text`` holds a negation or a denial in other words; ``loosely``: or a word that negates in some of
     its uses only."""
-    ws = words(normalize(text).text)
+    ws = words(normalized(text).text)
     return any(_governs_from(ws, i) is not None or (loosely and w in NEGATES_IN_SOME_USES) for i, w in enumerate(ws))
 
 
@@ -113,7 +113,7 @@ def denials(text: str) -> tuple[tuple[int, tuple[int, ...], str], ...]:
     of the content words it governs in its clause, at most :data:`SCOPE_WORDS`, and DENIES or WITHHOLDS).
     A negation that limits ("not only"), dates ("not until"), affirms ("no doubt that") or asks governs
     nothing; one of saying or knowing ("did not confirm", "it is not clear") WITHHOLDS."""
-    norm = normalize(text).text
+    norm = normalized(text).text
     spans = word_spans(norm)
     ws = [w for _, _, w in spans]
     ends = [m.start() for m in _CLAUSE_END.finditer(norm)]
