@@ -22,18 +22,17 @@ partners is taken, so a claim read in order against a span reads in order. From 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
-from judge.stages.names import name_tokens, names_in, related_names
-from judge.stages.numbers import ORDINALS, canon_number, mentions, number_spans, number_values
+from judge.stages.names import related_names
+from judge.stages.numbers import mentions
 from judge.stages.slots import aligned_mismatches
+from judge.stages.words import Token, forms_of, sentence_bounds, tokens
 from judge.text.memo import text_memo
 from judge.text.negation import WITHHOLDS, denials
 from judge.text.normalize import normalized
-from judge.text.sentences import split_sentences
-from judge.text.tokens import SHARED_START, STOPWORDS, share_start, word_forms, word_spans
+from judge.text.tokens import SHARED_START, share_start
 
 Negation = Literal["none", "same", "dropped", "withheld", "added"]
 NEAR = 8  # tokens of the span around an anchor's partner that count as the claim's slot
@@ -73,20 +72,6 @@ FEATURES = (
     "verbatim",  # 1: the claim is the span's text or a stretch of it, after normalisation
     "connectives_unaligned",  # connectives of the claim ("mainly", "because") the span lacks
 )
-
-
-@dataclass(frozen=True)
-class Token:
-    """A word of a normalised text: its forms, its place, what it is."""
-
-    text: str
-    forms: frozenset[str]
-    start: int  # in the normalised text
-    sentence: int  # which sentence (or part) of the text it stands in
-    clause: int  # which clause: sentences cut at commas, semicolons, colons, brackets and dashes
-    content: bool
-    name: bool
-    number: str | None  # its value, for a number (digits, a number word, an ordinal)
 
 
 @dataclass(frozen=True)
@@ -168,40 +153,6 @@ class Alignment:
                 1 for i in self.content if i not in paired and any(f in CONNECTIVES for f in self.claim[i].forms)
             )),
         }
-
-
-# -- tokens ------------------------------------------------------------------------------------------------------
-@text_memo()
-def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
-    """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
-    return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
-
-
-@text_memo()
-def tokens(text: str) -> tuple[Token, ...]:
-    """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
-    nt = normalized(text)
-    norm = nt.text
-    numbers = number_values(text)
-    inside = {x for a, b, _, spelled in number_spans(norm) if spelled for x in range(a + 1, b)}  # "five" of "twenty-five"
-    name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
-    starts = [a for a, _ in sentence_bounds(text)]
-    out, clause, last = [], 0, 0
-    for start, end, w in word_spans(norm):
-        clause += any(ch in ",;:()[]\u2014\u2013.!?\u2026" for ch in norm[last:start]) or " - " in norm[last:start]
-        last = end
-        at = int(nt.starts[start])
-        forms = frozenset(word_forms(w))
-        value = numbers.get(start)
-        if value is None and w[:1].isdigit():
-            value = canon_number(w).lstrip("0") or "0"
-        if w in ORDINALS:
-            forms |= {ORDINALS[w]}  # "first" meets "1st" (whose "1" is a number of its own)
-        ch = text[at]  # a name's token is capitalised, or of a script without case (a Hebrew acronym, a quoted name)
-        name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and (ch.isupper() or not ch.isascii())
-        content = ((len(w) > 1 and w not in STOPWORDS) or value is not None) and start not in inside
-        out.append(Token(w, forms, start, max(0, bisect_right(starts, at) - 1), clause, content, name, value))
-    return tuple(out)
 
 
 # -- pairing -------------------------------------------------------------------------------------------------------
@@ -408,22 +359,6 @@ def _align(claim: str, span: str) -> Alignment:
     )
 
 
-@text_memo()
-def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
-    """The forms of each sentence's words (:func:`sentence_bounds`), from one normalisation of the text."""
-    nt = normalized(text)
-    starts = [a for a, _ in sentence_bounds(text)]
-    out: list[set[str]] = [set() for _ in starts]
-    for s, _, w in word_spans(nt.text):
-        out[max(0, bisect_right(starts, int(nt.starts[s])) - 1)].update(word_forms(w))
-    return tuple(frozenset(x) for x in out)
-
-
-@text_memo()
-def _forms_of(text: str) -> frozenset[str]:
-    return frozenset().union(*sentence_forms(text))
-
-
 def _held(claim: tuple[Token, ...], forms: frozenset[str]) -> set[str]:
     """The claim's content words some form of which ``forms`` holds (a quick reading, no alignment)."""
     return {t.text for t in claim if t.content and (t.forms & forms or (t.number is not None and t.number in forms))}
@@ -437,7 +372,7 @@ def judged(claim: str, spans: list[str], language: str | None = None) -> tuple[i
     if not spans:
         return 0, None
     mine = tokens(claim)
-    shares = [len(_held(mine, _forms_of(text))) for text in spans]
+    shares = [len(_held(mine, forms_of(text))) for text in spans]
     at = shares.index(max(shares))
     return at, align(claim, spans[at], language)
 
@@ -447,5 +382,5 @@ def offered_share(claim: str, spans: list[str], language: str | None = None) -> 
     evidence holds of it, which tells a partly supported claim from an unsupported one and supports nothing."""
     mine = tokens(claim)
     distinct = {t.text for t in mine if t.content}
-    held = set().union(*(_held(mine, _forms_of(text)) for text in spans)) if spans else set()
+    held = set().union(*(_held(mine, forms_of(text)) for text in spans)) if spans else set()
     return round(len(held) / len(distinct), 6) if distinct else 0.0

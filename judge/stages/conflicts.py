@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge.results import Conflict
-from judge.stages.alignment import sentence_bounds
+from judge.stages.words import sentence_bounds
 from judge.stages.names import name_present, name_tokens, names_in, related_names
 from judge.stages.numbers import is_month, numbers_in
 from judge.stages.slots import aligned_mismatches, holds_lead, lead_words

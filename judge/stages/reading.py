@@ -16,7 +16,7 @@ short answer means.
 
 from __future__ import annotations
 
-from judge.stages.alignment import sentence_forms
+from judge.stages.words import sentence_forms
 from judge.stages.claims import answer_part
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import numbers_in, source_numbers
