@@ -90,6 +90,9 @@ def test_numbers_meet_in_any_form(claim, span):
     ("Leeds have thrown their backing behind the plan.", "Leeds have not confirmed their backing for the plan.", "withheld"),
     ("The hotel did not open in Shimla.", "The hotel opened in Shimla in 1934.", "added"),
     ("He did not fail to qualify for the final.", "He qualified for the final.", "none"),  # a denied denial affirms
+    ("She was unable to attend the hearing.", "She did not attend the hearing.", "same"),
+    ("She attended the hearing.", "She was unable to attend the hearing.", "dropped"),
+    ("He wore the 10 shirt at the club.", "He wore the No. 10 shirt at the club.", "none"),  # "No." abbreviates a number
     ("The bridge opened in 1990.", "It is not a coincidence that the bridge opened in 1990.", "none"),
 ])
 def test_negation_within_the_aligned_clause(claim, span, state):

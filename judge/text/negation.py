@@ -69,7 +69,7 @@ _WINDOW = 12  # words after a negation read for its scope, a limit or a date ("d
 # Verbs that deny what they govern ("refused to attend", "failed to qualify", "סירב לחתום", "recusou-se a
 # assinar"): a denial when "to" (ל־, "a") follows, and no negation comes before them ("did not fail to").
 _DENYING_VERBS = frozenset(
-    "refuse refuses refused refusing decline declines declined declining fail fails failed failing "
+    "refuse refuses refused refusing decline declines declined declining fail fails failed failing unable "
     "סירב סירבה סירבו מסרב מסרבת מסרבים recusou recusaram recusa recusam recusar".split()
 )
 DENIES, WITHHOLDS = "denies", "withholds"  # a denial of what follows; of saying or knowing it ("did not confirm")
@@ -84,6 +84,8 @@ def is_negation(word: str) -> bool:
 def _governs_from(ws: list[str], i: int) -> int | None:
     """Where the words governed by a denial opening at ``ws[i]`` begin, or None when none opens there."""
     w, nxt = ws[i], ws[i + 1] if i + 1 < len(ws) else ""
+    if w in ("no", "nº") and nxt[:1].isdigit():
+        return None  # "the No. 10 shirt", "no 5": a number's abbreviation
     if is_negation(w) or w == "טרם":
         return i + 1
     if any(is_negation(x) for x in ws[max(0, i - 2) : i]):
