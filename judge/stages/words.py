@@ -79,5 +79,6 @@ def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
 
 @text_memo()
 def forms_of(text: str) -> frozenset[str]:
-    """Every form of every word of ``text``."""
-    return frozenset().union(*sentence_forms(text))
+    """Every form of every word of ``text`` (no sentences: the spans a claim is not judged against are read
+    only this far)."""
+    return frozenset(f for _, _, w in word_spans(normalized(text).text) for f in word_forms(w))
