@@ -17,14 +17,14 @@ def match_case(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-def _split_terminal(text: str) -> tuple[str, str]:
+def split_terminal(text: str) -> tuple[str, str]:
     m = re.search(r"[.!?\u061f\u06d4]+[\"'\u05f3\u05f4\u201d\u2019\u00bb)\]]*$", text)
     return (text[: m.start()], m.group()) if m else (text, "")
 
 
 def move_lead_in(text: str, language: str) -> str | None:
     """"According to X, Y." -> "Y, according to X." and the reverse; None when neither form applies."""
-    body, end = _split_terminal(text)
+    body, end = split_terminal(text)
     lead_ins = LEAD_INS.get(language, ())
     comma = "،" if language == "Arabic" and "، " in body else ","
     first = body.find(comma + " ")  # a clause comma, not a thousands separator
