@@ -10,7 +10,7 @@ import re
 from judge.controls.data import ControlData
 from judge.controls.lexicon import DETAILS, month_pattern
 from judge.controls.reword import split_terminal
-from judge.controls.shapes import named_subject, number_matches
+from judge.controls.shapes import named_subject, number_matches, number_shape
 from judge.stages.names import names_in
 from judge.text import content_words, normalize, word_forms
 
@@ -30,9 +30,12 @@ def added_detail(text: str, record_id: str, data: ControlData, rng: random.Rando
     table = DETAILS.get(language, {})
     own = " ".join(s.text for s in data.records[record_id].sources)
     options: list[tuple[str, str]] = []
-    years = [n for n in data.numbers.get("year:9999", []) if n not in own]
-    if years:
-        options += [(t, rng.choice(years[:200])) for t in table.get("year", ())]
+    years = [n for kind, pool in data.numbers.items() if kind.startswith("year:") for n in pool if n not in own]
+    stated = [int(m.group()) for m in number_matches(own) if number_shape(m.group()).startswith("year:")]
+    if years:  # a year near the source's latest: a report of 1881 on this year's budget reads as planted
+        latest = max(stated, default=max(int(y) for y in years))
+        years.sort(key=lambda y: (abs(int(y) - latest), y))
+        options += [(t, rng.choice(years[:8])) for t in table.get("year", ())]
     if not options:
         return None
     template, value = rng.choice(options)
