@@ -65,8 +65,9 @@ def auc(positives: Sequence[float], negatives: Sequence[float]) -> float | None:
 
 
 def separation(controls: Sequence[dict[str, float]], real: Sequence[dict[str, float]]) -> dict[str, float | None]:
-    """Each feature's AUC between the controls and the real claims."""
-    return {f: (round(v, 4) if (v := auc([c[f] for c in controls], [r[f] for r in real])) is not None else None) for f in FEATURES}
+    """Each feature's AUC between the controls and the real claims (claim features, then call features)."""
+    names = [f for f in DETECTOR_FEATURES if all(f in row for row in (*controls[:1], *real[:1]))]
+    return {f: (round(v, 4) if (v := auc([c[f] for c in controls], [r[f] for r in real])) is not None else None) for f in names}
 
 
 class TellSample:
