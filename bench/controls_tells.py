@@ -49,6 +49,7 @@ def main() -> None:
 
         out = run(records, claims_of, config=config, keep=True)
         out["kinds"] = dict(Counter(f"{m['label']}/{m['kind']}" for m in out.pop("made")))
+        out.pop("rows")
         return out
 
     out = {}

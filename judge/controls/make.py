@@ -120,13 +120,13 @@ def certain(text: str, candidates: list, checks: ClaimChecks, triaged: bool | No
 
 
 def source_bases(record_id: str, claims: list[str], data: ControlData, most: int, triage: bool = True) -> list[Verified]:
-    """Where no claim of the answer is certain (a data set that paraphrases its sources), claim-like sentences
+    """Where too few claims of the answer are certain (a data set that paraphrases its sources), claim-like sentences
     of the record's own source, verbatim (so certain), those sharing most words with the answer's claims
-    first, no longer than its longest claim: what the answer talks about, as the source states it. Triage
+    first, not much longer than its longest claim: what the answer talks about, as the source states it. Triage
     (``triage``: on) would settle them as they stand, so a supported one is then shown reworded."""
     mine = {f for t in claims for w in content_words(normalize(t).text) for f in word_forms(w)}
     longest = max((len(t) for t in claims), default=0)
-    ranked = sorted((s for s in data.sentences(record_id) if len(s.text) <= max(longest, 60)),
+    ranked = sorted((s for s in data.sentences(record_id) if len(s.text) <= max(1.5 * longest, 80)),
                     key=lambda s: (-sum(1 for w in content_words(normalize(s.text).text) if set(word_forms(w)) & mine), s.start))
     return [Verified(s.text, Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text), triage) for s in ranked[:most]]
 

@@ -73,7 +73,8 @@ class ControlPlan:
         bases: list[Verified] = [v for cl in claims if (v := certain(cl.text, cl.candidates, cl.checks, cl.cid in settled)) is not None]
         data = self.data.seeing(record)
         size = min(open_claims, self.config.max_per_answer)
-        if not bases:
-            bases = source_bases(record.id, [cl.text for cl in claims], data, size, triage)
+        if len(bases) < size:  # too few certain claims to fill a call shaped like the answer's: the source's own sentences
+            have = {b.span.excerpt for b in bases}
+            bases += [b for b in source_bases(record.id, [cl.text for cl in claims], data, size + len(bases), triage) if b.text not in have][: size - len(bases)]
         return control_answer(record.id, bases, data, size, seed=self.config.seed,
                               key=str(answer_index), flagged_answer=any(flagged(cl.checks) for cl in claims), first_id=given)

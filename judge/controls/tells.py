@@ -90,10 +90,10 @@ class TellSample:
         elif (j := self.rng.randrange(self.seen[kind])) < self.cap:
             rows[j] = row
 
-    def _call(self, kind: str, record_id: str, question: str, shown: list) -> None:
-        """One call's claims (text, candidates' texts) as a judge saw them."""
-        for (text, passages), call in zip(shown, call_features([t for t, _ in shown])):
-            self._keep(kind, {**features(text, question, passages), **call, "group": record_id})
+    def _call(self, kind: str, record_id: str, question: str, shown: list, labels: list | None = None) -> None:
+        """One call's claims (text, candidates' texts) as a judge saw them (``labels``: the controls')."""
+        for i, ((text, passages), call) in enumerate(zip(shown, call_features([t for t, _ in shown]))):
+            self._keep(kind, {**features(text, question, passages), **call, "group": record_id, **({"label": labels[i]} if labels else {})})
 
     def add(self, result) -> None:
         from judge.verdicts import TRIAGE
@@ -146,7 +146,7 @@ def measure(records, claims_of, per_label: int = 24, config=None, keep: bool = F
             if texts:
                 kept += _answer(plan, sample, r, index, texts, indexes, sources, context, search)
     out = {"records": len(records), **(sample.separation() or {"real": sample.seen["real"], "controls": 0, "auc": {}, "detector_auc": None})}
-    return {**out, "made": kept} if keep else out
+    return {**out, "made": kept, "rows": sample.rows} if keep else out
 
 
 def _answer(plan, sample: TellSample, r, index: int, texts: list[str], indexes, sources, context, search) -> list[dict]:
@@ -160,6 +160,7 @@ def _answer(plan, sample: TellSample, r, index: int, texts: list[str], indexes, 
     controls = plan.for_answer(r, index, shown, len(open_real), settled)
     shown_controls = [to_judge(indexes, c.text, str(i + 1), search, sources) for i, c in enumerate(controls)]
     settled_controls = settle(shown_controls, context)
-    sample._call("controls", r.id, r.question, [(c.text, [x.text for x in c.candidates]) for c in shown_controls if c.cid not in settled_controls])
+    judged = [(c, t) for c, t in zip(controls, shown_controls) if t.cid not in settled_controls]
+    sample._call("controls", r.id, r.question, [(t.text, [x.text for x in t.candidates]) for _, t in judged], [c.label for c, _ in judged])
     return [{"record_id": r.id, "label": c.label, "kind": c.kind, "text": c.text, "change": c.change, "settled": t.cid in settled_controls}
             for c, t in zip(controls, shown_controls)]
