@@ -64,9 +64,20 @@ def rewrite_forms(text: str, language: str) -> str | None:
     return out if out != text else None
 
 
+_PARENTHETICAL = re.compile(r"\s*\([^()]{1,80}\)")
+
+
+def drop_parenthetical(text: str, language: str = "") -> str | None:
+    """A parenthetical aside dropped ("Irene Hervey (born 1909) was an actress." -> "Irene Hervey was an
+    actress."): what is left is still stated by the source, and no longer a verbatim copy that triage settles."""
+    out = _PARENTHETICAL.sub("", text, count=1)
+    return out if out != text and len(WORD.findall(out)) >= 5 else None
+
+
 def reword(text: str, language: str) -> str | None:
-    """The sentence reworded by every rule that applies (clause order, synonyms, number forms), or None."""
+    """The sentence reworded by every rule that applies (an aside dropped, clause order, synonyms, number
+    forms), or None."""
     out = text
-    for rule in (move_lead_in, swap_synonyms, rewrite_forms):
+    for rule in (drop_parenthetical, move_lead_in, swap_synonyms, rewrite_forms):
         out = rule(out, language) or out
     return out if out != text else None
