@@ -262,6 +262,7 @@ def train_detector(name: str, tmp: Path, limit: int | None):
     from judge.controls.tells import DETECTOR_FEATURES, measure
     from judge.datasets import load
 
+    tmp.mkdir(parents=True, exist_ok=True)
     labelled = SETS[name](tmp, limit)
     records = load(labelled["dataset"], labelled.get("format"))
     by: dict[str, list[list[str]]] = {}

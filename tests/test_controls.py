@@ -385,3 +385,25 @@ def test_control_calls_are_shaped_like_real_calls_and_never_hold_their_base():
         claims = max(by[m["record_id"]], key=lambda a: max((len(set(c.split()) & set(m["text"].split())) for c in a), default=0))
         beside.append(call_features([m["text"], *claims])[0]["nearest"])
     assert feature_auc(beside, real_near) > 0.7 > result["auc"]["nearest"]
+
+
+def test_a_supported_control_of_an_answer_some_judge_flagged_is_withdrawn_and_not_counted():
+    from judge.controls.health import ControlTally, observations
+    from judge.pipeline import withdraw
+    from judge.results import ClaimResult, ControlClaim, ControlResult, JudgeVerdict, RecordResult
+
+    def verdict(label, judge="j"):
+        return JudgeVerdict(judge=judge, model="m", family="f", label=label)
+
+    controls = [ControlResult(control=ControlClaim(id=f"c{i}", record_id="r", text=f"t{i}", label=lbl, kind="claim", origin_record_id="r"),
+                              answer=0, position=i, verdicts=[verdict(lbl)], label=lbl) for i, lbl in enumerate(CONTROL_LABELS)]
+    clean = [ClaimResult(claim_id=0, text="a", verdicts=[verdict("supported"), verdict("judge_error", "k")])]
+    assert withdraw(controls, clean) == controls  # an error is no flag
+    flagged = [ClaimResult(claim_id=0, text="a", verdicts=[verdict("supported"), verdict("unsupported", "k")])]
+    out = withdraw(controls, flagged)
+    assert [c.withdrawn != "" for c in out] == [lbl == "supported" for lbl in CONTROL_LABELS] and "k flagged" in out[0].withdrawn
+    result = RecordResult(record_id="r", question="q", language="English", controls=out)
+    assert {o.label for o in observations(result)} == set(CONTROL_LABELS) - {"supported"}
+    tally = ControlTally()
+    tally.add(result)
+    assert sum(tally.counts.values()) == 2

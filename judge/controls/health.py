@@ -167,6 +167,8 @@ class HealthReport(BaseModel):
                 continue
             recalls = ", ".join(f"{r.label} {r.correct}/{r.controls} [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" for r in j.by_label)
             out.append(f"{j.judge}: {recalls}; {j.verdict}")
+            kinds = ", ".join(f"{_KIND_NAMES.get(k.label, k.label)} {k.controls} ({k.controls / j.controls:.0%}) caught {k.correct}" for k in j.by_kind)
+            out.append(f"{j.judge} by kind of planted control: {kinds}")
         if self.cost.shown:
             c = self.cost
             share = f", {(c.prompt_tokens + c.completion_tokens) / self.judge_tokens:.1%} of judge tokens" if self.judge_tokens else ""
