@@ -4,7 +4,8 @@ copy beside it) tells them from real claims (DESIGN.md, "Controls are a smoke al
 
 The bases are the answer's claims whose support is certain by alignment (:func:`certain`): every content word
 of the claim aligned, in order, to one sentence of its best candidate, its numbers and names as that sentence
-states them, no negation added or dropped, from an answer the checks did not flag. From each:
+states them, no negation added or dropped (and a supported control is withdrawn, not counted, where a judge
+flagged the answer it was made from). From each:
 
 - supported: the claim as it stands (or reworded by rule where triage would settle it as it is);
 - contradicted: one fact the aligned sentence states changed: a name, number or date taken from elsewhere
@@ -121,13 +122,19 @@ def certain(text: str, candidates: list, checks: ClaimChecks, triaged: bool | No
 
 def source_bases(record_id: str, claims: list[str], data: ControlData, most: int, triage: bool = True) -> list[Verified]:
     """Where too few claims of the answer are certain (a data set that paraphrases its sources), claim-like sentences
-    of the record's own source, verbatim (so certain), those sharing most words with the answer's claims
-    first, not much longer than its longest claim: what the answer talks about, as the source states it. Triage
+    of the record's own source, verbatim (so certain), sharing words with the answer's claims, those as long
+    as its typical claim first (length is no tell), then those sharing most words: what the answer talks
+    about, as the source states it. Triage
     (``triage``: on) would settle them as they stand, so a supported one is then shown reworded."""
     mine = {f for t in claims for w in content_words(normalize(t).text) for f in word_forms(w)}
     longest = max((len(t) for t in claims), default=0)
-    ranked = sorted((s for s in data.sentences(record_id) if len(s.text) <= max(1.5 * longest, 80)),
-                    key=lambda s: (-sum(1 for w in content_words(normalize(s.text).text) if set(word_forms(w)) & mine), s.start))
+    typical = sorted(len(t) for t in claims)[len(claims) // 2] if claims else 0
+
+    def shared(s) -> int:
+        return sum(1 for w in content_words(normalize(s.text).text) if set(word_forms(w)) & mine)
+
+    near = [s for s in data.sentences(record_id) if len(s.text) <= max(1.5 * longest, 80) and shared(s)]
+    ranked = sorted(near, key=lambda s: (abs(len(s.text) - typical) // 20, -shared(s), s.start))  # as long as the answer's claims, then nearest in words
     return [Verified(s.text, Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text), triage) for s in ranked[:most]]
 
 
@@ -196,11 +203,11 @@ def label_turn(record_id: str, key: str, seed: int = 0) -> int:
 
 
 def control_answer(record_id: str, bases: list[Verified], data: ControlData, size: int, seed: int = 0, key: str = "",
-                   flagged_answer: bool = False, first_id: int = 0) -> list[ControlClaim]:
+                   first_id: int = 0) -> list[ControlClaim]:
     """Up to ``size`` controls for one control answer, labels taken in turn from a seeded start: each base
     gives at most one (a control never sits beside another made from the same claim); a label no rule can
-    make from the bases left takes the next label's turn. ``flagged_answer``: the checks flagged a claim of
-    the answer, so none of its claims is a supported base. Pure: the same inputs give the same controls."""
+    make from the bases left takes the next label's turn (a supported one is withdrawn after judging where a
+    judge flagged the answer: judge.pipeline.withdraw). Pure: the same inputs give the same controls."""
     if size <= 0:
         return []
     rng = random.Random(f"{seed}:{record_id}:{key}")
@@ -218,7 +225,7 @@ def control_answer(record_id: str, bases: list[Verified], data: ControlData, siz
             continue
         made = None
         for base in list(order) + ([None] if label == UNSUPPORTED else []):
-            if label == SUPPORTED and base is not None and not flagged_answer:
+            if label == SUPPORTED and base is not None:
                 made = _supported(base, language, rng)
             elif label == CONTRADICTED and base is not None:
                 made = _contradicted(base, record_id, language, data, rng)

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from judge.controls.make import ControlData, ControlsConfig, Verified, certain, control_answer, flagged, source_bases
+from judge.controls.make import ControlData, ControlsConfig, Verified, certain, control_answer, source_bases
 from judge.models import Record
 from judge.results import ControlClaim
 from judge.verdicts import CONTROL_LABELS
@@ -77,4 +77,4 @@ class ControlPlan:
             have = {b.span.excerpt for b in bases}
             bases += [b for b in source_bases(record.id, [cl.text for cl in claims], data, size + len(bases), triage) if b.text not in have][: size - len(bases)]
         return control_answer(record.id, bases, data, size, seed=self.config.seed,
-                              key=str(answer_index), flagged_answer=any(flagged(cl.checks) for cl in claims), first_id=given)
+                              key=str(answer_index), first_id=given)
