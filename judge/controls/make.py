@@ -135,7 +135,15 @@ def source_bases(record_id: str, claims: list[str], data: ControlData, most: int
 
     near = [s for s in data.sentences(record_id) if len(s.text) <= max(1.5 * longest, 80) and shared(s)]
     ranked = sorted(near, key=lambda s: (abs(len(s.text) - typical) // 20, -shared(s), s.start))  # as long as the answer's claims, then nearest in words
-    return [Verified(s.text, Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text), triage) for s in ranked[:most]]
+    picked: list = []
+    seen: list[set[str]] = []
+    for s in ranked:  # claims of one answer share few words with each other: so do the sentences of one control answer
+        words = set(content_words(normalize(s.text).text))
+        if all(len(words & other) <= 1 for other in seen):
+            picked.append(s)
+            seen.append(words)
+    picked += [s for s in ranked if s not in picked]
+    return [Verified(s.text, Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text), triage) for s in picked[:most]]
 
 
 def flagged(checks: ClaimChecks) -> bool:
@@ -186,8 +194,9 @@ def _contradicted(base: Verified, record_id: str, language: str, data: ControlDa
     return None
 
 
-def _unsupported(base: Verified | None, record_id: str, data: ControlData, rng: random.Random, turn: int) -> tuple[str, ControlKind, str] | None:
-    kinds = list(UNSUPPORTED_KINDS) if base is not None else ["about"]
+def _unsupported(base: Verified | None, record_id: str, data: ControlData, rng: random.Random, turn: int, detail: bool = True) -> tuple[str, ControlKind, str] | None:
+    """``detail``: an added detail may be made (one a call: two share the words of who says so)."""
+    kinds = list(UNSUPPORTED_KINDS) if base is not None and detail else ["about"]
     rng.shuffle(kinds)
     for kind in kinds:
         made = added_detail(base.text, record_id, data, rng) if kind == "detail" else about_subject(record_id, data, rng, turn)
@@ -230,7 +239,7 @@ def control_answer(record_id: str, bases: list[Verified], data: ControlData, siz
             elif label == CONTRADICTED and base is not None:
                 made = _contradicted(base, record_id, language, data, rng)
             elif label == UNSUPPORTED:
-                made = _unsupported(base, record_id, data, rng, first_id + len(out))
+                made = _unsupported(base, record_id, data, rng, first_id + len(out), detail=not any(c.kind == "detail" for c in out))
             if made is not None and (made[0] not in texts or label == SUPPORTED):
                 if base is not None and made[1] != "about":  # "about" borrows another record's claim, not the base
                     order.remove(base)
