@@ -281,7 +281,7 @@ def test_a_judge_that_fails_one_label_fails_and_the_verdict_names_it():
 
 
 def test_too_few_controls_is_unverified_never_passed():
-    """3 of 3 right is not [1.00, 1.00] trustworthy: the exact interval is wide and the run is unverified."""
+    """3 of 3 right is not [1.00, 1.00] evidence: the exact interval is wide and the run is unverified."""
     h = judge_health(_observe("j", lambda label, i: label, per_label=3)).judges[0]
     assert h.status == "unverified" and h.passed is False
     assert "needs >= 4" in h.verdict
@@ -317,7 +317,8 @@ def test_rules_and_an_open_gate_are_reported_not_gated_and_blind_spots_are_named
 
 def test_a_passing_judge_caught_planted_errors_and_nothing_more_and_a_detector_unverifies_it():
     """Honest words: "caught N of M planted ...", planted errors are easier than real ones, the corrected rate
-    is the estimate to trust; never VERIFIED or trustworthy. Controls the run's detector tells apart: no pass."""
+    is the estimate to trust; never the old upper-case word, nor "trust" said of a judge. Controls the run's
+    detector tells apart: no pass."""
     rows = _observe("j", lambda label, i: label if i else "supported")
     report = judge_health(rows)
     (j,) = report.judges
