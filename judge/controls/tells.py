@@ -40,7 +40,7 @@ def features(claim: str, question: str, passages: Sequence[str]) -> dict[str, fl
 def call_features(texts: Sequence[str]) -> list[dict[str, float]]:
     """Each claim's place in its call as a judge sees it: how many claims the call holds, where it stands, how
     like it the nearest other claim is (similarity, and the share of its content words that claim holds)."""
-    words = [set(content_words(normalize(t).text)) for t in texts]
+    words = [set(content_words(normalized(t).text)) for t in texts]
     out = []
     for i, t in enumerate(texts):
         others = [j for j in range(len(texts)) if j != i]
