@@ -75,6 +75,8 @@ def value_problem(value: Any) -> tuple[str, str] | None:
             return None if -MAX_INT <= v <= MAX_INT else f"a number of about {int(v.bit_length() * 0.30103) + 1} digits, over the limit of {MAX_INT:,} (2**53)"
         if isinstance(v, float):
             return None if math.isfinite(v) else f"expected a finite number, found {v}"
+        if isinstance(v, _TooManyDigits):
+            return digits_message(v.digits)
         return None
 
     problem = leaf(value)
@@ -183,6 +185,13 @@ def _loader():
                     seen.add((key.tag, key.value))
             return super().construct_mapping(node, deep=deep)
 
+        def construct_yaml_int(self, node):
+            """A whole number of thousands of digits is refused where it stands (int() would raise)."""
+            if len(str(node.value)) > MAX_DIGITS:
+                raise YAMLLimit(digits_message(len(str(node.value))), node.start_mark)
+            return super().construct_yaml_int(node)
+
+    BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
     return BoundedLoader
 
 
@@ -255,16 +264,22 @@ def read_yaml_file(path: Path, what: str) -> Any:
 
     from judge.problems import DatasetError
 
+    from judge.files import InputFileError, open_input
+
     shown = shown_path(path)
     try:
-        with open(path, "rb") as f:
+        with open_input(path) as f:  # a file, or a stream read once; every OS error one line
             data = f.read(MAX_YAML_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigFileError(f"{what} {shown} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigFileError(f"{shown}: is a directory, expected a {what} (YAML)") from None
-    except (OSError, ValueError) as e:  # ValueError: a path holding a NUL byte
-        raise ConfigFileError(f"{shown}: cannot read the {what}: {getattr(e, 'strerror', None) or e}") from None
+    except InputFileError as e:
+        if e.reason == "does not exist":
+            raise ConfigFileError(f"{what} {shown} does not exist") from None
+        if e.reason.startswith("is a directory"):
+            raise ConfigFileError(f"{shown}: is a directory, expected a {what} (YAML)") from None
+        raise ConfigFileError(f"{shown}: cannot read the {what}: {e.reason.removeprefix('cannot read it: ')}") from None
+    except OSError as e:  # a read that fails after the open (EIO)
+        from judge.files import os_error_reason
+
+        raise ConfigFileError(f"{shown}: cannot read the {what}: {os_error_reason(e).removeprefix('cannot read it: ')}") from None
     if len(data) > MAX_YAML_BYTES:
         raise ConfigFileError(f"{shown}: over {MAX_YAML_BYTES / 1e6:.0f} MB; a {what} is a few KB (is this the right file?)")
     try:
@@ -293,13 +308,67 @@ def read_yaml_file(path: Path, what: str) -> Any:
 # -- JSON ---------------------------------------------------------------------------------------------------
 
 
-class DuplicateKey(ValueError):
+class Refused(ValueError):
+    """JSON that parses but that judge refuses (:class:`DuplicateKey`, :class:`BadNumber`); ``field``: where,
+    when known."""
+
+    field: str | None = None
+
+
+class DuplicateKey(Refused):
     """A JSON object that writes one key twice: JSON parsers keep the last value without a word, so the first
     (an answer, an id) would be dropped silently."""
 
     def __init__(self, key: str):
         super().__init__(f"the key {key!r} appears twice in one object; the second value would silently replace the first (keep one)")
         self.key = key
+
+
+class BadNumber(Refused):
+    """A number no file of judge's holds: NaN or Infinity (JSON has neither), one beyond a float's range
+    (1e999), one of thousands of digits (Python refuses to convert more than 4,300)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+class _TooManyDigits:
+    """A whole number too long to convert, as found (its digit count), so that the walk names its field."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+MAX_DIGITS = 4000  # Python converts at most 4,300 digits (sys.get_int_max_str_digits); none of our numbers needs 20
+
+
+def digits_message(digits: int) -> str:
+    return f"a number of {digits:,} digits; no number judge reads needs more than {len(str(MAX_INT))}"
+
+
+def parse_number(text: str, *, integer: bool = False, minimum: float | None = None, maximum: float | None = None) -> float | int:
+    """The one bounded parse of a number written as text (a TREC column, a qrels grade, a rank): a finite
+    number (a whole one with ``integer``) within [minimum, maximum]; BadNumber with the reason otherwise,
+    before anything is converted that could be slow or raise (5,000 digits, NaN, inf, 1e999, -3 ranks)."""
+    raw = text.strip()
+    shown = repr(raw if len(raw) <= 30 else raw[:29] + "…")
+    digits = sum(ch.isdigit() for ch in raw[:MAX_DIGITS + 10])
+    if digits > MAX_DIGITS:
+        raise BadNumber(digits_message(len(raw)))
+    try:
+        value: float | int = int(raw) if integer else float(raw)
+    except ValueError:
+        raise BadNumber(f"expected {'a whole number' if integer else 'a number'}, found {shown}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadNumber(f"expected a finite number, found {shown}")
+    if integer and not -MAX_INT <= value <= MAX_INT:
+        raise BadNumber(f"{shown} is over the limit of {MAX_INT:,} (2**53)")
+    if minimum is not None and value < minimum:
+        raise BadNumber(f"expected a number of at least {minimum:g}, found {shown}")
+    if maximum is not None and value > maximum:
+        raise BadNumber(f"expected a number of at most {maximum:g}, found {shown}")
+    return value
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -312,10 +381,33 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def loads(text: str) -> Any:
-    """json.loads that refuses a key written twice in one object (DuplicateKey)."""
+    """json.loads that refuses a key written twice in one object (DuplicateKey) and a number no file of ours
+    holds (BadNumber, naming its field): NaN, Infinity, 1e999, 5,000 digits."""
     import json
 
-    return json.loads(text, object_pairs_hook=unique_keys)
+    odd: list[bool] = []
+
+    def whole(s: str):
+        if len(s) > MAX_DIGITS:
+            odd.append(True)
+            return _TooManyDigits(len(s.lstrip("-")))
+        return int(s)
+
+    def real(s: str) -> float:
+        v = float(s)
+        if not math.isfinite(v):
+            odd.append(True)
+        return v
+
+    def constant(s: str) -> float:
+        odd.append(True)
+        return float(s)
+
+    value = json.loads(text, object_pairs_hook=unique_keys, parse_int=whole, parse_float=real, parse_constant=constant)
+    if odd:
+        field, message = value_problem(value) or ("", "a number out of range")
+        raise BadNumber(message, field or None)
+    return value
 
 
 def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
@@ -338,8 +430,8 @@ def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
         value = loads(text)
     except json.JSONDecodeError as e:
         raise refuse(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
-    except DuplicateKey as e:
-        raise refuse(str(e)) from None
+    except Refused as e:
+        raise refuse(str(e), e.field) from None
     except RecursionError:
         raise refuse(f"JSON nested deeper than {MAX_DEPTH} levels; none of judge's inputs needs that") from None
     check_value(value, where, record)

@@ -114,13 +114,13 @@ def too_large(size: int, where: str) -> str:
 
 
 def _open(path: Path, problems: list[Problem]):
+    """The one door (judge.files.open_input): a file, or a stream read once; an OS error is one problem."""
+    from judge.files import InputFileError, open_input
+
     try:
-        if path.is_dir():
-            problems.append(Problem(file=str(path), message="is a directory, expected a file"))
-            return None
-        return open(path, "rb")
-    except OSError as e:
-        problems.append(Problem(file=str(path), message=f"cannot read: {e.strerror or e}"))
+        return open_input(path)
+    except InputFileError as e:
+        problems.append(Problem(file=str(path), message=e.reason))
         return None
 
 
@@ -268,11 +268,13 @@ def has_surrogate_escapes(path: Path) -> bool:
 
     ijson's fast C backend turns a lone surrogate into "?" without a word; a file with such escapes is
     parsed with its exact pure-Python backend instead, so a lone one is found and named, never altered."""
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
+    from judge.files import input_stat, open_input
+
+    st = input_stat(path)
+    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if key not in _escapes_seen:
         found, tail = False, b""
-        with open(path, "rb") as f:
+        with open_input(path) as f:
             while chunk := f.read(1 << 22):
                 if _SURROGATE_ESCAPE.search(tail + chunk):
                     found = True
