@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import tempfile
@@ -99,6 +100,18 @@ def os_error_line(error: BaseException, path=None, doing: str = "read") -> str:
     return f"{_shown(str(name).replace(chr(0), NUL_SHOWN))}: {reason}"
 
 
+def describe_os_error(error: OSError) -> str:
+    """Any OS error as one line, naming the path(s) it carries: the CLI's last word on an OSError that no door
+    turned into an InputFileError (a path.is_dir() on a name too long, a folder that cannot be made)."""
+    if getattr(error, "errno", None) is None:
+        return str(error)
+    why = _WHY.get(error.errno) or error.strerror or type(error).__name__
+    names = [_shown(n) for n in (error.filename, getattr(error, "filename2", None)) if n is not None]
+    if not names:
+        return why[0].upper() + why[1:]
+    return f"{names[0]}: {why}" + (f" ({names[1]})" if len(names) > 1 else "")
+
+
 def file_error(error: BaseException, path, doing: str = "read") -> InputFileError:
     """An OS error as an InputFileError naming ``path``."""
     return InputFileError(os_error_line(error, path, doing), os_error_reason(error, doing))
@@ -106,6 +119,46 @@ def file_error(error: BaseException, path, doing: str = "read") -> InputFileErro
 
 def _input_line(path, what: str) -> str:
     return f"{what} {path}" if what else str(path)
+
+
+class _Input(io.BufferedReader):
+    """A file opened by :func:`open_input`: a read that fails after the open (EIO from a failing disk or
+    mount) is one InputFileError naming the path, like a failed open."""
+
+    shown = ""
+
+    def _failed(self, e: OSError) -> InputFileError:
+        return file_error(e, self.shown)
+
+    def read(self, *args):
+        try:
+            return super().read(*args)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def read1(self, *args):
+        try:
+            return super().read1(*args)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def readline(self, *args):
+        try:
+            return super().readline(*args)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def readinto(self, *args):
+        try:
+            return super().readinto(*args)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
 
 
 _STREAMS: dict[tuple, tuple] = {}  # (st_dev, st_ino, st_rdev) of a stream -> (the stream, held open; its copy)
@@ -126,8 +179,10 @@ def open_input(path, what: str = ""):
             reason = "is a block device (a disk), expected a file or a stream"
             raise InputFileError(f"{_shown(_input_line(path, what))}: {reason}", reason)
         if not stat.S_ISREG(st.st_mode):
-            name = spooled(name, st)
-        return open(name, "rb")
+            name = spooled(name, st, _input_line(path, what))
+        f = _Input(io.FileIO(name, "rb"))
+        f.shown = _input_line(path, what)
+        return f
     except (OSError, ValueError) as e:
         if isinstance(e, InputFileError):
             raise
@@ -143,7 +198,7 @@ def input_stat(path) -> os.stat_result:
     return os.stat(spooled(name, st))
 
 
-def spooled(name: str, st: os.stat_result | None = None) -> str:
+def spooled(name: str, st: os.stat_result | None = None, shown: str | None = None) -> str:
     """The path of the one copy of the stream at ``name``: read once, the first time any reader opens it, and
     shared by every later reader (a sniff, then the loader, then a second pass). The stream stays open while
     its copy is kept, so no other pipe can take its identity. A line longer than one record
@@ -162,7 +217,7 @@ def spooled(name: str, st: os.stat_result | None = None) -> str:
     try:
         with os.fdopen(fd, "wb") as out:
             line, lineno = 0, 1
-            while block := stream.read(1 << 20):
+            while block := _read_stream(stream, shown or name):
                 out.write(block)
                 end = block.rfind(b"\n")
                 lineno += block.count(b"\n")
@@ -179,6 +234,13 @@ def spooled(name: str, st: os.stat_result | None = None) -> str:
         atexit.register(forget_streams)
     _STREAMS[key] = (stream, copy)
     return copy
+
+
+def _read_stream(stream, shown: str) -> bytes:
+    try:
+        return stream.read(1 << 20)
+    except OSError as e:
+        raise file_error(e, shown) from None
 
 
 def forget_streams() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterator
 
+from judge.boundary import loads
 from judge.datasets import answers, hebrew_qa, plain, squad, wice
 from judge.datasets.base import (
     MAX_DEPTH,
@@ -49,8 +50,8 @@ def sniff(path: Path) -> str:
     if text.startswith("{"):
         line = text.split("\n", 1)[0]
         try:
-            first = json.loads(line)  # JSONL, or a one-line JSON object
-        except (json.JSONDecodeError, RecursionError):
+            first = loads(line)  # JSONL, or a one-line JSON object
+        except (ValueError, RecursionError):  # malformed, a key twice, NaN or 5,000 digits: the loader names it
             first = None
     elif text.startswith("["):
         for _, item in iter_json_items(path, problems):

@@ -173,14 +173,20 @@ def load_ratings(path: str | Path, format: str | None = None) -> RatingTable:
 def sniff_ratings(path: Path) -> str:
     if path.is_dir():
         return "faithbench"
-    with open(path, encoding="utf-8", errors="replace") as f:
-        head = f.read(4096)
+    from judge.boundary import loads
+    from judge.files import InputFileError, open_input
+
+    try:
+        with open_input(path) as f:
+            head = f.read(4096).decode("utf-8", errors="replace")
+    except InputFileError as e:
+        raise DatasetError([Problem(file=str(path), message=e.reason)]) from None
     first_line = head.split("\n", 1)[0]
     try:
-        obj = json.loads(first_line)
+        obj = loads(first_line)
         if isinstance(obj, dict) and "annotations" in obj and "summary" in obj:
             return "dialsummeval"
-    except (json.JSONDecodeError, RecursionError):  # not JSONL, or too deep: the loaders name the problem
+    except (ValueError, RecursionError):  # not JSONL, too deep, a bad number: the loaders name the problem
         pass
     if '"samples"' in head:
         return "faithbench"
