@@ -357,6 +357,14 @@ def _stream_target(path: Path, follow: bool) -> bool:
     return False
 
 
+def is_stream(path: Path) -> bool:
+    """Whether an output path is a character device or a pipe, directly or through a link (/dev/stdout)."""
+    try:
+        return _stream_target(Path(path), follow=True)
+    except UnsafePath:
+        return False
+
+
 def _open_stream(path: Path):
     """A character device or pipe opened for writing as it is: no O_CREAT, no O_TRUNC; a pipe with no reader is
     refused at once (O_NONBLOCK), not waited on forever."""
@@ -450,6 +458,8 @@ def check_output(path: Path, inputs=(), flag: str = "output") -> None:
             return  # /dev/null, /dev/stdout, a pipe: written as such, nothing replaced
     except UnsafePath as e:
         raise UnsafePath(f"{flag} {e}") from None
+    if path.name == "" or os.path.isdir(path):
+        raise UnsafePath(f"{flag} {shown} is a directory, expected a file name")
     if os.path.islink(path):
         raise UnsafePath(f"{flag} {shown} is a symbolic link: judge never writes through a link")
     target = Path(os.path.realpath(path))

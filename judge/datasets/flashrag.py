@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from array import array
 from collections import Counter
 from dataclasses import dataclass
@@ -292,36 +290,35 @@ def strip_suffix(title: str) -> str | None:
 
 
 def write_atomic(path: str | Path, parts, inputs: tuple[str | Path, ...] = ()) -> int:
-    """Write the text ``parts`` all or nothing: to a temporary file beside ``path``, moved into place only when
-    every part was written, so a failure halfway (a DatasetError from the generator) leaves no partial output
-    and no earlier output damaged. Refuses to write over one of ``inputs``. Returns the number of parts."""
+    """Write the text ``parts`` all or nothing through the one writing door (judge.files.output): to a
+    temporary file beside ``path``, moved into place only when every part was written, so a failure halfway
+    (a DatasetError from the generator) leaves no partial output and no earlier output damaged; a device or
+    pipe (/dev/null, /dev/stdout) is written as such, never replaced. Refuses to write over one of
+    ``inputs``, through a link, or into a run directory. Returns the number of parts."""
+    from judge.files import output, os_error_reason
+
     path = Path(path)
     refuse_overwrite(path, inputs)
-    if path.is_dir():
-        raise DatasetError([Problem(file=str(path), message="cannot write: is a directory, expected a file name")])
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    except OSError as e:
-        raise DatasetError([Problem(file=str(path), message=f"cannot write: {e.strerror or e}")]) from None
     n = 0
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with output(path, follow_streams=True) as f:
             for part in parts:
                 f.write(part)
                 n += 1
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    except OSError as e:
+        raise DatasetError([Problem(file=str(path), message=os_error_reason(e, "write"))]) from None
     return n
 
 
 def refuse_overwrite(path: str | Path, inputs: tuple[str | Path, ...]) -> None:
-    """An output must not be one of the inputs (checked before any work, and again when writing)."""
-    path = Path(path)
-    for i in inputs:
-        if path.exists() and Path(i).exists() and path.resolve() == Path(i).resolve():
-            raise DatasetError([Problem(file=str(path), message=f"refusing to write the output over the input {i}")])
+    """An output must not be one of the inputs, a link, a run's own file, a block device, a socket or a
+    folder (judge.files.check_output; checked before any work, and again when writing)."""
+    from judge.files import UnsafePath, check_output
+
+    try:
+        check_output(Path(path), tuple(Path(i) for i in inputs), "output")
+    except UnsafePath as e:
+        raise DatasetError([Problem(file=str(path), message=str(e))]) from None
 
 
 def write_rows(path: str | Path, rows, inputs: tuple[str | Path, ...] = ()) -> int:
