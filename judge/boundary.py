@@ -441,6 +441,17 @@ def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
 # -- Python values and command-line arguments ----------------------------------------------------------------
 
 
+def check_text(where: str, value: Any) -> None:
+    """A path or name given as an argument (of a command or an API function): text without a NUL byte (no
+    file name holds one; ``runs_dir="r\\x00s"`` was a raw ValueError) and without lone surrogates."""
+    if isinstance(value, (str, Path)):
+        text = str(value)
+        if "\0" in text:
+            raise ArgumentError(f"{where} {shown_path(text.replace(chr(0), '<NUL>'))[:200]!r}: holds a NUL byte, which no path or name can hold")
+        if SURROGATE.search(text):
+            raise ArgumentError(f"{where} {shown_path(value)[:200]}: not valid UTF-8 text (a byte that is not UTF-8); rename it or pass another")
+
+
 def check_argument(name: str, value: Any) -> None:
     """One command-line value (already parsed by typer): a number within +-MAX_FLAG and finite, text and paths
     without lone surrogates. BadInput-style InputError naming the flag."""
@@ -451,8 +462,7 @@ def check_argument(name: str, value: Any) -> None:
         raise ArgumentError(f"{flag}: a number of about {int(value.bit_length() * 0.30103) + 1} digits, over the limit of {MAX_FLAG:,}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ArgumentError(f"{flag}: expected a finite number, found {value}")
-    if isinstance(value, (str, Path)) and SURROGATE.search(str(value)):
-        raise ArgumentError(f"{flag} {shown_path(value)}: not valid UTF-8 text (a byte that is not UTF-8); rename it or pass another")
+    check_text(flag, value)
     if isinstance(value, (list, tuple)):
         for item in value:
             check_argument(name, item)

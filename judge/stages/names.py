@@ -154,11 +154,11 @@ def related_names(a: str, b: str) -> bool:
     return bool(ta & tb)
 
 
-def name_present(name: str, text: str, text_names: list[str] | None = None) -> bool:
+def name_present(name: str, text: str, text_names: list[str] | None = None, normal_text: str | None = None) -> bool:
     """``name`` is in ``text``: verbatim on word boundaries (normalised), or as the shorter form of a name
     there ("Roy Orbison" in "Roy Kelton Orbison"). A fuller form of a name there is not present: its extra
-    tokens are not in the text."""
-    if contains_word(normalize(text).text, normalize(name).text):
+    tokens are not in the text. ``normal_text``: ``normalize(text).text``, when the caller asks of many names."""
+    if contains_word(normal_text if normal_text is not None else normalize(text).text, normalize(name).text):
         return True
     mine = name_tokens(name)
     if not mine:

@@ -23,6 +23,7 @@ A mismatch is called only when all of these hold:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import lru_cache
 
 from judge.results import NumberMismatch
@@ -84,6 +85,7 @@ def aligned_mismatches(
     claim_words = _claim_words(claim)
     claim_values = {m.value for m in claim_mentions}
     evidence = [(m, t) for t in evidence_texts for m in mentions(t) if not m.listed]
+    named: dict[str, bool] = {}  # names_held per evidence text, once per call (not once per pair of numbers)
     out: dict[str, NumberMismatch] = {}
     for c in claim_mentions:
         if c.listed:
@@ -108,7 +110,7 @@ def aligned_mismatches(
             if (
                 shared > other_shared
                 and (holds_lead(lead, text) if context is None else holds_lead(lead, context, loosely=True))
-                and names_held(claim, text)
+                and (named[text] if text in named else named.setdefault(text, names_held(claim, text)))
             ):
                 other, other_shared = e, shared
         margin = margin_if_present if same >= 0 else 1
@@ -128,11 +130,37 @@ META_WORDS = frozenset(
 LEAD_SLACK = 0.4  # of a claim's lead words beyond the first two, this share may be missing from the evidence
 
 
+class _Words:
+    """A text normalised once, its word spans, and the leads asked of it so far: a claim with hundreds of
+    numbers is compared with hundreds of sentences, and normalising it again for each pair was cubic (a
+    bullet-list answer over a 20 KB catalogue took 49 s, issue 36 item 16)."""
+
+    def __init__(self, text: str):
+        self.normal = normalize(text)
+        self.spans = word_spans(self.normal.text)
+        self.ends = [e for _, e, _ in self.spans]
+        self.leads: dict[int, list[frozenset[str]]] = {}
+
+
+@text_memo()
+def _words_of(text: str) -> _Words:
+    return _Words(text)
+
+
 def lead_words(text: str, start: int) -> list[frozenset[str]]:
     """The content words and numbers of ``text`` (normalised) before offset ``start`` (words of discourse
-    aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77)."""
-    norm = normalize(text).text
-    return [unit_forms(w) for w in dict.fromkeys(words(norm[:start])) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
+    aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77). The words of
+    ``norm[:start]``: the whole words before ``start``, and the part before it of a word it cuts."""
+    view = _words_of(text)
+    if start in view.leads:
+        return view.leads[start]
+    k = bisect_right(view.ends, start)
+    before = [w for _, _, w in view.spans[:k]]
+    if k < len(view.spans) and view.spans[k][0] < start:
+        before += words(view.normal.text[view.spans[k][0]:start])
+    lead = [unit_forms(w) for w in dict.fromkeys(before) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
+    view.leads[start] = lead
+    return lead
 
 
 @text_memo()
@@ -158,11 +186,15 @@ def names_held(claim: str, text: str) -> bool:
     """``text`` names at least one of the claim's names (in a fuller or shorter form), or the claim names
     none: a text that names none of them is about another entity ("Sorenstam received a sponsor's
     exemption into the 2003 ..." is not about Lincicome's)."""
-    names = names_in(claim)
+    names = _names_in(claim)
     if not names:
         return True
     found = names_in(text)
-    return any(name_present(n, text, found) for n in names)
+    normal = normalize(text).text  # once, not once per name of the claim
+    return any(name_present(n, text, found, normal) for n in names)
+
+
+_names_in = text_memo()(names_in)  # a claim's names, found once (it is compared with every sentence like it)
 
 
 def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
@@ -174,8 +206,8 @@ def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
 def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
     """The nearest content word written in lower case on each side of [start, end) of ``text``'s
     normalised form (names, months, percent words and numbers skipped), as forms."""
-    nt = normalize(text)
-    spans = word_spans(nt.text)
+    view = _words_of(text)
+    nt, spans = view.normal, view.spans
 
     def plain(at: int, w: str) -> bool:
         return is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS and not capitalised_at(text, int(nt.starts[at]))
