@@ -326,6 +326,7 @@ def agreement(
         from judge.files import check_output, is_stream
 
         if not is_stream(out) and (out.exists() or out.is_symlink()):
+            check_output(out, (), "--out")  # a block device, a socket, a folder: said as such
             raise BadInput(f"--out {out}: the file exists; judge agreement never overwrites (choose another name)")
         check_output(out, (), "--out")  # a new file (a run's own names and links refused); O_EXCL when written
     from judge.runs.locks import reading

@@ -23,7 +23,7 @@ A mismatch is called only when all of these hold:
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from judge.results import NumberMismatch
@@ -131,15 +131,29 @@ LEAD_SLACK = 0.4  # of a claim's lead words beyond the first two, this share may
 
 
 class _Words:
-    """A text normalised once, its word spans, and the leads asked of it so far: a claim with hundreds of
-    numbers is compared with hundreds of sentences, and normalising it again for each pair was cubic (a
-    bullet-list answer over a 20 KB catalogue took 49 s, issue 36 item 16)."""
+    """A text normalised once, its word spans, and the forms of its lead words in the order they first appear:
+    a claim with hundreds of numbers is compared with hundreds of sentences, and normalising it again, and
+    walking every word before each number, for each pair was cubic (a bullet-list answer over a 20 KB
+    catalogue took 49 s, issue 36 item 16)."""
 
     def __init__(self, text: str):
         self.normal = normalize(text)
         self.spans = word_spans(self.normal.text)
         self.ends = [e for _, e, _ in self.spans]
-        self.leads: dict[int, list[frozenset[str]]] = {}
+        self.begins = [a for a, _, _ in self.spans]
+        self.first: dict[str, int] = {}  # word -> where its first occurrence ends
+        self.lead_ends: list[int] = []  # of the lead words (content words and numbers), at their first occurrence
+        self.lead_forms: list[frozenset[str]] = []
+        for _, e, w in self.spans:
+            if w not in self.first:
+                self.first[w] = e
+                if _leads(w):
+                    self.lead_ends.append(e)
+                    self.lead_forms.append(unit_forms(w))
+
+
+def _leads(w: str) -> bool:
+    return (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS
 
 
 @text_memo()
@@ -150,16 +164,17 @@ def _words_of(text: str) -> _Words:
 def lead_words(text: str, start: int) -> list[frozenset[str]]:
     """The content words and numbers of ``text`` (normalised) before offset ``start`` (words of discourse
     aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77). The words of
-    ``norm[:start]``: the whole words before ``start``, and the part before it of a word it cuts."""
+    ``norm[:start]`` in the order they first appear: the whole words before ``start``, then the part before
+    it of a word it cuts."""
     view = _words_of(text)
-    if start in view.leads:
-        return view.leads[start]
+    lead = view.lead_forms[: bisect_right(view.lead_ends, start)]
     k = bisect_right(view.ends, start)
-    before = [w for _, _, w in view.spans[:k]]
-    if k < len(view.spans) and view.spans[k][0] < start:
-        before += words(view.normal.text[view.spans[k][0]:start])
-    lead = [unit_forms(w) for w in dict.fromkeys(before) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
-    view.leads[start] = lead
+    if k < len(view.spans) and view.spans[k][0] < start:  # a word cut by start: its part before start
+        seen = set()
+        for w in words(view.normal.text[view.spans[k][0]:start]):
+            if view.first.get(w, start + 1) > start and w not in seen and _leads(w):
+                seen.add(w)
+                lead.append(unit_forms(w))
     return lead
 
 
@@ -212,6 +227,8 @@ def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
     def plain(at: int, w: str) -> bool:
         return is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS and not capitalised_at(text, int(nt.starts[at]))
 
-    before = next((w for at, e, w in reversed(spans) if e <= start and plain(at, w)), None)
-    after = next((w for at, _, w in spans if at >= end and plain(at, w)), None)
+    k = bisect_right(view.ends, start)  # the words ending at or before start: the first k (ends ascend)
+    before = next((w for at, e, w in reversed(spans[:k]) if plain(at, w)), None)
+    j = bisect_left(view.begins, end)  # the words starting at or after end
+    after = next((w for at, _, w in spans[j:] if plain(at, w)), None)
     return tuple(unit_forms(w) for w in (before, after) if w)
