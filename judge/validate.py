@@ -185,10 +185,12 @@ def write_repaired(path: str, format: str, repairs: list[Repair], out_path: Path
     streaming the input again one record at a time (a SQuAD-style file, one JSON object, is read whole)."""
     from judge.files import check_output, output
 
-    src = Path(path).resolve()
-    if out_path.resolve() == src:
+    import os
+
+    check_output(out_path, (path,), "--write")  # never over the input, through a link, into a run, onto a disk; /dev/null as such
+    src = Path(os.path.realpath(path))  # realpath: a link loop raises nothing here (the read has refused it already)
+    if Path(os.path.realpath(out_path)) == src:
         raise ValueError(f"refusing to overwrite the input {path}; --write needs another path")
-    check_output(out_path, (src,), "--write")  # never through a link, into a run, onto a disk; /dev/null as such
     todo = [r for r in repairs if r.new is not None]
     problems: list = []
     with output(out_path, follow_streams=True) as out:

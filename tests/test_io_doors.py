@@ -371,7 +371,7 @@ def test_a_newline_or_bidi_override_in_an_id_prints_as_one_line(tmp_path):
 
 
 def test_a_huge_claim_is_cut_on_the_terminal(tmp_path):
-    sentence = "Alice founded the club " + " ".join(f"and met member {i}" for i in range(8000)) + "."
+    sentence = "Alice founded the club " + " ".join(f"and met member {w}" for w in ("alpha", "beta", "gamma", "delta") * 1500) + "."
     data = _jsonl(tmp_path / "big.jsonl", [{"id": "b", "question": "Who?", "source": "Bob runs a shop.", "answer": sentence}])
     result = run_cli("run", str(_config(tmp_path, data)), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode in (0, 1), result.stderr[-2000:]

@@ -188,6 +188,10 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                 from judge.files import describe_os_error
 
                 fail(describe_os_error(e))
+            except RuntimeError as e:  # Path.resolve() on a link loop (Python < 3.13 raises this, not OSError)
+                if not str(e).startswith("Symlink loop from "):
+                    raise
+                fail(f"{str(e).removeprefix('Symlink loop from ')}: is a loop of symbolic links")
             finally:
                 _MaskedStream.remove(masked)
                 from judge.files import forget_streams

@@ -162,6 +162,8 @@ def load_ratings(path: str | Path, format: str | None = None) -> RatingTable:
         format = sniff_ratings(path)
     if format == "faithbench":
         files = sorted(path.glob("batch_*.json")) if path.is_dir() else [path]
+        if not files:  # an empty folder is no set of ratings: agreement over nothing is not an answer
+            raise DatasetError([Problem(file=str(path), message="a folder with no FaithBench batch_*.json files; give the batches' folder or a file")])
         return load_faithbench(files)
     if format == "dialsummeval":
         return load_dialsummeval(path)
