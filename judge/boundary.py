@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import InputError
+from judge.numeric import MAX_DIGITS, MAX_INT, BadNumber, Refused, _TooManyDigits, digits_message, parse_number  # noqa: F401 (the JSON door and its callers)
 
 MAX_DEPTH = 64  # as the dataset readers (judge.datasets.base.MAX_DEPTH): far beyond what any of our files needs
 MAX_YAML_BYTES = 4_000_000  # a config or models file is a few KB
 MAX_ALIASES = 200
 MAX_YAML_NODES = 200_000  # after expanding every alias
-MAX_INT = 2**53
 MAX_FLAG = 10**12  # records, documents, candidates, workers: far beyond any real run, far below what breaks
 
 SURROGATE = re.compile("[\ud800-\udfff]")
@@ -264,7 +264,7 @@ def read_yaml_file(path: Path, what: str) -> Any:
 
     from judge.problems import DatasetError
 
-    from judge.files import InputFileError, open_input
+    from judge.input_files import InputFileError, open_input
 
     shown = shown_path(path)
     try:
@@ -277,7 +277,7 @@ def read_yaml_file(path: Path, what: str) -> Any:
             raise ConfigFileError(f"{shown}: is a directory, expected a {what} (YAML)") from None
         raise ConfigFileError(f"{shown}: cannot read the {what}: {e.reason.removeprefix('cannot read it: ')}") from None
     except OSError as e:  # a read that fails after the open (EIO)
-        from judge.files import os_error_reason
+        from judge.input_files import os_error_reason
 
         raise ConfigFileError(f"{shown}: cannot read the {what}: {os_error_reason(e).removeprefix('cannot read it: ')}") from None
     if len(data) > MAX_YAML_BYTES:
@@ -308,13 +308,6 @@ def read_yaml_file(path: Path, what: str) -> Any:
 # -- JSON ---------------------------------------------------------------------------------------------------
 
 
-class Refused(ValueError):
-    """JSON that parses but that judge refuses (:class:`DuplicateKey`, :class:`BadNumber`); ``field``: where,
-    when known."""
-
-    field: str | None = None
-
-
 class DuplicateKey(Refused):
     """A JSON object that writes one key twice: JSON parsers keep the last value without a word, so the first
     (an answer, an id) would be dropped silently."""
@@ -322,53 +315,6 @@ class DuplicateKey(Refused):
     def __init__(self, key: str):
         super().__init__(f"the key {key!r} appears twice in one object; the second value would silently replace the first (keep one)")
         self.key = key
-
-
-class BadNumber(Refused):
-    """A number no file of judge's holds: NaN or Infinity (JSON has neither), one beyond a float's range
-    (1e999), one of thousands of digits (Python refuses to convert more than 4,300)."""
-
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
-
-
-class _TooManyDigits:
-    """A whole number too long to convert, as found (its digit count), so that the walk names its field."""
-
-    def __init__(self, digits: int):
-        self.digits = digits
-
-
-MAX_DIGITS = 4000  # Python converts at most 4,300 digits (sys.get_int_max_str_digits); none of our numbers needs 20
-
-
-def digits_message(digits: int) -> str:
-    return f"a number of {digits:,} digits; no number judge reads needs more than {len(str(MAX_INT))}"
-
-
-def parse_number(text: str, *, integer: bool = False, minimum: float | None = None, maximum: float | None = None) -> float | int:
-    """The one bounded parse of a number written as text (a TREC column, a qrels grade, a rank): a finite
-    number (a whole one with ``integer``) within [minimum, maximum]; BadNumber with the reason otherwise,
-    before anything is converted that could be slow or raise (5,000 digits, NaN, inf, 1e999, -3 ranks)."""
-    raw = text.strip()
-    shown = repr(raw if len(raw) <= 30 else raw[:29] + "…")
-    digits = sum(ch.isdigit() for ch in raw[:MAX_DIGITS + 10])
-    if digits > MAX_DIGITS:
-        raise BadNumber(digits_message(len(raw)))
-    try:
-        value: float | int = int(raw) if integer else float(raw)
-    except ValueError:
-        raise BadNumber(f"expected {'a whole number' if integer else 'a number'}, found {shown}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise BadNumber(f"expected a finite number, found {shown}")
-    if integer and not -MAX_INT <= value <= MAX_INT:
-        raise BadNumber(f"{shown} is over the limit of {MAX_INT:,} (2**53)")
-    if minimum is not None and value < minimum:
-        raise BadNumber(f"expected a number of at least {minimum:g}, found {shown}")
-    if maximum is not None and value > maximum:
-        raise BadNumber(f"expected a number of at most {maximum:g}, found {shown}")
-    return value
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict:

@@ -180,12 +180,12 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                 raise typer.Exit(EXIT_BAD_INPUT)
             except _bad_input_errors() + also as e:
                 if isinstance(e, OSError) and not isinstance(e, InputError) and e.errno is not None:
-                    from judge.files import describe_os_error
+                    from judge.input_files import describe_os_error
 
                     fail(describe_os_error(e))
                 fail(str(e))
             except OSError as e:  # a name too long, a link loop, EIO, a full disk: one line naming the path, never a traceback
-                from judge.files import describe_os_error
+                from judge.input_files import describe_os_error
 
                 fail(describe_os_error(e))
             except RuntimeError as e:  # Path.resolve() on a link loop (Python < 3.13 raises this, not OSError)
@@ -194,7 +194,7 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                 fail(f"{str(e).removeprefix('Symlink loop from ')}: is a loop of symbolic links")
             finally:
                 _MaskedStream.remove(masked)
-                from judge.files import forget_streams
+                from judge.input_files import forget_streams
 
                 forget_streams()
 

@@ -38,7 +38,7 @@ def sniff(path: Path) -> str:
     """Guess the format from the file's first record (read alone, bounded in size and nesting)."""
     path = Path(path)
     problems: list[Problem] = []
-    from judge.files import InputFileError, open_input
+    from judge.input_files import InputFileError, open_input
 
     try:
         with open_input(path) as f:  # a stream is read once, into the copy every later reader shares
@@ -153,7 +153,7 @@ def join_records(path: Path, offsets: dict[str, array], records_path: Path, prob
     offset, ordinal, offset, ... in file order). A record id no record has is a problem."""
     found: set[str] = set()
     record_problems = ProblemList(str(records_path))
-    from judge.files import open_input
+    from judge.input_files import open_input
 
     with open_input(path) as f:
         for record, _, _ in iter_load(records_path, None, record_problems):

@@ -115,7 +115,7 @@ def too_large(size: int, where: str) -> str:
 
 def _open(path: Path, problems: list[Problem]):
     """The one door (judge.files.open_input): a file, or a stream read once; an OS error is one problem."""
-    from judge.files import InputFileError, open_input
+    from judge.input_files import InputFileError, open_input
 
     try:
         return open_input(path)
@@ -268,7 +268,7 @@ def has_surrogate_escapes(path: Path) -> bool:
 
     ijson's fast C backend turns a lone surrogate into "?" without a word; a file with such escapes is
     parsed with its exact pure-Python backend instead, so a lone one is found and named, never altered."""
-    from judge.files import input_stat, open_input
+    from judge.input_files import input_stat, open_input
 
     st = input_stat(path)
     key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
@@ -359,7 +359,7 @@ def read_text(path: Path, problems: list[Problem], limit: int | None = None) -> 
         try:
             data = f.read() if limit is None else f.read(limit + 1)
         except OSError as e:  # a read that fails after the open (EIO)
-            from judge.files import os_error_reason
+            from judge.input_files import os_error_reason
 
             problems.append(Problem(file=str(path), message=os_error_reason(e)))
             return None

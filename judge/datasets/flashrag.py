@@ -132,7 +132,7 @@ def read_corpus(path: Path, problems: list[Problem], shown: str | None = None):
     """(line number, byte offset, line bytes, Chunk) for every chunk line of a corpus file, in one pass; a line
     that is no chunk is a problem (named ``shown``, else the path) and is skipped."""
     from judge.datasets.base import max_record_bytes, too_large
-    from judge.files import InputFileError, open_input
+    from judge.input_files import InputFileError, open_input
 
     shown = shown or str(path)
     try:
@@ -203,7 +203,7 @@ class TitleIndex:
             problems = self._duplicate_ids()
         if problems:
             raise DatasetError(problems[:50])
-        from judge.files import open_input
+        from judge.input_files import open_input
 
         self._file = open_input(self.path, "the corpus")
 
@@ -231,7 +231,7 @@ class TitleIndex:
 
     def _lines_of(self, offsets: list[int]) -> dict[int, int]:
         """Line numbers of byte offsets (sorted), in one streaming pass over the file."""
-        from judge.files import open_input
+        from judge.input_files import open_input
 
         out, line, pos, k = {}, 1, 0, 0
         with open_input(self.path, "the corpus") as f:
@@ -295,7 +295,8 @@ def write_atomic(path: str | Path, parts, inputs: tuple[str | Path, ...] = ()) -
     (a DatasetError from the generator) leaves no partial output and no earlier output damaged; a device or
     pipe (/dev/null, /dev/stdout) is written as such, never replaced. Refuses to write over one of
     ``inputs``, through a link, or into a run directory. Returns the number of parts."""
-    from judge.files import output, os_error_reason
+    from judge.files import output
+    from judge.input_files import os_error_reason
 
     path = Path(path)
     refuse_overwrite(path, inputs)

@@ -176,7 +176,7 @@ def sniff_ratings(path: Path) -> str:
     if path.is_dir():
         return "faithbench"
     from judge.boundary import loads
-    from judge.files import InputFileError, open_input
+    from judge.input_files import InputFileError, open_input
 
     try:
         with open_input(path) as f:
