@@ -45,6 +45,8 @@ def sniff(path: Path) -> str:
             head = f.read(min(1 << 20, max_record_bytes()))
     except InputFileError as e:
         raise DatasetError([Problem(file=str(path), message=e.reason)]) from None
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DatasetError([Problem(file=str(path), message="is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8")])
     text = head.decode("utf-8-sig", errors="replace").lstrip()
     first = None
     if text.startswith("{"):

@@ -65,7 +65,7 @@ def summary(s: dict) -> None:
     if s.get("unknown_family_answer_models"):
         from judge.llm.families import UNKNOWN_FAMILY_HINT
 
-        c.print(f"WARNING: cannot tell the model family of the recorded answers of {', '.join(s['unknown_family_answer_models'])}: "
+        c.print(f"WARNING: cannot tell the model family of the recorded answers of {data(', '.join(s['unknown_family_answer_models']))}: "
                 f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
