@@ -142,7 +142,7 @@ def _stream_target(path: Path, follow: bool) -> bool:
     if kind == stat.S_IFSOCK:
         raise UnsafePath(f"{_shown(path)} is a socket: judge writes files, character devices and pipes only")
     if kind == stat.S_IFDIR:
-        raise UnsafePath(f"{_shown(path)} is a directory, expected a file name")
+        raise UnsafePath(f"{_shown(path)}: cannot write it: is a directory, expected a file name")
     return False
 
 

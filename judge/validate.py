@@ -187,10 +187,10 @@ def write_repaired(path: str, format: str, repairs: list[Repair], out_path: Path
 
     import os
 
-    check_output(out_path, (path,), "--write")  # never over the input, through a link, into a run, onto a disk; /dev/null as such
     src = Path(os.path.realpath(path))  # realpath: a link loop raises nothing here (the read has refused it already)
     if Path(os.path.realpath(out_path)) == src:
         raise ValueError(f"refusing to overwrite the input {path}; --write needs another path")
+    check_output(out_path, (path,), "--write")  # never through a link, into a run, onto a disk; /dev/null as such
     todo = [r for r in repairs if r.new is not None]
     problems: list = []
     with output(out_path, follow_streams=True) as out:
