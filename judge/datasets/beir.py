@@ -266,7 +266,7 @@ def load_benchmark(
     queries = load_queries(bench_dir / "queries.jsonl")
     if qrels is not None:
         qrels_path = Path(qrels)
-        if not qrels_path.is_file():
+        if not qrels_path.exists():  # anything else (a folder, a pipe, a link loop) is for the reading door to name
             raise DatasetError([Problem(file=str(qrels_path), message="no such qrels file")])
     else:
         qrels_path = next((p for p in (bench_dir / "qrels" / "test.tsv", bench_dir / "qrels.tsv") if p.exists()), None)
