@@ -29,6 +29,7 @@ from functools import lru_cache
 from judge.results import NumberMismatch
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import (
+    MULTIPLIERS,
     PERCENT_WORDS,
     capitalised_at,
     is_context_word,
@@ -36,9 +37,10 @@ from judge.stages.numbers import (
     mentions,
     unit_forms,
 )
-from judge.text import normalize, words
+from judge.text import words
+from judge.text.normalize import normalized
 from judge.text.memo import text_memo
-from judge.text.tokens import word_spans
+from judge.text.tokens import STOPWORDS, word_spans
 
 SLOT_MIN_WORDS = 3  # content words (numbers aside) a claim needs to state a number's slot by itself
 
@@ -52,7 +54,7 @@ def present(value: str, values: set[str]) -> bool:
 def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
     """The claim's content words (numbers, months and percent words aside), each as its forms (kept: a claim
     is compared with every sentence of its source that looks like it)."""
-    found = dict.fromkeys(w for w in words(normalize(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
+    found = dict.fromkeys(w for w in words(normalized(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
     return tuple(unit_forms(w) for w in found)
 
 
@@ -62,7 +64,7 @@ def states_a_slot(claim: str) -> bool:
     n = len(_claim_words(claim))
     if n >= SLOT_MIN_WORDS:
         return True
-    first = next(iter(words(normalize(claim).text)), "")
+    first = next(iter(words(normalized(claim).text)), "")
     return n == 2 and not first[:1].isdigit()
 
 
@@ -88,7 +90,7 @@ def aligned_mismatches(
     named: dict[str, bool] = {}  # names_held per evidence text, once per call (not once per pair of numbers)
     out: dict[str, NumberMismatch] = {}
     for c in claim_mentions:
-        if c.listed:
+        if c.listed or (c.word and c.value == "1"):
             continue
         slot = tuple(f for f in _slot_words(claim, c.start, c.end) + c.common if not _is_unit(f, c.unit))
         lead = lead_words(claim, c.start)
@@ -109,6 +111,8 @@ def aligned_mismatches(
             shared = sum(bool(forms & (e.bag | _text_forms(text))) for forms in claim_words)
             if (
                 shared > other_shared
+                and not (e.word and e.value == "1")
+                and same_frame(claim, c, text, e)
                 and (holds_lead(lead, text) if context is None else holds_lead(lead, context, loosely=True))
                 and (named[text] if text in named else named.setdefault(text, names_held(claim, text)))
             ):
@@ -117,6 +121,25 @@ def aligned_mismatches(
         if other is not None and other_shared >= min_shared and other_shared >= same + margin and c.value not in out:
             out[c.value] = NumberMismatch(claim=c.value, candidate=other.value)
     return list(out.values())
+
+
+@text_memo()
+def _words_at(text: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(word_spans(normalized(text).text))
+
+
+def _after(text: str, m) -> str:
+    """The word right after a number, its unit, a multiplier, a percent word and other numbers skipped."""
+    return next((w for s, _, w in _words_at(text) if s >= m.end and not w[0].isdigit() and not _is_unit(unit_forms(w), m.unit)
+                 and w not in MULTIPLIERS and w not in PERCENT_WORDS), "")
+
+
+def same_frame(claim: str, c, text: str, e) -> bool:
+    """The two numbers count the same way: the small words right after them (their unit aside) are not two
+    different ones ("with 28 minutes to go" and "62 minutes into the match" are the same moment, counted from
+    either end)."""
+    a, b = _after(claim, c), _after(text, e)
+    return not (a in STOPWORDS and b in STOPWORDS and a != b)
 
 
 # Words of discourse, not of what a number is about: "Additionally, the passage states that ... 2019".
@@ -137,7 +160,7 @@ class _Words:
     catalogue took 49 s, issue 36 item 16)."""
 
     def __init__(self, text: str):
-        self.normal = normalize(text)
+        self.normal = normalized(text)
         self.spans = word_spans(self.normal.text)
         self.ends = [e for _, e, _ in self.spans]
         self.begins = [a for a, _, _ in self.spans]
@@ -180,7 +203,7 @@ def lead_words(text: str, start: int) -> list[frozenset[str]]:
 
 @text_memo()
 def _text_forms(text: str) -> frozenset[str]:
-    return frozenset(f for w in words(normalize(text).text) for f in unit_forms(w))
+    return frozenset(f for w in words(normalized(text).text) for f in unit_forms(w))
 
 
 def holds_lead(lead: list[frozenset[str]], text: str, loosely: bool = False) -> bool:
@@ -205,8 +228,7 @@ def names_held(claim: str, text: str) -> bool:
     if not names:
         return True
     found = names_in(text)
-    normal = normalize(text).text  # once, not once per name of the claim
-    return any(name_present(n, text, found, normal) for n in names)
+    return any(name_present(n, text, found) for n in names)
 
 
 _names_in = text_memo()(names_in)  # a claim's names, found once (it is compared with every sentence like it)
