@@ -5,6 +5,12 @@ the calls it made.
 Source text, questions, answers and claims are data: the ``data`` filter escapes ``<``, ``>`` and ``&``
 so that no text can close or fake the tags that delimit it, and the ``attr`` filter (every value inside a
 tag's quotes) escapes quotes as well. Markers inside data are tags too (``<mark>``), which data cannot write.
+
+A template is an input too (a user's answer variant, reviewed in a pull request; a JUDGE_PROMPTS_DIR): every
+one renders in Jinja's immutable sandbox, so ``{{ cycler.__init__.__globals__.os.popen('id').read() }}``
+reaches no Python internals and runs nothing: it is refused in one line naming the template file
+(:class:`PromptError`), when the config is loaded or, for a template that hides it behind a condition, when
+it renders.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from judge.errors import InputError
 from judge.resources import shipped_dir
 
 PROMPTS_DIR = Path(os.environ.get("JUDGE_PROMPTS_DIR") or shipped_dir("prompts"))
@@ -33,6 +40,10 @@ def escape_attribute(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
+class PromptError(InputError, ValueError):
+    """A template that reached for something the sandbox forbids, or failed to render: one line naming its file."""
+
+
 @dataclass(frozen=True)
 class Prompt:
     name: str
@@ -41,22 +52,36 @@ class Prompt:
 
     def render(self, **context) -> list[dict]:
         """Chat messages: the template's ``system`` block, then its ``user`` block."""
+        from jinja2.exceptions import SecurityError
+
         template = _environment(str(self.path.parent)).get_template(self.path.name)
         ctx = template.new_context(context)
         messages = []
         for role in ("system", "user"):
             if role in template.blocks:
-                text = "".join(template.blocks[role](ctx)).strip()
+                try:
+                    text = "".join(template.blocks[role](ctx)).strip()
+                except SecurityError as e:
+                    raise PromptError(f"prompt template {self.path}: refused: {_first_line(e)} (templates render in a sandbox: "
+                                      "they read their variables, never Python internals)") from None
                 if text:
                     messages.append({"role": role, "content": text})
         return messages
 
 
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:200] if text else type(e).__name__
+
+
 @lru_cache(maxsize=4)
 def _environment(directory: str):
+    """The one Jinja environment every template renders in: sandboxed (no attribute starting with ``_``, no
+    function internals, no mutation of a value passed in), never a plain ``jinja2.Environment``."""
     import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    env = jinja2.Environment(
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader(directory),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -108,10 +133,15 @@ def load_answer_variant(variant: str, path: str | Path) -> Prompt:
         messages = prompt.render(sources=sample, question="A question?", language="English")
     except jinja2.TemplateSyntaxError as e:
         raise ValueError(f"prompts.{variant}: {path}, line {e.lineno}: {e.message}") from None
+    except jinja2.exceptions.SecurityError as e:
+        raise ValueError(f"prompts.{variant}: {path}: refused: {_first_line(e)} (templates render in a sandbox: "
+                         "they read their variables, never Python internals)") from None
     except jinja2.UndefinedError as e:
         raise ValueError(f"prompts.{variant}: {path}: {e.message}; the variables are {', '.join(ANSWER_VARIABLES)}") from None
     except jinja2.TemplateError as e:
-        raise ValueError(f"prompts.{variant}: {path}: {e}") from None
+        raise ValueError(f"prompts.{variant}: {path}: {_first_line(e)}") from None
+    except PromptError as e:
+        raise ValueError(f"prompts.{variant}: {path}: {str(e).removeprefix(f'prompt template {path}: ')}") from None
     except ValueError as e:
         raise ValueError(f"prompts.{variant}: {path}: {e}") from None
     if not any(m["role"] == "user" for m in messages):
