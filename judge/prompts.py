@@ -41,7 +41,15 @@ def escape_attribute(text: str) -> str:
 
 
 class PromptError(InputError, ValueError):
-    """A template that reached for something the sandbox forbids, or failed to render: one line naming its file."""
+    """A template that reached for something the sandbox forbids, or failed to render: one line naming its
+    file. ``reason``: the line without the file; ``__cause__``: the error it came from."""
+
+    def __init__(self, path: Path, reason: str):
+        self.path, self.reason = path, reason
+        super().__init__(f"prompt template {path}: {reason}")
+
+
+_SANDBOX = "templates render in a sandbox: they read their variables, never Python internals"
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,10 @@ class Prompt:
     hash: str  # sha256 of the template file, first 16 hex digits
 
     def render(self, **context) -> list[dict]:
-        """Chat messages: the template's ``system`` block, then its ``user`` block."""
+        """Chat messages: the template's ``system`` block, then its ``user`` block. PromptError naming the file
+        when a block reaches past the sandbox or fails (a template may hide either behind a condition that
+        only a real record meets, so this holds at run time too, never a traceback)."""
+        import jinja2
         from jinja2.exceptions import SecurityError
 
         template = _environment(str(self.path.parent)).get_template(self.path.name)
@@ -62,8 +73,11 @@ class Prompt:
                 try:
                     text = "".join(template.blocks[role](ctx)).strip()
                 except SecurityError as e:
-                    raise PromptError(f"prompt template {self.path}: refused: {_first_line(e)} (templates render in a sandbox: "
-                                      "they read their variables, never Python internals)") from None
+                    raise PromptError(self.path, f"refused: {_first_line(e)} ({_SANDBOX})") from e
+                except jinja2.UndefinedError as e:
+                    raise PromptError(self.path, e.message or "an undefined variable") from e
+                except Exception as e:  # a template's own failure ({{ 1/0 }}, a filter given the wrong arguments)
+                    raise PromptError(self.path, f"cannot render its {role} block: {type(e).__name__}: {_first_line(e)}") from e
                 if text:
                     messages.append({"role": role, "content": text})
         return messages
@@ -133,15 +147,11 @@ def load_answer_variant(variant: str, path: str | Path) -> Prompt:
         messages = prompt.render(sources=sample, question="A question?", language="English")
     except jinja2.TemplateSyntaxError as e:
         raise ValueError(f"prompts.{variant}: {path}, line {e.lineno}: {e.message}") from None
-    except jinja2.exceptions.SecurityError as e:
-        raise ValueError(f"prompts.{variant}: {path}: refused: {_first_line(e)} (templates render in a sandbox: "
-                         "they read their variables, never Python internals)") from None
-    except jinja2.UndefinedError as e:
-        raise ValueError(f"prompts.{variant}: {path}: {e.message}; the variables are {', '.join(ANSWER_VARIABLES)}") from None
+    except PromptError as e:
+        extra = f"; the variables are {', '.join(ANSWER_VARIABLES)}" if isinstance(e.__cause__, jinja2.UndefinedError) else ""
+        raise ValueError(f"prompts.{variant}: {path}: {e.reason}{extra}") from None
     except jinja2.TemplateError as e:
         raise ValueError(f"prompts.{variant}: {path}: {_first_line(e)}") from None
-    except PromptError as e:
-        raise ValueError(f"prompts.{variant}: {path}: {str(e).removeprefix(f'prompt template {path}: ')}") from None
     except ValueError as e:
         raise ValueError(f"prompts.{variant}: {path}: {e}") from None
     if not any(m["role"] == "user" for m in messages):
