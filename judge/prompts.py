@@ -88,14 +88,26 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0][:200] if text else type(e).__name__
 
 
+TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2")  # what a template may include, import or extend
+
+
 @lru_cache(maxsize=4)
 def _environment(directory: str):
     """The one Jinja environment every template renders in: sandboxed (no attribute starting with ``_``, no
-    function internals, no mutation of a value passed in), never a plain ``jinja2.Environment``."""
+    function internals, no mutation of a value passed in), never a plain ``jinja2.Environment``. A template
+    includes, imports or extends only templates of its own folder (``*.j2``): never ``.env`` or a data file
+    beside it, whose text would go to a provider in the prompt."""
     import jinja2
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    env = ImmutableSandboxedEnvironment(
+    class Sandbox(ImmutableSandboxedEnvironment):
+        def join_path(self, template, parent):
+            name = str(template)
+            if not name.endswith(TEMPLATE_SUFFIXES) or any(part.startswith(".") for part in name.replace("\\", "/").split("/")):
+                raise jinja2.TemplateNotFound(f"{name[:80]} (a template includes only templates, {', '.join(TEMPLATE_SUFFIXES)}, of its own folder)")
+            return name
+
+    env = Sandbox(
         loader=jinja2.FileSystemLoader(directory),
         undefined=jinja2.StrictUndefined,
         autoescape=False,

@@ -242,6 +242,7 @@ PAYLOADS = [
     "{{ (cycler|attr('__init__')|attr('__globals__'))['os'].popen('touch MARK').read() }}",
     "{{ self._TemplateReference__context.cycler.__init__.__globals__.os.popen('touch MARK').read() }}",
     "{% set _ = sources.append(1) %}",
+    "{% include '.env' %}",  # a file beside the template (its text would go to the provider): only templates are included
     "{{ 1 / 0 }}",  # not an escape, but a template's own failure: one line too, never a traceback
 ]
 

@@ -144,7 +144,7 @@ def check_read_back(result, record, where: Path) -> None:
     def candidates(items, field: str) -> None:
         for k, c in enumerate(items):
             for j, part in enumerate(c.parts):
-                check(part, texts.get(part.doc_id), f"{field}.candidates[{k}].parts[{j}]")
+                check(part, texts.get(part.doc_id, texts.get(None)), f"{field}.candidates[{k}].parts[{j}]")  # as a judge's passages read it
 
     for a_i, a in enumerate(result.answers):
         for c_i, claim in enumerate(a.claims):
@@ -156,4 +156,4 @@ def check_read_back(result, record, where: Path) -> None:
         candidates(control.candidates, f"controls[{k}]")
         origin = control.control.origin
         if origin is not None and control.control.origin_record_id == result.record_id:
-            check(origin, texts.get(origin.doc_id), f"controls[{k}].control.origin")
+            check(origin, texts.get(origin.doc_id, texts.get(None)), f"controls[{k}].control.origin")
