@@ -596,3 +596,44 @@ def test_the_issues_key_forms_are_masked_in_results_reports_and_the_cache(script
               "stdout": result.stdout, "stderr": result.stderr}
     for where, text in places.items():
         assert not _leaks(text, LONG_KEY), (where, _leaks(text, LONG_KEY))
+
+
+@pytest.mark.slow
+def test_the_ray_cache_actor_never_unpickles_either(tmp_path):
+    """The Ray engine's cache actor (ray.cache: actor) reads the same bytes through the same disk: a planted
+    pickle is a miss with one warning, nothing run; an entry stored through it is JSON."""
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    import logging
+
+    from judge.llm import CallCache
+    from judge.llm.cache import FORMAT, cache_key
+    from judge.llm.ray_cache import ActorStore, create_cache_actor
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True, _node_ip_address="127.0.0.1")
+    try:
+        key, marker = cache_key(a=1), tmp_path / "PWNED"
+        cache = CallCache(tmp_path / "c")
+        cache.put(key, {"result": 1})
+        cache.close()
+        with sqlite3.connect(tmp_path / "c" / "cache.db") as db:
+            db.execute("UPDATE Cache SET mode = 4, value = ?", (pickle.dumps(_Planted(marker)),))
+        over = CallCache.over(ActorStore(create_cache_actor(str(tmp_path / "c"))))
+        logger = logging.getLogger("judge.llm")
+        seen: list[str] = []
+        handler = logging.Handler()
+        handler.emit = lambda record: seen.append(record.getMessage())
+        logger.addHandler(handler)
+        try:
+            import asyncio
+
+            assert asyncio.run(over.aget(key)) is None and over.get(key) is None
+        finally:
+            logger.removeHandler(handler)
+        assert not marker.exists() and sum("pickled" in m for m in seen) == 1
+        over.put(key, {"result": 2})
+        assert over.get(key) == {"result": 2}
+        with sqlite3.connect(tmp_path / "c" / "cache.db") as db:
+            (value,) = db.execute("SELECT value FROM Cache").fetchone()
+        assert bytes(value).startswith(FORMAT)
+    finally:
+        ray.shutdown()

@@ -38,7 +38,8 @@ def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str,
     missing = [n for n in called if n not in extra_models]
     if missing:
         raise ConfigError(f"--judge {', '.join(missing)}: no such model in {models_from}; a rejudge's model judges come from your models file "
-                          "(--models), never from the run's config.yaml, which anyone who edited the run could point at another server")
+                          "(--models FILE: a models file, or your run config, whose models: are read), never from the run's config.yaml, which anyone "
+                          "who edited the run could point at another server")
     models = {**{k: v for k, v in config.models.items() if k not in extra_models}, **extra_models}
     update = {"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})}
     if controls_per_label is not None:  # validated as a config's value is: a flag is held to the same bounds
