@@ -281,11 +281,14 @@ def test_judge_run_refuses_a_code_running_variant_in_one_line(scripted_server, t
 
 
 def test_the_shipped_templates_render_in_the_sandbox():
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     from judge.prompts import _environment, load_prompt
 
     for name in ("answer", "decompose", "judge"):
         prompt = load_prompt(name)
-        assert type(_environment(str(prompt.path.parent))).__name__ == "ImmutableSandboxedEnvironment"
+        assert isinstance(_environment(str(prompt.path.parent)), ImmutableSandboxedEnvironment)
+        assert prompt.render(question="q?", language="English", sources=[], answer="a.", claims=[], batch=False, full_sources=[])
 
 
 # --- 3. only configured keys are secrets; data is never rewritten -------------------------------------------------
