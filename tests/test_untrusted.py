@@ -532,11 +532,12 @@ def _oracle_forms(key: str) -> list[str]:
 
 
 def _view(text: str) -> str:
-    """The text as a reader of the echo would undo it: line breaks removed, ASCII percent escapes decoded."""
+    """The text as a reader of the echo would undo it: line breaks and the spaces or dashes between hex pairs
+    removed, ASCII percent and \\x escapes decoded."""
     import re
 
-    text = re.sub(r"\r\n|\r|\n|\\r\\n|\\n|\\r", "", text)
-    return re.sub(r"%([0-7][0-9A-Fa-f])", lambda m: chr(int(m.group(1), 16)), text)
+    text = re.sub(r"\r\n|\r|\n|\\r\\n|\\n|\\r|(?<=\b[0-9a-fA-F]{2})[ -](?=[0-9a-fA-F]{2}\b)", "", text)
+    return re.sub(r"(?:%|\\x)([0-7][0-9A-Fa-f])", lambda m: chr(int(m.group(1), 16)), text)
 
 
 def _leaks(text: str, key: str) -> list[str]:
@@ -546,18 +547,20 @@ def _leaks(text: str, key: str) -> list[str]:
 
 def echoes(key: str) -> list[str]:
     """The issue's forms: percent-encoded (upper and lower hex, and with '/' left as it is), colon-separated
-    hex, base64 wrapped every 64 (PEM, \\n) and 76 (MIME, \\r\\n) characters."""
+    hex, base64 wrapped every 64 (PEM, \\n) and 76 (MIME, \\r\\n) characters; and neighbours: space-separated
+    hex, \\x escapes."""
     b64 = base64.b64encode(key.encode()).decode()
     return [quote(key, safe=""), quote(key, safe="").replace("%2B", "%2b").replace("%2F", "%2f").replace("%3D", "%3d"), quote(key),
             key.encode().hex(":"), key.encode().hex(":").upper(), "\n".join(textwrap.wrap(b64, 64)), "\r\n".join(textwrap.wrap(b64, 76)),
-            "-----BEGIN KEY-----\n" + "\n".join(textwrap.wrap(base64.b64encode(b"prefix:" + key.encode()).decode(), 64)) + "\n-----END KEY-----"]
+            "-----BEGIN KEY-----\n" + "\n".join(textwrap.wrap(base64.b64encode(b"prefix:" + key.encode()).decode(), 64)) + "\n-----END KEY-----",
+            key.encode().hex(" "), "".join(f"\\x{b:02x}" for b in key.encode())]
 
 
 LONG_KEY = "wJalrXUt+nFEMI/K7MDENG=bPxRfiCYEXAMPLEKEY+aws/secret=key/AB"  # base64 of 80 characters: wrapped at 64 and at 76
 
 
 @settings(deadline=None, max_examples=120, derandomize=True)
-@given(key=st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=8, max_size=90), form=st.integers(0, 7),
+@given(key=st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=8, max_size=90), form=st.integers(0, 9),
        start=st.integers(0, 300), length=st.integers(8, 300), before=st.text(max_size=20), after=st.text(max_size=20))
 def test_property_any_fragment_of_the_new_forms_is_masked(key, form, start, length, before, after):
     from judge.llm import redact

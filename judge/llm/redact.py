@@ -181,14 +181,15 @@ def _scan(index: _Index, text: str) -> list[tuple[int, int]]:
 
 
 # What can cut a form in two without changing it: a line break (base64 wrapped every 64 or 76 characters, as
-# PEM and MIME wrap; real, or escaped as in JSON and repr), and a percent escape of some of its characters
-# (ASCII only: a key's characters).
-_CUTS = re.compile(r"\r\n|\r|\n|\\r\\n|\\n|\\r|%[0-7][0-9A-Fa-f]")
+# PEM and MIME wrap; real, or escaped as in JSON and repr), a zero-width character, a space or dash between
+# hex pairs ("77 4a 61"), and a percent or \\x escape of some of its characters (ASCII only: a key's).
+_CUTS = re.compile(r"\r\n|\r|\n|\\r\\n|\\n|\\r|[\u200b-\u200d\u2060\ufeff]|(?<=\b[0-9a-fA-F]{2})[ -](?=[0-9a-fA-F]{2}\b)"
+                   r"|%[0-7][0-9A-Fa-f]|\\x[0-7][0-9A-Fa-f]")
 
 
 def _undone_spans(index: _Index, text: str) -> list[tuple[int, int]]:
-    """The fragments found in a view of ``text`` with line breaks removed and percent escapes decoded, as
-    spans of ``text`` itself (a span covers the breaks and escapes inside it)."""
+    """The fragments found in a view of ``text`` with the cuts (_CUTS) removed and its escapes decoded, as
+    spans of ``text`` itself (a span covers the cuts and escapes inside it)."""
     pieces: list[str] = []
     marks: list[tuple[int, int, int]] = []  # (view start, text start, text length of one view character or 0)
     at = view = 0
@@ -197,9 +198,9 @@ def _undone_spans(index: _Index, text: str) -> list[tuple[int, int]]:
             pieces.append(text[at : m.start()])
             marks.append((view, at, 0))
             view += m.start() - at
-        if m.group()[0] == "%":
-            pieces.append(chr(int(m.group()[1:], 16)))
-            marks.append((view, m.start(), 3))
+        if m.group().startswith(("%", "\\x")):  # an escape: its character
+            pieces.append(chr(int(m.group()[-2:], 16)))
+            marks.append((view, m.start(), len(m.group())))
             view += 1
         at = m.end()
     if not marks:
@@ -258,10 +259,13 @@ _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 def redact_json_text(text: str) -> str:
     """JSON (or JSON lines) text with every secret fragment masked inside its string values, never in its
     numbers or its structure: a key's run of digits also matches 0.3611111111, and masking there would leave a
-    file no reader can parse. A string holding a fragment is decoded, masked and encoded again (so an escape
-    is never cut in two). Text holding none is returned as it is."""
-    spans = secret_spans(text) if isinstance(text, str) else []
-    if not spans:
+    file no reader can parse. A string holding a fragment, as written or once its escapes are decoded (a
+    ``\\x`` or ``\\u`` escape hides a fragment from the text as written), is decoded, masked and encoded
+    again (so an escape is never cut in two). Text holding none is returned as it is."""
+    if not isinstance(text, str) or _index() is None:
+        return text
+    spans = secret_spans(text)
+    if not spans and "\\" not in text:
         return text
     import json
 
@@ -270,16 +274,23 @@ def redact_json_text(text: str) -> str:
         start, end = m.span()
         while k < len(spans) and spans[k][1] <= start:
             k += 1
-        if k < len(spans) and spans[k][0] < end:
-            try:
-                value = json.loads(m.group())
-            except ValueError:  # not a JSON string after all: mask the text as it stands
-                masked = redact_secrets(m.group())
-            else:
-                masked = json.dumps(redact_secrets(value), ensure_ascii=False)
-            out.append(text[at:start])
-            out.append(masked)
-            at = end
+        found = k < len(spans) and spans[k][0] < end
+        if not found and "\\" not in m.group():
+            continue
+        try:
+            value = json.loads(m.group())
+        except ValueError:  # not a JSON string after all: mask the text as it stands
+            masked = redact_secrets(m.group())
+        else:
+            kept = redact_secrets(value)
+            if kept is value and not found:
+                continue
+            masked = json.dumps(kept, ensure_ascii=False)
+        out.append(text[at:start])
+        out.append(masked)
+        at = end
+    if not out:
+        return text
     out.append(text[at:])
     return "".join(out)
 
