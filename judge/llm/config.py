@@ -76,8 +76,14 @@ class ModelConfig(BaseModel):
 
     @model_validator(mode="after")
     def _secrets_known(self):
+        self.watch_secrets()
+        return self
+
+    def watch_secrets(self) -> None:
         """The key this model is called with, and any credential written into its api_base, are secrets from
-        the moment the config is read (judge.llm.redact): masked in every error, log and file from then on."""
+        the moment the config is read (judge.llm.redact): masked in every error, log and file from then on.
+        Called again by the port before each call: a config that reached a process without being validated
+        (unpickled in a Ray worker) registers them there too."""
         from judge.llm.redact import watch_env, watch_url
 
         watch_env(self.api_key_env)
@@ -85,7 +91,6 @@ class ModelConfig(BaseModel):
             for name in provider_key_env(self.model):
                 watch_env(name)
         watch_url(self.api_base)
-        return self
 
     @model_validator(mode="after")
     def _family_fits_the_model(self):
