@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from judge.text import content_words, normalize
+from judge.text import content_words
+from judge.text.normalize import normalized
 
 FEATURES = ("length", "share_question", "share_passages", "similarity")
 
@@ -16,11 +17,11 @@ FEATURES = ("length", "share_question", "share_passages", "similarity")
 def features(claim: str, question: str, passages: Sequence[str]) -> dict[str, float]:
     """Length in words; the share of the claim's content words in the question, and in the passages offered;
     the token-set similarity to the best passage (a near-copy scores near 1)."""
-    words = set(content_words(normalize(claim).text))
-    asked = set(content_words(normalize(question).text))
-    shown = set().union(*(content_words(normalize(p).text) for p in passages)) if passages else set()
+    words = set(content_words(normalized(claim).text))
+    asked = set(content_words(normalized(question).text))
+    shown = set().union(*(content_words(normalized(p).text) for p in passages)) if passages else set()
     n = max(1, len(words))
-    similarity = max((fuzz.ratio(normalize(claim).text, normalize(p).text) / 100 for p in passages), default=0.0)
+    similarity = max((fuzz.ratio(normalized(claim).text, normalized(p).text) / 100 for p in passages), default=0.0)
     return {
         "length": float(len(claim.split())),
         "share_question": len(words & asked) / n,

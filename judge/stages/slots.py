@@ -28,6 +28,7 @@ from functools import lru_cache
 from judge.results import NumberMismatch
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import (
+    MULTIPLIERS,
     PERCENT_WORDS,
     capitalised_at,
     is_context_word,
@@ -35,9 +36,10 @@ from judge.stages.numbers import (
     mentions,
     unit_forms,
 )
-from judge.text import normalize, words
+from judge.text import words
+from judge.text.normalize import normalized
 from judge.text.memo import text_memo
-from judge.text.tokens import word_spans
+from judge.text.tokens import STOPWORDS, word_spans
 
 SLOT_MIN_WORDS = 3  # content words (numbers aside) a claim needs to state a number's slot by itself
 
@@ -51,7 +53,7 @@ def present(value: str, values: set[str]) -> bool:
 def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
     """The claim's content words (numbers, months and percent words aside), each as its forms (kept: a claim
     is compared with every sentence of its source that looks like it)."""
-    found = dict.fromkeys(w for w in words(normalize(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
+    found = dict.fromkeys(w for w in words(normalized(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
     return tuple(unit_forms(w) for w in found)
 
 
@@ -61,7 +63,7 @@ def states_a_slot(claim: str) -> bool:
     n = len(_claim_words(claim))
     if n >= SLOT_MIN_WORDS:
         return True
-    first = next(iter(words(normalize(claim).text)), "")
+    first = next(iter(words(normalized(claim).text)), "")
     return n == 2 and not first[:1].isdigit()
 
 
@@ -86,7 +88,7 @@ def aligned_mismatches(
     evidence = [(m, t) for t in evidence_texts for m in mentions(t) if not m.listed]
     out: dict[str, NumberMismatch] = {}
     for c in claim_mentions:
-        if c.listed:
+        if c.listed or (c.word and c.value == "1"):
             continue
         slot = tuple(f for f in _slot_words(claim, c.start, c.end) + c.common if not _is_unit(f, c.unit))
         lead = lead_words(claim, c.start)
@@ -107,6 +109,8 @@ def aligned_mismatches(
             shared = sum(bool(forms & (e.bag | _text_forms(text))) for forms in claim_words)
             if (
                 shared > other_shared
+                and not (e.word and e.value == "1")
+                and same_frame(claim, c, text, e)
                 and (holds_lead(lead, text) if context is None else holds_lead(lead, context, loosely=True))
                 and names_held(claim, text)
             ):
@@ -115,6 +119,27 @@ def aligned_mismatches(
         if other is not None and other_shared >= min_shared and other_shared >= same + margin and c.value not in out:
             out[c.value] = NumberMismatch(claim=c.value, candidate=other.value)
     return list(out.values())
+
+
+
+
+@text_memo()
+def _words_at(text: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(word_spans(normalized(text).text))
+
+
+def _after(text: str, m) -> str:
+    """The word right after a number, its unit, a multiplier, a percent word and other numbers skipped."""
+    return next((w for s, _, w in _words_at(text) if s >= m.end and not w[0].isdigit() and not _is_unit(unit_forms(w), m.unit)
+                 and w not in MULTIPLIERS and w not in PERCENT_WORDS), "")
+
+
+def same_frame(claim: str, c, text: str, e) -> bool:
+    """The two numbers count the same way: the small words right after them (their unit aside) are not two
+    different ones ("with 28 minutes to go" and "62 minutes into the match" are the same moment, counted from
+    either end)."""
+    a, b = _after(claim, c), _after(text, e)
+    return not (a in STOPWORDS and b in STOPWORDS and a != b)
 
 
 # Words of discourse, not of what a number is about: "Additionally, the passage states that ... 2019".
@@ -131,13 +156,13 @@ LEAD_SLACK = 0.4  # of a claim's lead words beyond the first two, this share may
 def lead_words(text: str, start: int) -> list[frozenset[str]]:
     """The content words and numbers of ``text`` (normalised) before offset ``start`` (words of discourse
     aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77)."""
-    norm = normalize(text).text
+    norm = normalized(text).text
     return [unit_forms(w) for w in dict.fromkeys(words(norm[:start])) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
 
 
 @text_memo()
 def _text_forms(text: str) -> frozenset[str]:
-    return frozenset(f for w in words(normalize(text).text) for f in unit_forms(w))
+    return frozenset(f for w in words(normalized(text).text) for f in unit_forms(w))
 
 
 def holds_lead(lead: list[frozenset[str]], text: str, loosely: bool = False) -> bool:
@@ -174,7 +199,7 @@ def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
 def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
     """The nearest content word written in lower case on each side of [start, end) of ``text``'s
     normalised form (names, months, percent words and numbers skipped), as forms."""
-    nt = normalize(text)
+    nt = normalized(text)
     spans = word_spans(nt.text)
 
     def plain(at: int, w: str) -> bool:
