@@ -66,6 +66,11 @@ def rejudge(
     controls_per_label: int | None = None,
 ) -> tuple[RunStore, dict]:
     old = Run.open(run_dir)
+    if not old.summary or not (old.summary.get("run") or {}).get("complete", True):  # killed, stopped early, being written
+        from judge.runs.store import RunDirError
+
+        raise RunDirError(f"{run_dir} did not finish (no summary.json, or it says incomplete): rejudge reads finished runs only, "
+                          f"as merge and baseline save do (finish it first: judge run CONFIG --resume {run_dir})")
     models_from = "--models"
     if extra_models is None:  # the user's default models file: the packaged one, as judge doctor and ping read
         from judge.llm.config import load_models
