@@ -154,6 +154,7 @@ class LLM:
         Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
         the call still fails after its retries; the error carries the record with the tokens spent. ``controls``:
         how many control claims the call carries, for its record (calls.jsonl)."""
+        cfg.watch_secrets()  # known in this process too (a Ray worker gets the config unpickled, never validated)
         messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
         key = self.key_for(cfg, messages, response_model, prompt_hash)
         record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash, controls=controls)

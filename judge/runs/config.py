@@ -189,6 +189,20 @@ class RunConfig(_Section):
             raise ValueError("give either answers.path or generate.models, not both")
         return self
 
+    def shareable(self) -> dict:
+        """The config as a run's config.yaml (and a baseline, which is committed) holds it: every api_base (and
+        ray.address) without its credentials (user:password@, api-key=, key=, token=, ...: judge.llm.redact);
+        keys are never in a config, only the names of their variables."""
+        from judge.llm.redact import scrub_url
+
+        data = self.model_dump(mode="json", exclude_none=True)
+        for cfg in data.get("models", {}).values():
+            if cfg.get("api_base"):
+                cfg["api_base"] = scrub_url(cfg["api_base"])
+        if (data.get("ray") or {}).get("address"):
+            data["ray"]["address"] = scrub_url(data["ray"]["address"])
+        return data
+
     def model(self, name: str) -> ModelConfig:
         if name not in self.models:
             raise KeyError(f"no model named {name!r} (known: {', '.join(self.models) or 'none'})")
