@@ -117,7 +117,7 @@ class ModelJudge:
                 full_sources=context.sources if self.full_context else None,
             )
             try:
-                result, record = await self.llm.structured(self.cfg, messages, model, prompt_hash=self.prompt.hash)
+                result, record = await self.llm.structured(self.cfg, messages, model, prompt_hash=self.prompt.hash, sample=context.sample)
             except LLMCallError as e:
                 context.calls.extend([e.record] if e.record else [])
                 for c in group:

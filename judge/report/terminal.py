@@ -72,7 +72,7 @@ def summary(s: dict) -> None:
     if health is not None and health.judges:
         gate = f" (gate: recall >= {health.floor:.2f} on every label, {health.confidence:.0%} lower bound)" if health.gate and health.enabled else " (not gated)"
         c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
-        for line in health.lines():
+        for line in health.model_copy(update={"tells": None}).lines():  # the tells' AUC is the report's (judge health), not a line to act on
             c.print(f"  {line}", soft_wrap=True, markup=False)
     for line in free_lines(s):
         c.print(line, soft_wrap=True, markup=False)
@@ -84,6 +84,10 @@ def summary(s: dict) -> None:
         f"(errors {u['errors']}), cache hits {u['cache_hits']}, tokens {u['prompt_tokens']} + {u['completion_tokens']}, cost {cost}",
         soft_wrap=True, markup=False,
     )
+    if s.get("unpriced_models"):
+        from judge.llm.cost import PRICE_HINT
+
+        c.print(f"no price known for {', '.join(s['unpriced_models'])}: their cost is reported as unknown; {PRICE_HINT}", soft_wrap=True, markup=False)
     if s.get("outcome"):
         from judge.runs.outcome import Outcome
 

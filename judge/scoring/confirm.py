@@ -1,0 +1,190 @@
+"""A changed verdict confirmed before it counts: a judge at temperature 0 still flips on some claims, so on ten
+questions one flip in a cold-cache rerun would fail a build. Every claim whose verdict changed between a
+baseline and a candidate (both sides of the change) is asked again ``k`` times as distinct calls (a sample
+index in the cache key), by the run's trusted model judges, and settled by a test against the judge's noise
+floor ``f`` (judge.runs.calibration: the rate at which it flags a grounded claim by chance):
+
+    x of the n answered re-asks call it not grounded; under "grounded, flagged by noise" X ~ Binomial(n, f);
+    the claim is not grounded when P(X >= x) < alpha / m (m: claims tested, Bonferroni), else supported.
+
+A real regression (a judge that sees the error nearly every time) gives x = n and passes the test; a noise
+flag (x near n f) does not. Where even x = n could not pass (a floor too high for k), the change is left as
+it was and said so: a gate never passes on a test that could not decide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from pydantic import BaseModel
+
+from judge.results import ClaimResult, RecordResult
+from judge.scoring.claim_diff import claim_diff
+from judge.verdicts import NOT_GROUNDED, SEVERITY, SUPPORTED, is_judged
+
+ALPHA = 0.05
+SAMPLES = 5  # re-asks per changed claim (and per judge)
+DEFAULT_FLOOR = 0.2  # a judge's noise floor when no calibration measured it: conservative
+Side = str  # "a" or "b"
+Reask = Callable[[list[tuple[str, ClaimResult]], int], dict[int, list[str]]]  # [(record id, claim)], k -> index -> labels
+
+
+class Settled(BaseModel):
+    """One changed claim, re-asked: its votes, the test, and the label it counts with."""
+
+    side: str
+    record_id: str
+    model: str
+    claim: str
+    original: str
+    votes: dict[str, int]
+    not_grounded: int
+    answered: int
+    p_value: float | None
+    label: str
+    decided: bool  # False: the test could not decide (too few answered re-asks for the floor); the original label stands
+
+
+def test(votes: list[str], floor: float, alpha: float) -> tuple[int, int, float | None, bool]:
+    """(not grounded, answered, P(X >= x), decidable) for the re-asks' labels against the noise floor."""
+    from scipy.stats import binom
+
+    answered = [v for v in votes if is_judged(v)]
+    n, x = len(answered), sum(v in NOT_GROUNDED for v in answered)
+    if not n or floor**n >= alpha:
+        return x, n, None, False
+    return x, n, float(binom.sf(x - 1, n, floor)) if x else 1.0, True
+
+
+def settle_label(votes: list[str], original: str, floor: float, alpha: float) -> tuple[str, int, int, float | None, bool]:
+    x, n, p, decided = test(votes, floor, alpha)
+    if not decided:
+        return original, x, n, p, False
+    if p < alpha:
+        counts = Counter(v for v in votes if v in NOT_GROUNDED)
+        top = max(counts.values())
+        return max((lbl for lbl, k in counts.items() if k == top), key=lambda lbl: SEVERITY[lbl]), x, n, p, True
+    return SUPPORTED, x, n, p, True
+
+
+@dataclass
+class Target:
+    side: Side
+    record_id: str
+    model: str
+    claim: ClaimResult
+    where: tuple[int, int]  # (answer index, claim index) in its record
+
+
+def _locate(results: Mapping[str, RecordResult], side: Side, record_id: str, model: str, text: str) -> Target | None:
+    result = results.get(record_id)
+    for i, a in enumerate(result.answers if result else []):
+        if a.model == model:
+            for j, c in enumerate(a.claims):
+                if c.text == text:
+                    return Target(side, record_id, model, c, (i, j))
+    return None
+
+
+def targets(diff, a_results: Mapping[str, RecordResult], b_results: Mapping[str, RecordResult]) -> list[Target]:
+    """The claims to re-ask: both sides of every flip, a claim only in B that is not grounded, one only in A
+    that is not grounded (so that a noise flag of the baseline's is no fix either)."""
+    wanted = []
+    for c in diff.flips:
+        wanted += [("a", c, c.claim_a or c.claim), ("b", c, c.claim)]
+    wanted += [("b", c, c.claim) for c in diff.only_b if c.b in NOT_GROUNDED]
+    wanted += [("a", c, c.claim) for c in diff.only_a if c.a in NOT_GROUNDED]
+    found = (_locate(a_results if side == "a" else b_results, side, c.record_id, c.model, text) for side, c, text in wanted)
+    return [t for t in found if t is not None]
+
+
+def _same(c: ClaimResult) -> tuple:
+    """Claims asked the same question: one set of re-asks serves both (a cache key would make them one call anyway)."""
+    return c.text, tuple((x.doc_id, x.start_char, x.end_char) for x in c.candidates)
+
+
+def settle_changes(
+    a_results: dict[str, RecordResult], b_results: dict[str, RecordResult], common: list[str], reask: Reask, samples: int = SAMPLES,
+    floor: float = DEFAULT_FLOOR, alpha: float = ALPHA,
+) -> tuple[dict[str, RecordResult], dict[str, RecordResult], list[Settled]]:
+    """Both runs' results with every changed claim settled by its re-asks, and what each test said."""
+    found = targets(claim_diff(a_results, b_results, common), a_results, b_results)
+    groups: dict[tuple, list[Target]] = {}
+    for t in found:
+        groups.setdefault((t.record_id, *_same(t.claim)), []).append(t)
+    if not groups:
+        return a_results, b_results, []
+    asked = [(key[0], ts[0].claim) for key, ts in groups.items()]
+    votes = reask(asked, samples)
+    each = alpha / len(groups)
+    out: list[Settled] = []
+    updates: dict[tuple[str, str], list[tuple[tuple[int, int], str]]] = {}
+    for n, (key, ts) in enumerate(groups.items()):
+        for t in ts:
+            label, x, answered, p, decided = settle_label(votes.get(n, []), t.claim.label, floor, each)
+            out.append(Settled(side=t.side, record_id=t.record_id, model=t.model, claim=t.claim.text, original=t.claim.label,
+                               votes=dict(Counter(votes.get(n, []))), not_grounded=x, answered=answered,
+                               p_value=None if p is None else round(p, 6), label=label, decided=decided))
+            updates.setdefault((t.side, t.record_id), []).append((t.where, label))
+    return _relabel(a_results, "a", updates), _relabel(b_results, "b", updates), out
+
+
+def _relabel(results: dict[str, RecordResult], side: str, updates: dict) -> dict[str, RecordResult]:
+    out = dict(results)
+    for (s, rid), changes in updates.items():
+        if s != side:
+            continue
+        r = out[rid]
+        answers = [a.model_copy(update={"claims": list(a.claims)}) for a in r.answers]
+        for (i, j), label in changes:
+            answers[i].claims[j] = answers[i].claims[j].model_copy(update={"label": label})
+        out[rid] = r.model_copy(update={"answers": answers})
+    return out
+
+
+class Reasker:
+    """The run's trusted model judges, asked again about stored claims (single-claim calls, samples 1..k)."""
+
+    def __init__(self, config, records: Mapping, trusted: set[str] | None = None, use_cache: bool = True):
+        from judge.judges.model import ModelJudge
+        from judge.llm import LLM, CallCache
+        from judge.pipeline import build_panel
+        from judge.prompts import load_prompt
+
+        self.llm = LLM(CallCache(config.cache_dir, enabled=use_cache))
+        self.records = records
+        panel = build_panel(config, self.llm, load_prompt("judge"))
+        self.judges = [j for j in panel.judges if isinstance(j, ModelJudge) and (trusted is None or j.name in trusted)]
+
+    def __call__(self, asked: list[tuple[str, ClaimResult]], samples: int) -> dict[int, list[str]]:
+        return asyncio.run(self._all(asked, samples)) if self.judges and asked else {}
+
+    async def _all(self, asked, samples):
+        labels = await asyncio.gather(*(self._one(rid, c, samples) for rid, c in asked))
+        return dict(enumerate(labels))
+
+    async def _one(self, record_id: str, claim: ClaimResult, samples: int) -> list[str]:
+        from judge.judges import ClaimToJudge, JudgeContext, offer
+        from judge.models import Candidate
+        from judge.text import detect_language
+
+        record = self.records.get(record_id)
+        if record is None:
+            return []
+        language = detect_language(record.question + " " + record.sources[0].text[:2000])
+        shown = ClaimToJudge("1", claim.text, offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], "1"), claim.checks)
+        out = []
+        for s in range(1, samples + 1):
+            context = JudgeContext(record.question, language, record.sources, sample=s)
+            for j in self.judges:
+                out.append((await j.judge([shown], context))["1"].label)
+        return out
+
+    @property
+    def calls(self) -> dict:
+        t = self.llm.totals
+        return {"calls": t.calls, "cache_hits": t.cache_hits, "prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens,
+                "cost_usd": round(t.cost_usd, 6)}
