@@ -130,8 +130,17 @@ def free_lines(s: dict) -> list[str]:
 
 
 def compare(result: dict) -> None:
+    from judge.report.markdown import judges_lines
+
     c = console()
-    t = Table(title=f"B - A over {result['records_compared']} records (A {result['run_a']}, B {result['run_b']})")
+    v = result.get("verdict") or {}
+    if v.get("line"):  # the verdict first: passed or failed, which gate, why
+        c.print(v["line"], markup=False, soft_wrap=True)
+        for line in v.get("gates", []):
+            c.print(f"  {line}", markup=False, soft_wrap=True)
+    for line in judges_lines(result):
+        c.print(line, markup=False, soft_wrap=True)
+    t = Table(title=f"B - A over {result['records_compared']} records, paired per record (A {result['run_a']}, B {result['run_b']})")
     for col in ("metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"):
         t.add_column(col)
     for name, m in result["metrics"].items():
