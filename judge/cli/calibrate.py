@@ -40,6 +40,7 @@ def calibrate(
         console.print_json({"calibration": str(out), "current": True, "key": key}) if as_json else console.say(line)
         return
     check_output(out, (), "--out")
+    out.parent.mkdir(parents=True, exist_ok=True)
     update = {"calibration": None, "controls": cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label})}
     if dataset is not None:
         if not dataset.is_file():

@@ -180,11 +180,20 @@ def run(
     result = _compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache) if baseline_dir is not None else None
     if result is not None:
         _write_md(md_out, result)
+    from judge.runs.outcome import run_failures
     from judge.runs.thresholds import threshold_failures
 
     broken = threshold_failures(summary, thresholds)
+    settled = None
+    if broken and confirm and not run_failures(summary):  # a noise flag on ten questions must not break a bound: re-ask the flagged claims
+        from judge.runs.run import Run
+        from judge.scoring.confirm import settled_summary
+
+        now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache)
+        broken = threshold_failures({**summary, **now}, thresholds)
+        settled = {**how, "rates": now, "claims": [c.model_dump() for c in claims]}
     if thresholds.any:
-        summary["thresholds"] = {**thresholds.model_dump(), "failed": broken}
+        summary["thresholds"] = {**thresholds.model_dump(), "failed": broken, "confirmed": settled}
     if as_json:
         console.print_json(summary if result is None else {"summary": summary, "compare": result})
     else:

@@ -34,7 +34,7 @@ from judge.results import RecordResult
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
-from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, settle_changes
+from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, settle_changes
 from judge.scoring.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
@@ -150,7 +150,7 @@ def compare(
         if prompt is not None and not any(x.answers for x in results.values()):
             known = sorted({x.prompt for r in run.results() for x in r.answers if x.prompt})
             raise RunDirError(f"run {which} ({run.path}) has no answer of prompt {prompt!r} (its prompt variants: {', '.join(known) or 'none'})")
-    reask, floor, floor_from = _reasker(b, confirm, use_cache) if confirm and gates else (None, DEFAULT_FLOOR, None)
+    reask, floor, floor_from = reasker_for(b, use_cache) if confirm and gates else (None, DEFAULT_FLOOR, None)
     core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,
                            allow_missing=allow_missing, run_b=b.path, reask=reask, samples=confirm, floor=floor)
     if core.get("confirmation") is not None:
@@ -259,27 +259,6 @@ def compare_results(
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
     }
-
-
-def _reasker(run: Run, samples: int, use_cache: bool):
-    """B's trusted model judges to re-ask (those its health passed, or every model judge where nothing is
-    gated), and their noise floor: the calibration's, else B's own supported controls', else DEFAULT_FLOOR."""
-    from judge.runs.calibration import noise_floor
-    from judge.scoring.confirm import Reasker
-
-    health = run.health
-    gated = [j for j in (health.judges if health else []) if j.gated]
-    trusted = {j.judge for j in gated if j.status == "passed"} if gated else None
-    reask = Reasker(run.config, run.records, trusted, use_cache=use_cache)
-    pinned = ((run.summary or {}).get("judge_calibration") or {}).get("floors") or {}
-    floors = {j.name: pinned.get(j.name) for j in reask.judges if pinned.get(j.name) is not None}
-    where = "the calibration" if floors else None
-    if not floors and health is not None:
-        floors = {j.name: f for j in reask.judges if (f := noise_floor(health, j.name)) is not None}
-        where = "this run's supported controls" if floors else None
-    if not floors:
-        return reask, DEFAULT_FLOOR, f"assumed {DEFAULT_FLOOR} (no calibration or supported control measured it)"
-    return reask, max(floors.values()), f"{where}: " + ", ".join(f"{k} {v:.3f}" for k, v in floors.items())
 
 
 WHAT_TO_DO = ("calibrate the judge once on a larger set (judge calibrate CONFIG --dataset MORE.jsonl --out FILE, and calibration: FILE in "

@@ -112,6 +112,11 @@ def settle_changes(
 ) -> tuple[dict[str, RecordResult], dict[str, RecordResult], list[Settled]]:
     """Both runs' results with every changed claim settled by its re-asks, and what each test said."""
     found = targets(claim_diff(a_results, b_results, common), a_results, b_results)
+    a_out, b_out, out = _settle(found, b_results, a_results, reask, samples, floor, alpha)
+    return a_out, b_out, out
+
+
+def _settle(found: list[Target], b_results: dict, a_results: dict, reask: Reask, samples: int, floor: float, alpha: float):
     groups: dict[tuple, list[Target]] = {}
     for t in found:
         groups.setdefault((t.record_id, *_same(t.claim)), []).append(t)
@@ -188,3 +193,44 @@ class Reasker:
         t = self.llm.totals
         return {"calls": t.calls, "cache_hits": t.cache_hits, "prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens,
                 "cost_usd": round(t.cost_usd, 6)}
+
+
+def reasker_for(run, use_cache: bool = True) -> tuple[Reasker, float, str]:
+    """B's trusted model judges to re-ask (those its health passed, or every model judge where nothing is
+    gated), and their noise floor: the calibration's, else B's own supported controls', else DEFAULT_FLOOR."""
+    from judge.runs.calibration import noise_floor
+
+    health = run.health
+    gated = [j for j in (health.judges if health else []) if j.gated]
+    trusted = {j.judge for j in gated if j.status == "passed"} if gated else None
+    reask = Reasker(run.config, run.records, trusted, use_cache=use_cache)
+    pinned = ((run.summary or {}).get("judge_calibration") or {}).get("floors") or {}
+    floors = {j.name: pinned.get(j.name) for j in reask.judges if pinned.get(j.name) is not None}
+    where = "the calibration" if floors else None
+    if not floors and health is not None:
+        floors = {j.name: f for j in reask.judges if (f := noise_floor(health, j.name)) is not None}
+        where = "this run's supported controls" if floors else None
+    if not floors:
+        return reask, DEFAULT_FLOOR, f"assumed {DEFAULT_FLOOR} (no calibration or supported control measured it)"
+    return reask, max(floors.values()), f"{where}: " + ", ".join(f"{k} {v:.3f}" for k, v in floors.items())
+
+
+def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True) -> tuple[dict, list[Settled], dict]:
+    """The run's rates (overall and by model, as its summary gives them) with every not-grounded claim re-asked
+    ``samples`` times and settled against the noise floor: what an absolute threshold is checked on, so that a
+    noise flag on ten questions does not break it. Returns (rates, the settled claims, how they were asked)."""
+    from judge.verdicts import rates
+
+    reask, floor, floor_from = reasker_for(run, use_cache)
+    results = {r.record_id: r for r in run.results()}
+    found = [t for rid, r in results.items() for i, a in enumerate(r.answers) for j, c in enumerate(a.claims)
+             if c.label in NOT_GROUNDED and (t := Target("b", rid, a.model, c, (i, j)))]
+    results, settled = _settle(found, results, {}, reask, samples, floor, ALPHA)[1:]
+    overall, by_model = Counter(), {}
+    for r in results.values():
+        for a in r.answers:
+            labels = Counter(c.label for c in a.claims)
+            overall.update(labels)
+            by_model.setdefault(a.model, Counter()).update(labels)
+    how = {"samples": samples, "floor": floor, "floor_from": floor_from, "judges": [j.name for j in reask.judges], "usage": reask.calls}
+    return {"overall": rates(overall), "by_model": {m: rates(c) for m, c in sorted(by_model.items())}}, settled, how

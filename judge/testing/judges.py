@@ -1,8 +1,8 @@
 """Judges the scripted server can play, of known quality, for the tests and benchmarks of the three jobs
 (issue 39): each reads a claim and its passages from the judge prompt and rules by a fixed rule.
 
-- ``good``: rule-based; a number, a name or a negation the passages do not state contradicts (or, with
-  nothing to conflict with, is unsupported); content words the passages lack make it unsupported;
+- ``good``: rule-based; a number or a negation the passages do not state contradicts (a number, with no
+  number to conflict with, is unsupported); a name or most content words the passages lack: unsupported;
 - ``mediocre``: looks at numbers only (a wrong name or an added detail passes);
 - ``lenient``: everything is supported;
 - ``noisy(base, rate)``: ``base`` with ``rate`` of its labels replaced by a random label, *unseeded* (as a
@@ -47,7 +47,7 @@ def good(claim: str, passages: str) -> str:
         return CONTRADICTED
     names = {w.lower() for w in re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]{2,}", claim)}
     if any(n not in have and n not in _STOP for n in names):
-        return CONTRADICTED
+        return UNSUPPORTED
     content = [w for w in said if w not in _STOP and not w.isdigit()]
     missing = [w for w in content if w not in have]
     return UNSUPPORTED if content and len(missing) > len(content) / 2 else SUPPORTED
