@@ -74,6 +74,7 @@ def _finished(store, summary: dict) -> dict:
     scores = _reports(store.path)
     summary["scores"] = gold_scores(scores) if scores is not None else None
     summary["not_grounded"] = scores.get("not_grounded") if scores is not None else None  # the terminal shows it first
+    summary["model_comparison"] = scores.get("model_comparison") if scores is not None else None  # before it, with several models
     return summary
 
 

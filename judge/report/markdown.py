@@ -88,6 +88,18 @@ def render(scores: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def model_pairs_md(result: dict) -> str:
+    """``judge compare --model-a/--model-b --md``: the two models' rates with intervals and their paired difference."""
+    from judge.scoring.models import ModelComparison, as_comparison
+
+    block = ModelComparison.block(as_comparison(result), {})
+    lines = [f"# judge compare: {md(result['model_a'])} against {md(result['model_b'])}", "",
+             f"A: {md(result['model_a'])} of {md(result['run_a'])}; B: {md(result['model_b'])} of {md(result['run_b'])}."]
+    for t in block.tables:
+        lines += [""] + ([md(t.title), ""] if t.title else []) + _table(t.headers, t.rows) + (["", md(t.note)] if t.note else [])
+    return "\n".join(lines) + "\n"
+
+
 def judges_lines(result: dict) -> list[str]:
     """How far the comparison's judges are to be trusted, and how changed verdicts were confirmed."""
     out = []

@@ -67,6 +67,7 @@ def summary(s: dict) -> None:
 
         c.print(f"WARNING: cannot tell the model family of the recorded answers of {', '.join(s['unknown_family_answer_models'])}: "
                 f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
+    model_comparison(s.get("model_comparison"))
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
     if health is not None and health.judges:
@@ -101,6 +102,31 @@ def summary(s: dict) -> None:
         c.print(f"reports: {s['run_dir']}/report.md, report.html, scores.json", soft_wrap=True, markup=False)
     if run and not run.get("complete", True):
         c.print(f"incomplete: {run['records_finished']}/{run['records_selected']} records ({run.get('stopped_early')}); finish with --resume", soft_wrap=True, markup=False)
+
+
+def model_comparison(value: dict | None) -> None:
+    """Several models under test: each one's rates with intervals, every pair, the ranking (first of all)."""
+    from judge.scoring.models import ModelComparison
+
+    block = ModelComparison.block(value, {})
+    if block is None:
+        return
+    c = console()
+    for i, tb in enumerate(block.tables):
+        t = Table(title=block.title if i == 0 else tb.title, caption=tb.note)
+        for h in tb.headers:
+            t.add_column(h, overflow="fold")
+        for row in tb.rows:
+            t.add_row(*(fmt(v) for v in row))
+        c.print(t)
+
+
+def model_pairs(result: dict) -> None:
+    """``judge compare --model-a/--model-b``: two models on the same records."""
+    from judge.scoring.models import as_comparison
+
+    model_comparison(as_comparison(result))
+    console().print(f"A: {result['model_a']} of {result['run_a']}; B: {result['model_b']} of {result['run_b']}", markup=False, soft_wrap=True)
 
 
 def free_lines(s: dict) -> list[str]:
@@ -221,7 +247,7 @@ def agreement(rep: dict, written: list[Path]) -> None:
     split = rep.get("disagreements") or []
     c.print(f"{_claims(split)} on which the judges disagree" + (":" if split else ""), markup=False, soft_wrap=True)
     for d in split[:CLAIM_ROWS]:
-        c.print(f"  {d['record_id']} / {d['model']}: {d['claim']}", markup=False, soft_wrap=True)
+        c.print(f"  {d['record_id']} / {d['model']}: {d['claim']}" + (f" (gold: {d['gold']})" if d.get("gold") else ""), markup=False, soft_wrap=True)
         for judge, v in d["judges"].items():
             c.print(f"      {judge}: {v['label']}" + (f": {v['rationale']}" if v["rationale"] else ""), markup=False, soft_wrap=True)
     if len(split) > CLAIM_ROWS:

@@ -19,6 +19,7 @@ from judge.llm import BudgetExceeded, CallCache
 from judge.llm.preflight import require
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
+from judge.runs import trust
 from judge.runs.calibration import adopt
 from judge.runs.config import RunConfig
 from judge.runs.inputs import dataset_records, recorded_answers
@@ -112,6 +113,7 @@ def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCach
     manifest.pop("records_selected", None)  # the summary counts its own (a run written before holds the ids there)
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
     summary = adopt(summary, config, manifest)  # the judges' calibration (judge calibrate), where the setup is the one calibrated
+    summary = trust.apply(store, summary, config, manifest, lambda rs: adopt(summarize(rs, manifest, config, store.usage()), config, manifest))
     from judge.llm.cost import unpriced
 
     summary["unpriced_models"] = unpriced(config.model(n).model for n in config.called_model_names() if n in config.models)

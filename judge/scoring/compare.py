@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from judge.metrics.paired import mean_ci, sign_test  # noqa: F401  (compare's sign test; imported from here too)
+
 from judge.results import RecordResult
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
@@ -109,15 +111,6 @@ def parse_gates(specs: list[str] | tuple[str, ...] | None) -> list[Gate]:
     if "none" in specs:
         raise ValueError("gate none: give it alone (no gate at all), or give the gates you want")
     return [Gate.parse(g) for g in specs]
-
-
-def sign_test(worse: int, better: int) -> float:
-    """The exact one-sided p-value of ``worse`` records worse against ``better`` better, if neither were more
-    likely: P(X >= worse) for X ~ Binomial(worse + better, 1/2). 1.0 when nothing changed."""
-    n = worse + better
-    if n == 0:
-        return 1.0
-    return sum(math.comb(n, k) for k in range(worse, n + 1)) / 2**n
 
 
 def decidable(changed: int, alpha: float = ALPHA) -> bool:
@@ -207,9 +200,7 @@ def compare_results(
             continue
         ra, rb = an[both] / ad[both], bn[both] / bd[both]
         diffs = rb - ra
-        rng_np = np.random.default_rng(seed)
-        boot = [float(diffs[rng_np.integers(0, len(diffs), len(diffs))].mean()) for _ in range(bootstrap)]
-        ci = [float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))] if boot else None
+        ci = mean_ci(diffs, bootstrap, seed) if bootstrap else None
         metrics[name] = {"a": float(ra.mean()), "b": float(rb.mean()), "delta": float(diffs.mean()), "ci95": ci, "higher_is_better": higher,
                          "paired_records": int(both.sum()), "pooled": {"a": float(an.sum() / ad.sum()) if ad.sum() else None,
                                                                         "b": float(bn.sum() / bd.sum()) if bd.sum() else None},
