@@ -13,6 +13,7 @@ from judge.report.format import fmt, fmt_ci, prompts_line
 from judge.scoring import blocks
 from judge.scoring.health import JudgeHealth
 from judge.text.control import defuse
+from judge.verdicts import NOT_GROUNDED
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
@@ -109,9 +110,9 @@ def judges_lines(result: dict) -> list[str]:
     conf = result.get("confirmation")
     if conf:
         claims = conf.get("claims") or []
-        counted = sum(1 for c in claims if c["side"] == "b" and c["label"] != "supported")
+        counted = sum(1 for c in claims if c["side"] == "b" and c["label"] in NOT_GROUNDED)
         usage = conf.get("usage") or {}
-        out.append(f"Changed verdicts re-asked {conf['samples']} times each ({len(claims)} claims, judges {', '.join(conf.get('judges') or []) or 'none'}; "
+        out.append(f"Changed verdicts re-asked {conf['samples']} or more times each ({len(claims)} claims, judges {', '.join(conf.get('judges') or []) or 'none'}; "
                    f"noise floor {conf['floor']:.3f} from {conf.get('floor_from') or 'the default'}; {usage.get('calls', 0)} calls, "
                    f"{usage.get('cache_hits', 0)} cached): {counted} of B's held, the rest were the judge's noise.")
     return out
@@ -151,4 +152,11 @@ def compare(result: dict, rows: int = 50) -> str:
     for key, run in (("only_a", "A"), ("only_b", "B")):
         if claims.get(key):
             lines += ["", f"{len(claims[key])} claims only in run {run}."]
+    asked = (result.get("confirmation") or {}).get("claims") or []
+    if asked:
+        lines += ["", f"## Changed verdicts re-asked ({len(asked)})", ""] + _table(
+            ["run", "record", "model", "claim", "verdict", "re-asks", "not grounded / answered", "p (noise)", "counts as"],
+            [[c["side"].upper(), c["record_id"], c["model"], c["claim"], c["original"], ", ".join(f"{k} {v}" for k, v in c["votes"].items()),
+              f"{c['not_grounded']}/{c['answered']}", "-" if c["p_value"] is None else fmt(c["p_value"], 4),
+              c["label"] + ("" if c["decided"] else " (undecided: too few re-asks for the noise floor)")] for c in asked[:rows]])
     return "\n".join(lines) + "\n"

@@ -26,7 +26,8 @@ from judge.scoring.claim_diff import claim_diff
 from judge.verdicts import NOT_GROUNDED, SEVERITY, SUPPORTED, is_judged
 
 ALPHA = 0.05
-SAMPLES = 5  # re-asks per changed claim (and per judge)
+SAMPLES = 5  # re-asks per changed claim (and per judge), at least
+MAX_SAMPLES = 15  # at most, where the noise floor asks for more (samples_for)
 DEFAULT_FLOOR = 0.2  # a judge's noise floor when no calibration measured it: conservative
 Side = str  # "a" or "b"
 Reask = Callable[[list[tuple[str, ClaimResult]], int], dict[int, list[str]]]  # [(record id, claim)], k -> index -> labels
@@ -57,6 +58,17 @@ def test(votes: list[str], floor: float, alpha: float) -> tuple[int, int, float 
     if not n or floor**n >= alpha:
         return x, n, None, False
     return x, n, float(binom.sf(x - 1, n, floor)) if x else 1.0, True
+
+
+def samples_for(floor: float, alpha: float, at_least: int = SAMPLES) -> int:
+    """Re-asks enough that a real error still passes the test with one dissenting answer (n - 1 of n not
+    grounded: a working judge that errs on one re-ask must not let a regression through), within MAX_SAMPLES."""
+    from scipy.stats import binom
+
+    for n in range(max(at_least, 2), MAX_SAMPLES + 1):
+        if binom.sf(n - 2, n, floor) < alpha:
+            return n
+    return max(at_least, MAX_SAMPLES) if floor**MAX_SAMPLES < alpha else at_least
 
 
 def settle_label(votes: list[str], original: str, floor: float, alpha: float) -> tuple[str, int, int, float | None, bool]:
@@ -123,8 +135,8 @@ def _settle(found: list[Target], b_results: dict, a_results: dict, reask: Reask,
     if not groups:
         return a_results, b_results, []
     asked = [(key[0], ts[0].claim) for key, ts in groups.items()]
-    votes = reask(asked, samples)
     each = alpha / len(groups)
+    votes = reask(asked, samples_for(floor, each, samples))
     out: list[Settled] = []
     updates: dict[tuple[str, str], list[tuple[tuple[int, int], str]]] = {}
     for n, (key, ts) in enumerate(groups.items()):
