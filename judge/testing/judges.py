@@ -80,3 +80,19 @@ def judge_script(rule: Rule | str, noise: float = 0.0, answer: str = "The source
     base = RULES[rule] if isinstance(rule, str) else rule
     decide = noisy(base, noise) if noise else base
     return pipeline_model(lambda cid, req: decide(claim_text(req, cid), passages_of(req, cid)), answer=answer)
+
+
+def panel_script(judges: dict[str, Rule | str], writer: Callable[[dict, int], Reply] | None = None, noise: float = 0.0) -> Callable[[dict, int], Reply]:
+    """One server playing several judges, told apart by the model id a request names (``openai/NAME`` sends
+    ``NAME``): each judge its rule; ``writer`` answers generation (else the first judge's script does)."""
+    scripts = {name: judge_script(rule, noise) for name, rule in judges.items()}
+    first = next(iter(scripts.values()))
+
+    def reply(request: dict, n: int) -> Reply:
+        from judge.testing.server import schema_of
+
+        if writer is not None and "answer" in (schema_of(request) or {}).get("properties", {}):
+            return writer(request, n)
+        return scripts.get(str(request.get("model", "")).split("/")[-1], first)(request, n)
+
+    return reply
