@@ -68,6 +68,8 @@ def test_a_two_model_run_leads_with_both_models_rates_intervals_and_their_paired
     at = out.index("Models under test compared on the same records")
     assert at < out.index("not grounded") and at < out.index("model under test")
     assert "0.500 [" in out and "alpha vs beta" in out and "A better" in out
+    # no price known for the scripted models: said once, for all of them, with what to do
+    assert out.count("no price known") == 1 and "openai/alpha, openai/beta, openai/checker" in out and "input_per_million" in out
     # first in report.md and report.html too: before the claim lists
     md = (run_dir / "report.md").read_text()
     assert md.index("## Models under test compared") < md.index("## Verdicts by model under test")
@@ -102,3 +104,13 @@ def test_ranking_says_where_models_are_tied():
     got = comparison({"a": same, "b": worse_once, "c": much_worse})
     ranks = {r.model: (r.rank, r.tied_with) for r in got.ranking}
     assert ranks["a"] == (1, ["b"]) and ranks["b"][0] == 1 and ranks["c"][0] == 3  # a and b cannot be told apart on one record
+
+
+def test_one_flag_names_the_models_file_across_commands():
+    models = str(ROOT / "configs" / "models.yaml")
+    new = run_cli("families", "--json", "--models", models)
+    old = run_cli("families", "--json", "--config", models)  # the old name, kept working, hidden from --help
+    assert new.returncode == 0 and json.loads(new.stdout)["models"] == json.loads(old.stdout)["models"]
+    helps = run_cli("families", "--help", env={"COLUMNS": "200"}).stdout
+    assert "--models" in helps and "--config" not in helps
+    assert run_cli("families", "--models", models, "--config", models).returncode == 2
