@@ -2,9 +2,11 @@
 regression gates for CI. Claim-level differences (newly ungrounded, fixed, flips, claims in one run only) come
 from judge.scoring.claim_diff; a failed gate names the regressed claims with their reasons and passages.
 
-Metrics are aggregated over the records both runs finished (the intersection, reported when it is not
-everything): faithfulness, hallucination rate, judge-error rate, and accuracy against gold claim labels
-where the data has them. Two kinds of gate:
+Metrics are paired per record over the records both runs finished (the intersection, reported when it is not
+everything): each side is the mean of the records' rates, the delta the mean of each record's B - A, so a
+delta never disagrees with the records worse and better: faithfulness, hallucination rate, judge-error rate,
+and accuracy against gold claim labels where the data has them. With ``confirm``, every claim whose verdict
+changed is re-asked and settled against the judge's noise floor first (judge.scoring.confirm). Two kinds of gate:
 
 - a claim-level gate ``new_LABEL:N`` (LABEL one of not_grounded (alias ungrounded), hallucinated,
   contradicted, unsupported, partially_supported) fails when more than N claims are newly LABEL in B: B's
@@ -23,7 +25,6 @@ delta is still reported, as a description; it decides nothing.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
