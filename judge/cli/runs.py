@@ -68,8 +68,11 @@ def _reports(run_dir: Path) -> dict | None:
 
 
 def _finished(store, summary: dict) -> dict:
+    from judge.llm.cost import unpriced
     from judge.scoring import gold_scores
 
+    config = store.config()  # models called with no price known: said once, at the end (the terminal)
+    summary["unpriced_models"] = unpriced(config.model(n).model for n in config.called_model_names() if n in config.models)
     summary["run_dir"] = str(store.path)
     scores = _reports(store.path)
     summary["scores"] = gold_scores(scores) if scores is not None else None
@@ -139,7 +142,8 @@ def run(
                                    "new_not_grounded:0, hallucination_rate:0, faithfulness:0; 'none': no gate); exit 1 when one fails."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
     baselines_dir: Optional[Path] = typer.Option(None, "--baselines-dir", help="Where pinned baselines are (default $JUDGE_BASELINES_DIR or ./baselines)."),
-    confirm: int = typer.Option(5, "--confirm", min=0, max=50, help="With --baseline: " + CONFIRM_HELP),
+    confirm: int = typer.Option(5, "--confirm", min=0, max=50, help=CONFIRM_HELP + " Also the not-grounded claims of a run whose threshold "
+                                "(--max-hallucination, --min-faithfulness) broke, before it fails."),
     md_out: Optional[Path] = typer.Option(None, "--md", help="With --baseline: also write the comparison as Markdown to this file (a PR comment), verdict first."),
     max_hallucination: Optional[float] = typer.Option(None, "--max-hallucination", help="Exit 1 when the hallucination rate (overall or of any model "
                                                       "under test) is above this (overrides the config's thresholds)."),

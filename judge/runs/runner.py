@@ -114,9 +114,6 @@ def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCach
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
     summary = adopt(summary, config, manifest)  # the judges' calibration (judge calibrate), where the setup is the one calibrated
     summary = trust.apply(store, summary, config, manifest, lambda rs: adopt(summarize(rs, manifest, config, store.usage()), config, manifest))
-    from judge.llm.cost import unpriced
-
-    summary["unpriced_models"] = unpriced(config.model(n).model for n in config.called_model_names() if n in config.models)
     summary["run"] = {
         "records_selected": len(order),
         "records_finished": finished,
