@@ -1,5 +1,5 @@
 """Intervals and tests over records, for rates compared on the same records: a seeded bootstrap of a pooled rate,
-of a paired mean difference and of any statistic of the rows, the exact sign test, and McNemar's test of two
+of a paired mean difference and of a statistic of a contingency table, the exact sign test, and McNemar's test of two
 classifiers on the same items. Pure functions over numbers."""
 
 from __future__ import annotations
@@ -50,13 +50,16 @@ def mean_ci(values: Sequence[float], samples: int = BOOTSTRAP, seed: int = SEED)
     return [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]
 
 
-def statistic_ci(rows: Sequence, statistic: Callable[[list], float | None], samples: int = BOOTSTRAP, seed: int = SEED) -> list[float] | None:
-    """95% bootstrap interval (over rows, seeded) of ``statistic(rows)`` (macro-F1, kappa...); None when it
-    is undefined on most resamples."""
-    rows = list(rows)
-    if not rows:
+def counts_ci(cells: dict, statistic: Callable[[dict], float | None], samples: int = BOOTSTRAP, seed: int = SEED) -> list[float] | None:
+    """95% bootstrap interval of a statistic of a contingency table (``cells``: key -> count), resampling the
+    items it counts (a multinomial draw over the cells: as fast for a million claims as for ten)."""
+    keys = [k for k, v in cells.items() if v]
+    n = sum(cells[k] for k in keys)
+    if not n:
         return None
-    values = [v for idx in _draws(len(rows), samples, seed) if (v := statistic([rows[i] for i in idx])) is not None]
+    p = np.array([cells[k] for k in keys], float) / n
+    draws = np.random.default_rng(seed).multinomial(n, p, size=samples)
+    values = [v for row in draws if (v := statistic(dict(zip(keys, map(int, row))))) is not None]
     if len(values) < samples / 2:
         return None
     return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))]

@@ -8,14 +8,16 @@ half of them; these figures do not."""
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import combinations
 
 from pydantic import BaseModel
 
 from judge.controls.health import exact_interval
-from judge.metrics.agreement import cohen_kappa
-from judge.metrics.classification import classification
-from judge.metrics.paired import mcnemar, statistic_ci
+
+from judge.metrics.agreement import cohen_kappa_counts
+from judge.metrics.classification import classification_counts
+from judge.metrics.paired import counts_ci, mcnemar
 from judge.scoring.base import Block, Section, Table
 from judge.verdicts import LABELS, NOT_GROUNDED, PANEL, TRIAGE, is_judged
 
@@ -68,16 +70,15 @@ def vs_gold(name: str, pairs: list[tuple[str, str]]) -> JudgeVsGold:
     ng = [p for g, p in pairs if _flag(g)]
     flagged = [g for g, p in pairs if _flag(p)]
 
-    def macro(rows):
-        return classification([g for g, _ in rows], [p for _, p in rows])["macro_f1"]
+    cells = Counter(pairs)
 
-    def kappa(rows):
-        return cohen_kappa([g for g, _ in rows], [p for _, p in rows])
+    def macro(c):
+        return classification_counts(c)["macro_f1"]
 
     return JudgeVsGold(
         judge=name, claims=len(pairs), not_grounded_recall=share(sum(map(_flag, ng)), len(ng)), flag_precision=share(sum(map(_flag, flagged)), len(flagged)),
-        accuracy=share(sum(g == p for g, p in pairs), len(pairs)), macro_f1=macro(pairs) if pairs else None, macro_f1_ci95=statistic_ci(pairs, macro),
-        kappa=kappa(pairs), kappa_ci95=statistic_ci(pairs, kappa),
+        accuracy=share(sum(g == p for g, p in pairs), len(pairs)), macro_f1=macro(cells) if pairs else None, macro_f1_ci95=counts_ci(cells, macro),
+        kappa=cohen_kappa_counts(cells), kappa_ci95=counts_ci(cells, cohen_kappa_counts),
         recall_by_label={lbl: share(sum(p == lbl for g, p in pairs if g == lbl), sum(g == lbl for g, _ in pairs)) for lbl in LABELS if any(g == lbl for g, _ in pairs)})
 
 
