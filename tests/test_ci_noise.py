@@ -136,3 +136,20 @@ def test_a_changed_judge_setup_is_not_verified_by_an_old_calibration(recipe):
         assert "judges.checker.temperature" in md  # what changed since the calibration
     finally:
         models.write_text(text)
+
+
+def test_a_noise_flag_of_the_baseline_does_not_hide_a_real_error_of_the_candidate():
+    """The zoo's claim flagged by chance in the baseline, really wrong (reworded) in the candidate: both re-asked."""
+    from judge.scoring.compare import compare_results, parse_gates
+
+    a = {"zoo": _result("zoo", [("The Bronx Zoo opened in 1899.", "contradicted")])}
+    b = {"zoo": _result("zoo", [("The Bronx Zoo opened in 1952.", "contradicted")])}
+    truth = {"The Bronx Zoo opened in 1899.": "supported", "The Bronx Zoo opened in 1952.": "contradicted"}
+
+    def reask(claims, k):
+        return {i: [truth[c.text]] * k for i, (_, c) in enumerate(claims)}
+
+    assert not compare_results(a, b, parse_gates(None), bootstrap=0)["failed"]  # unconfirmed: the baseline's flag hides it
+    out = compare_results(a, b, parse_gates(None), bootstrap=0, reask=reask)
+    assert out["failed"] and out["new_claims"]["not_grounded"] == 1
+    assert {(c["side"], c["label"]) for c in out["confirmation"]["claims"]} == {("a", "supported"), ("b", "contradicted")}

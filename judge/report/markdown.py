@@ -123,7 +123,7 @@ def compare(result: dict, rows: int = 50) -> str:
     failed, which gate and why, what to do), then the judges, the paired deltas, the claim-level differences."""
     v = result.get("verdict") or {}
     lines = [f"# judge compare: {md(v.get('line') or ('FAIL' if result.get('failed') else 'PASS'))}", ""]
-    lines += [f"- **{md(line.split(':', 1)[0])}**:{md(line.split(':', 1)[1]) if ':' in line else ''}" for line in v.get("gates", [])]
+    lines += [f"- **{md(line.split(': ', 1)[0])}**: {md(line.split(': ', 1)[1]) if ': ' in line else ''}" for line in v.get("gates", [])]
     lines += ["", f"B - A over {result['records_compared']} records: A {md(result['run_a'])}; B {md(result['run_b'])}."]
     lines += [md(line) for line in judges_lines(result)]
     if result.get("note"):

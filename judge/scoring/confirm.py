@@ -109,8 +109,28 @@ def targets(diff, a_results: Mapping[str, RecordResult], b_results: Mapping[str,
         wanted += [("a", c, c.claim_a or c.claim), ("b", c, c.claim)]
     wanted += [("b", c, c.claim) for c in diff.only_b if c.b in NOT_GROUNDED]
     wanted += [("a", c, c.claim) for c in diff.only_a if c.a in NOT_GROUNDED]
-    found = (_locate(a_results if side == "a" else b_results, side, c.record_id, c.model, text) for side, c, text in wanted)
-    return [t for t in found if t is not None]
+    found = [_locate(a_results if side == "a" else b_results, side, c.record_id, c.model, text) for side, c, text in wanted]
+    return [t for t in found if t is not None] + _reworded_flags(a_results, b_results, diff)
+
+
+def _reworded_flags(a_results, b_results, diff) -> list[Target]:
+    """Claims not grounded in both runs under one label but reworded in B: a noise flag of the baseline's must
+    not hide a real error of the candidate's (the zoo's claim flagged by chance in A, wrong in B)."""
+    from judge.scoring.claim_diff import match_claims
+
+    out = []
+    for rid, b in b_results.items():
+        a = a_results.get(rid)
+        if a is None:
+            continue
+        for i, x in enumerate(a.answers):
+            y = next((j for j, z in enumerate(b.answers) if z.model == x.model), None)
+            if y is None:
+                continue
+            for ca, cb, _, _ in match_claims(x, b.answers[y]):
+                if ca is not None and cb is not None and ca.label == cb.label and ca.label in NOT_GROUNDED and ca.text != cb.text:
+                    out += [Target("a", rid, x.model, ca, (i, x.claims.index(ca))), Target("b", rid, x.model, cb, (y, b.answers[y].claims.index(cb)))]
+    return out
 
 
 def _same(c: ClaimResult) -> tuple:
