@@ -41,16 +41,18 @@ def deterministic_verdict(
     claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC, context: JudgeContext | None = None
 ) -> JudgeVerdict:
     """The calibrated rule on one claim, read with the record's question and sources when ``context`` gives
-    them; its evidence is the best candidate unless the label is unsupported."""
+    them; its evidence is the span it was judged against unless the label is unsupported."""
     sources = tuple(s.text for s in context.sources) if context else ()
-    features = support_features(claim.text, claim.candidates, claim.checks, context.question if context else None, sources)
+    features = support_features(
+        claim.text, claim.candidates, claim.checks, context.question if context else None, sources, context.language if context else None
+    )
     label, why = decide(features, params)
     if label == CONTRADICTED and claim.checks.conflicts:
         why += f": {claim.checks.conflicts[0].detail}"
     elif label == CONTRADICTED and claim.checks.numbers_mismatched:
         m = claim.checks.numbers_mismatched[0]
         why += f": the claim says {m.claim} where the evidence says {m.candidate}"
-    best = claim.candidates[0] if claim.candidates else None
+    best = claim.candidates[features.span] if claim.candidates else None  # the span the claim was judged against
     evidence = [best] if best is not None and label != UNSUPPORTED else []
     return JudgeVerdict(
         judge=name,

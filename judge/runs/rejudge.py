@@ -11,7 +11,7 @@ from judge.controls.mix import ControlPlan
 from judge.judges.registry import model_judges
 from judge.llm import CallCache, ModelConfig
 from judge.llm.preflight import require
-from judge.pipeline import build_pipeline, rejudge_record
+from judge.pipeline import build_pipeline, model_judged, rejudge_record
 from judge.problems import describe
 from judge.runs.config import ConfigError, RunConfig
 from judge.runs.inputs import dataset_records
@@ -50,6 +50,11 @@ def rejudge(
     controls_per_label: int | None = None,
 ) -> tuple[RunStore, dict]:
     old = Run.open(run_dir)
+    if not old.summary or not (old.summary.get("run") or {}).get("complete", True):  # killed, stopped early, being written
+        from judge.runs.store import RunDirError
+
+        raise RunDirError(f"{run_dir} did not finish (no summary.json, or it says incomplete): rejudge reads finished runs only, "
+                          f"as merge and baseline save do (finish it first: judge run CONFIG --resume {run_dir})")
     config = rejudge_config(old.config, judges, extra_models, controls_per_label)
     require(config.model(n) for n in model_judges(judges))  # before the first claim, as judge run does
     records = old.records  # the new config reads the same dataset
@@ -69,7 +74,7 @@ def rejudge(
         raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing)}")
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, None, cache, sorted(families))
-    pipeline.unknown_families = sorted(unknown)
+    pipeline.unknown_families = sorted(unknown) if model_judged(config) else []  # the cross-family rule: model judges only
     meta = {
         "name": name or f"{old.manifest.get('name', 'run')}-rejudge",
         "config_hash": config_hash(config),

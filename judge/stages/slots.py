@@ -23,11 +23,13 @@ A mismatch is called only when all of these hold:
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from judge.results import NumberMismatch
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import (
+    MULTIPLIERS,
     PERCENT_WORDS,
     capitalised_at,
     is_context_word,
@@ -35,9 +37,10 @@ from judge.stages.numbers import (
     mentions,
     unit_forms,
 )
-from judge.text import normalize, words
+from judge.text import words
+from judge.text.normalize import normalized
 from judge.text.memo import text_memo
-from judge.text.tokens import word_spans
+from judge.text.tokens import STOPWORDS, word_spans
 
 SLOT_MIN_WORDS = 3  # content words (numbers aside) a claim needs to state a number's slot by itself
 
@@ -51,7 +54,7 @@ def present(value: str, values: set[str]) -> bool:
 def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
     """The claim's content words (numbers, months and percent words aside), each as its forms (kept: a claim
     is compared with every sentence of its source that looks like it)."""
-    found = dict.fromkeys(w for w in words(normalize(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
+    found = dict.fromkeys(w for w in words(normalized(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
     return tuple(unit_forms(w) for w in found)
 
 
@@ -61,7 +64,7 @@ def states_a_slot(claim: str) -> bool:
     n = len(_claim_words(claim))
     if n >= SLOT_MIN_WORDS:
         return True
-    first = next(iter(words(normalize(claim).text)), "")
+    first = next(iter(words(normalized(claim).text)), "")
     return n == 2 and not first[:1].isdigit()
 
 
@@ -84,9 +87,10 @@ def aligned_mismatches(
     claim_words = _claim_words(claim)
     claim_values = {m.value for m in claim_mentions}
     evidence = [(m, t) for t in evidence_texts for m in mentions(t) if not m.listed]
+    named: dict[str, bool] = {}  # names_held per evidence text, once per call (not once per pair of numbers)
     out: dict[str, NumberMismatch] = {}
     for c in claim_mentions:
-        if c.listed:
+        if c.listed or (c.word and c.value == "1"):
             continue
         slot = tuple(f for f in _slot_words(claim, c.start, c.end) + c.common if not _is_unit(f, c.unit))
         lead = lead_words(claim, c.start)
@@ -107,14 +111,35 @@ def aligned_mismatches(
             shared = sum(bool(forms & (e.bag | _text_forms(text))) for forms in claim_words)
             if (
                 shared > other_shared
+                and not (e.word and e.value == "1")
+                and same_frame(claim, c, text, e)
                 and (holds_lead(lead, text) if context is None else holds_lead(lead, context, loosely=True))
-                and names_held(claim, text)
+                and (named[text] if text in named else named.setdefault(text, names_held(claim, text)))
             ):
                 other, other_shared = e, shared
         margin = margin_if_present if same >= 0 else 1
         if other is not None and other_shared >= min_shared and other_shared >= same + margin and c.value not in out:
             out[c.value] = NumberMismatch(claim=c.value, candidate=other.value)
     return list(out.values())
+
+
+@text_memo()
+def _words_at(text: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(word_spans(normalized(text).text))
+
+
+def _after(text: str, m) -> str:
+    """The word right after a number, its unit, a multiplier, a percent word and other numbers skipped."""
+    return next((w for s, _, w in _words_at(text) if s >= m.end and not w[0].isdigit() and not _is_unit(unit_forms(w), m.unit)
+                 and w not in MULTIPLIERS and w not in PERCENT_WORDS), "")
+
+
+def same_frame(claim: str, c, text: str, e) -> bool:
+    """The two numbers count the same way: the small words right after them (their unit aside) are not two
+    different ones ("with 28 minutes to go" and "62 minutes into the match" are the same moment, counted from
+    either end)."""
+    a, b = _after(claim, c), _after(text, e)
+    return not (a in STOPWORDS and b in STOPWORDS and a != b)
 
 
 # Words of discourse, not of what a number is about: "Additionally, the passage states that ... 2019".
@@ -128,16 +153,57 @@ META_WORDS = frozenset(
 LEAD_SLACK = 0.4  # of a claim's lead words beyond the first two, this share may be missing from the evidence
 
 
+class _Words:
+    """A text normalised once, its word spans, and the forms of its lead words in the order they first appear:
+    a claim with hundreds of numbers is compared with hundreds of sentences, and normalising it again, and
+    walking every word before each number, for each pair was cubic (a bullet-list answer over a 20 KB
+    catalogue took 49 s, issue 36 item 16)."""
+
+    def __init__(self, text: str):
+        self.normal = normalized(text)
+        self.spans = word_spans(self.normal.text)
+        self.ends = [e for _, e, _ in self.spans]
+        self.begins = [a for a, _, _ in self.spans]
+        self.first: dict[str, int] = {}  # word -> where its first occurrence ends
+        self.lead_ends: list[int] = []  # of the lead words (content words and numbers), at their first occurrence
+        self.lead_forms: list[frozenset[str]] = []
+        for _, e, w in self.spans:
+            if w not in self.first:
+                self.first[w] = e
+                if _leads(w):
+                    self.lead_ends.append(e)
+                    self.lead_forms.append(unit_forms(w))
+
+
+def _leads(w: str) -> bool:
+    return (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS
+
+
+@text_memo()
+def _words_of(text: str) -> _Words:
+    return _Words(text)
+
+
 def lead_words(text: str, start: int) -> list[frozenset[str]]:
     """The content words and numbers of ``text`` (normalised) before offset ``start`` (words of discourse
-    aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77)."""
-    norm = normalize(text).text
-    return [unit_forms(w) for w in dict.fromkeys(words(norm[:start])) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
+    aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77). The words of
+    ``norm[:start]`` in the order they first appear: the whole words before ``start``, then the part before
+    it of a word it cuts."""
+    view = _words_of(text)
+    lead = view.lead_forms[: bisect_right(view.lead_ends, start)]
+    k = bisect_right(view.ends, start)
+    if k < len(view.spans) and view.spans[k][0] < start:  # a word cut by start: its part before start
+        seen = set()
+        for w in words(view.normal.text[view.spans[k][0]:start]):
+            if view.first.get(w, start + 1) > start and w not in seen and _leads(w):
+                seen.add(w)
+                lead.append(unit_forms(w))
+    return lead
 
 
 @text_memo()
 def _text_forms(text: str) -> frozenset[str]:
-    return frozenset(f for w in words(normalize(text).text) for f in unit_forms(w))
+    return frozenset(f for w in words(normalized(text).text) for f in unit_forms(w))
 
 
 def holds_lead(lead: list[frozenset[str]], text: str, loosely: bool = False) -> bool:
@@ -158,11 +224,14 @@ def names_held(claim: str, text: str) -> bool:
     """``text`` names at least one of the claim's names (in a fuller or shorter form), or the claim names
     none: a text that names none of them is about another entity ("Sorenstam received a sponsor's
     exemption into the 2003 ..." is not about Lincicome's)."""
-    names = names_in(claim)
+    names = _names_in(claim)
     if not names:
         return True
     found = names_in(text)
     return any(name_present(n, text, found) for n in names)
+
+
+_names_in = text_memo()(names_in)  # a claim's names, found once (it is compared with every sentence like it)
 
 
 def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
@@ -174,12 +243,14 @@ def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
 def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
     """The nearest content word written in lower case on each side of [start, end) of ``text``'s
     normalised form (names, months, percent words and numbers skipped), as forms."""
-    nt = normalize(text)
-    spans = word_spans(nt.text)
+    view = _words_of(text)
+    nt, spans = view.normal, view.spans
 
     def plain(at: int, w: str) -> bool:
         return is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS and not capitalised_at(text, int(nt.starts[at]))
 
-    before = next((w for at, e, w in reversed(spans) if e <= start and plain(at, w)), None)
-    after = next((w for at, _, w in spans if at >= end and plain(at, w)), None)
+    k = bisect_right(view.ends, start)  # the words ending at or before start: the first k (ends ascend)
+    before = next((w for at, e, w in reversed(spans[:k]) if plain(at, w)), None)
+    j = bisect_left(view.begins, end)  # the words starting at or after end
+    after = next((w for at, _, w in spans[j:] if plain(at, w)), None)
     return tuple(unit_forms(w) for w in (before, after) if w)
