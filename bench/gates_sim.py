@@ -16,6 +16,15 @@ Scenarios (run B against baseline A):
     rate +0.10     every answer rewritten at rate p0 + 0.10
 
     python bench/gates_sim.py [--trials 400] [--seed 0]
+
+End to end (issue 39): docs/ci's recipe as written (judge.testing.ci_sim: a copy of docs/ci, the workflow's
+commands through the real command line in process, a scripted writer and a scripted rule-based judge with 5%
+or 12% of its labels random, unseeded), ten pull requests of each kind, each with a cold cache after a fresh
+push to main (a new baseline): an unchanged prompt, a reworded prompt that keeps every fact, a prompt that
+makes 3 of 10 answers wrong. The same trials with the recipe of before (no calibration: controls on the ten
+questions, per_label 24; changed verdicts not re-asked) are the baseline.
+
+    python bench/gates_sim.py --end-to-end [--trials 10] [--noise 0.12 0.05]
 """
 
 from __future__ import annotations
@@ -70,11 +79,86 @@ NULL = ("rerun", "judge noise", "equal prompt")
 REGRESSION = ("3 broken", "10% broken", "rate +0.10")
 
 
+def old_recipe(recipe) -> None:
+    """The recipe before issue 39: controls verify the judge on the ten questions each run, nothing re-asked."""
+    config = recipe.root / "grounding" / "judge.yaml"
+    text = config.read_text()
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("controls:", "per_label:", "calibration:"))
+                     and not line.lstrip().startswith("#  ") and "its settings and the judge prompt" not in line)
+    config.write_text(text + "\n")
+    recipe.steps = {name: (cmd + " --confirm 0" if name.startswith("Run and gate") else cmd) for name, cmd in recipe.steps.items()
+                    if not name.startswith("Calibrate")}
+    recipe.steps["Calibrate"] = "judge --help"
+
+
+def end_to_end(trials: int, noises: list[float], old: bool) -> None:
+    import tempfile
+
+    from judge.testing.ci_sim import PROMPTS, Recipe, script
+    from judge.testing.server import ScriptedServer
+
+    root = Path(__file__).resolve().parents[1]
+    started = time.perf_counter()
+    print(f"{trials} pull requests of each kind, each after a fresh push to main, cold caches; cells: pull requests that FAIL (exit != 0)\n")
+    print("| recipe | judge noise | pushes that could not pin | unchanged (false fail) | reworded (false fail) | 3 of 10 broken (caught) | exit codes | CI judge tokens on controls | re-ask calls per PR |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for recipe_name in (["now", "before"] if old else ["now"]):
+        for noise in noises:
+            server = ScriptedServer(script("good", noise), keep_bodies=False).start()
+            try:
+                recipe = Recipe(Path(tempfile.mkdtemp(prefix="ci-sim-")), server, root / "docs" / "ci")
+                if recipe_name == "before":
+                    old_recipe(recipe)
+                fails, codes, pins, shares, reasks = dict.fromkeys(PROMPTS, 0), {}, 0, [], []
+                for _ in range(trials):
+                    pushed = recipe.push()
+                    pins += any(pushed)
+                    for kind in PROMPTS:
+                        code = recipe.pull_request(kind)
+                        fails[kind] += code != 0
+                        codes[code] = codes.get(code, 0) + 1
+                        shares.append(_controls_share(recipe.root))
+                        reasks.append(_reask_calls(recipe.root))
+                share = sum(shares) / len(shares) if shares else 0.0
+                print(f"| {recipe_name} | {noise:.0%} | {pins}/{trials} | {fails['unchanged']}/{trials} | {fails['reworded']}/{trials} | "
+                      f"{fails['broken']}/{trials} | {', '.join(f'{k}: {v}' for k, v in sorted(codes.items()))} | {share:.0%} | "
+                      f"{sum(reasks) / len(reasks):.1f} |", flush=True)
+            finally:
+                server.stop()
+    print(f"\n({time.perf_counter() - started:.0f} s)")
+
+
+def _controls_share(root: Path) -> float:
+    import json
+
+    runs = sorted((root / "artifacts" / "runs").glob("*/summary.json"))
+    if not runs:
+        return 0.0
+    health = json.loads(runs[-1].read_text()).get("judge_health") or {}
+    cost, total = health.get("cost") or {}, health.get("judge_tokens") or 0
+    return (cost.get("prompt_tokens", 0) + cost.get("completion_tokens", 0)) / total if total else 0.0
+
+
+def _reask_calls(root: Path) -> int:
+    import re
+
+    md = root / "artifacts" / "compare.md"
+    m = re.search(r"; (\d+) calls, \d+ cached\)", md.read_text()) if md.exists() else None
+    return int(m.group(1)) if m else 0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=400)
+    ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--end-to-end", action="store_true", help="the CI recipe end to end with noisy scripted judges (issue 39)")
+    ap.add_argument("--noise", type=float, nargs="+", default=[0.12, 0.05])
+    ap.add_argument("--no-before", action="store_true", help="with --end-to-end: skip the recipe of before")
     args = ap.parse_args()
+    if args.end_to_end:
+        end_to_end(args.trials or 10, args.noise, not args.no_before)
+        return
+    args.trials = args.trials or 400
     started = time.perf_counter()
     print(f"{args.trials} trials per cell, seed {args.seed}; cells: share of trials where the gates FAIL (exit 1): false-fail rates under no regression, catch rates (1 - false pass) under a regression\n")
     # one comparison per trial with every gate of every set (an explicit new_not_grounded:0 is also the delta

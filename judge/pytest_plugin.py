@@ -174,13 +174,14 @@ def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str] |
     from judge.runs.run import Run
     from judge.runs.store import RunDirError
     from judge.scoring.compare import compare, parse_gates
+    from judge.scoring.confirm import SAMPLES
 
     run = Run.open(_run_dir(run_or_config, runs_dir))
     if run.failures:  # a run that cannot pass is no evidence of "no regression", whatever the gates allow
         raise GroundingError("\n".join([*run.failures, _where(run)]))
     try:
         base = baseline.path if isinstance(baseline, Run) else resolve_baseline(baseline, baselines_dir)
-        result = compare(base, run.path, parse_gates(gates), allow_missing=allow_missing, prompt_a=baseline_prompt, prompt_b=prompt)
+        result = compare(base, run.path, parse_gates(gates), allow_missing=allow_missing, prompt_a=baseline_prompt, prompt_b=prompt, confirm=SAMPLES)
     except (RunDirError, ValueError) as e:  # no such baseline, runs with no record in common, a bad gate
         raise GroundingError(str(e)) from None
     if result["failed"]:

@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.report",),
     # 8. the entry points
     ("judge.api", "judge.starter", "judge.testing"),
-    ("judge.cli", "judge.pytest_plugin", "judge"),
+    ("judge.cli", "judge.pytest_plugin", "judge.testing.ci_sim", "judge"),
 ]
 
 LABEL_NAMES = frozenset({"supported", "partially_supported", "unsupported", "contradicted", "judge_error"})

@@ -177,13 +177,16 @@ def test_cost_from_price_override_and_the_budget_stops_new_work(scripted_server)
     assert llm.totals.cost_usd == pytest.approx(5 * per_call)
 
 
-def test_unknown_price_is_null_with_one_warning_and_known_prices_come_from_litellm(scripted_server, caplog):
+def test_unknown_price_is_null_said_once_at_the_end_and_known_prices_come_from_litellm(scripted_server, caplog):
+    from judge.llm.cost import unpriced
+
     server = scripted_server([GOOD])
     with caplog.at_level(logging.WARNING, logger="judge.llm"):
         _, rec1 = run(LLM().structured(cfg_for(server, model="openai/no-such-model-xyz"), MESSAGES, Verdict))
         _, rec2 = run(LLM().structured(cfg_for(server, model="openai/no-such-model-xyz"), [{"role": "user", "content": "b"}], Verdict))
     assert rec1.cost_usd is None and rec2.cost_usd is None
-    assert sum("no price known" in r.message for r in caplog.records) == 1
+    assert not any("no price known" in r.message for r in caplog.records)  # no line per model while the run goes: one at its end
+    assert unpriced(["openai/no-such-model-xyz", "openai/gpt-4o-mini"]) == ["openai/no-such-model-xyz"]
     _, rec3 = run(LLM().structured(cfg_for(server, model="openai/gpt-4o-mini"), MESSAGES, Verdict))
     assert rec3.cost_usd is not None and rec3.cost_usd > 0
 

@@ -53,7 +53,7 @@ def writer_and_judge(request: dict, n: int) -> Reply:
     if "answer" in props:
         system = " ".join(m.get("content") or "" for m in request["messages"] if m["role"] == "system")
         source = html.unescape(re.search(r"<source[^>]*>(.*?)</source>", user_text(request), re.S).group(1)).strip()
-        name, first = next((p for p in PLACES if p[1] in source)), source.split(". ")[0] + "."
+        name, first = next((p for p in PLACES if p[1] in source), ("other",)), source.split(". ")[0] + "."  # other: a calibration record
         return Reply(body={"answer": WRONG if "confidently" in system and name[0] in BROKEN_BY_V2 else first})
     return pipeline_model(lambda cid, req: "contradicted" if "1952" in claim_text(req, cid) else "supported")(request, n)
 
@@ -268,21 +268,29 @@ def test_sign_test_and_gate_specs():
 
 def test_the_ci_recipe_as_written(tmp_path, scripted_server):
     """docs/ci/grounding.yml's steps, run in order in a fresh copy of docs/ci (the models swapped for the
-    scripted server): the main branch pins a baseline; a pull request that breaks the prompt fails (exit 1),
-    its comparison is written for a comment, its runs are where the upload step looks; an unchanged one passes."""
+    scripted server, the judge a rule-based one that is honest on controls): the main branch calibrates the judge
+    and pins a baseline; a pull request that breaks the prompt fails (exit 1), its comparison is written for a
+    comment, verdict first, its runs are where the upload step looks; an unchanged one passes; a second push
+    calibrates nothing again."""
     import os
     import shutil
     import subprocess
     import sys
 
+    from judge.testing.judges import judge_script
+
+    good = judge_script("good")
+
+    def writer_and_good_judge(request: dict, n: int) -> Reply:
+        props = (schema_of(request) or {}).get("properties", {})
+        return writer_and_judge(request, n) if "answer" in props else good(request, n)
+
     repo = tmp_path / "repo"
     shutil.copytree(ROOT / "docs" / "ci", repo)
-    server = scripted_server(writer_and_judge)
+    server = scripted_server(writer_and_good_judge)
     models = {"models": {name: {"model": f"openai/{name}", "api_base": server.base_url, "family": fam, "timeout": 5}
                          for name, fam in (("writer", "fam-w"), ("checker", "fam-j"))}}
     (repo / "grounding" / "models.yaml").write_text(yaml.safe_dump(models))
-    config = repo / "grounding" / "judge.yaml"  # the scripted judge is no honest judge of control claims (test_controls_run tests those)
-    config.write_text(config.read_text() + "controls: {enabled: false}\n")
     workflow = yaml.safe_load((repo / "grounding.yml").read_text())
     job = workflow["jobs"]["grounding"]
     env = {**os.environ, **{k: v for k, v in job["env"].items() if "${{" not in str(v)},
@@ -301,16 +309,19 @@ def test_the_ci_recipe_as_written(tmp_path, scripted_server):
 
     outputs: list[str] = []
 
-    assert steps("push") == [0], outputs  # run, then pin: one step
-    assert (repo / "baselines" / "main" / "BASELINE.json").exists()
+    assert steps("push") == [0, 0], outputs  # calibrate the judge; run, then pin
+    assert (repo / "baselines" / "main" / "BASELINE.json").exists() and (repo / "baselines" / "judge-calibration.json").exists()
     shutil.rmtree(repo / "artifacts")
     answer = repo / "grounding" / "answer.j2"
     answer.write_text(answer.read_text().replace("You answer questions using only", "Answer confidently, using only"))
-    assert steps("pull_request") == [1, 0], outputs[-2:]  # the gate fails; the comparison is still written
+    assert steps("pull_request") == [1], outputs[-1:]  # the gate fails; the comparison is written all the same
     compare_md = (repo / "artifacts" / "compare.md").read_text()
-    assert "Newly ungrounded in B (3)" in compare_md and WRONG in compare_md
+    assert compare_md.startswith("# judge compare: FAIL") and "Newly ungrounded in B (3)" in compare_md and WRONG in compare_md
     (run_dir,) = (repo / "artifacts" / "runs").iterdir()
     assert (run_dir / "report.html").exists()
     shutil.rmtree(repo / "artifacts")
     shutil.copy(ROOT / "docs" / "ci" / "grounding" / "answer.j2", answer)  # the pull request reverted
-    assert steps("pull_request") == [0, 0]
+    assert steps("pull_request") == [0]
+    assert (repo / "artifacts" / "compare.md").read_text().startswith("# judge compare: PASS")
+    shutil.rmtree(repo / "artifacts")  # each workflow run starts from a fresh checkout
+    assert steps("push") == [0, 0] and "is current" in outputs[-2] and not (repo / "artifacts" / "calibration").exists()

@@ -26,11 +26,16 @@ def load_models(path: Path) -> dict:
 
 @command()
 def families(
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A YAML file with models: show each one's family."),
+    models: Optional[Path] = typer.Option(None, "--models", help="A YAML file with models (as judge doctor and rejudge take it): show each one's family."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", hidden=True),  # the old name of --models, kept working
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """The model-family registry (model-id patterns -> family), and the families of a config's models."""
+    """The model-family registry (model-id patterns -> family), and the families of a models file's models."""
     from judge.llm.families import PROVIDER_FAMILIES, REGISTRY, family_of
+
+    if models is not None and config is not None:
+        raise BadInput("give the models file once: --models FILE (--config is its old name)")
+    config = models or config
 
     out: dict = {"patterns": [{"pattern": p, "family": f} for p, f in REGISTRY], "providers": PROVIDER_FAMILIES}
     if config is not None:

@@ -68,12 +68,16 @@ def _reports(run_dir: Path) -> dict | None:
 
 
 def _finished(store, summary: dict) -> dict:
+    from judge.llm.cost import unpriced
     from judge.scoring import gold_scores
 
+    config = store.config()  # models called with no price known: said once, at the end (the terminal)
+    summary["unpriced_models"] = unpriced(config.model(n).model for n in config.called_model_names() if n in config.models)
     summary["run_dir"] = str(store.path)
     scores = _reports(store.path)
     summary["scores"] = gold_scores(scores) if scores is not None else None
     summary["not_grounded"] = scores.get("not_grounded") if scores is not None else None  # the terminal shows it first
+    summary["model_comparison"] = scores.get("model_comparison") if scores is not None else None  # before it, with several models
     return summary
 
 
@@ -87,10 +91,27 @@ def _check_run(summary: dict) -> None:
         raise JudgesFailed("\n".join(failed))
 
 
-def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False, prompt_a=None, prompt_b=None) -> dict:
+def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False, prompt_a=None, prompt_b=None, confirm: int = 0,
+             use_cache: bool = True) -> dict:
     from judge.scoring.compare import compare
 
-    return compare(baseline, run_dir, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b)
+    return compare(baseline, run_dir, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b, confirm=confirm, use_cache=use_cache)
+
+
+def _write_md(md_out: Path | None, result: dict) -> None:
+    if md_out is None:
+        return
+    from judge.files import replace_with
+    from judge.report.markdown import compare as compare_md
+
+    try:
+        replace_with(md_out, [compare_md(result)], follow_streams=True)
+    except OSError as e:
+        raise BadInput(f"--md {md_out}: cannot write it ({e.strerror or type(e).__name__})") from None
+
+
+CONFIRM_HELP = ("Re-ask the judges this many times about each claim whose verdict changed against the baseline, and count it only when "
+                "the re-asks tell it from the judge's noise (0: the verdicts as they are).")
 
 
 def _with_engine(cfg, engine: str | None, ray_address: str | None):
@@ -121,6 +142,9 @@ def run(
                                    "new_not_grounded:0, hallucination_rate:0, faithfulness:0; 'none': no gate); exit 1 when one fails."),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="A gate whose metric is missing in either run passes (default: it fails)."),
     baselines_dir: Optional[Path] = typer.Option(None, "--baselines-dir", help="Where pinned baselines are (default $JUDGE_BASELINES_DIR or ./baselines)."),
+    confirm: int = typer.Option(5, "--confirm", min=0, max=50, help=CONFIRM_HELP + " Also the not-grounded claims of a run whose threshold "
+                                "(--max-hallucination, --min-faithfulness) broke, before it fails."),
+    md_out: Optional[Path] = typer.Option(None, "--md", help="With --baseline: also write the comparison as Markdown to this file (a PR comment), verdict first."),
     max_hallucination: Optional[float] = typer.Option(None, "--max-hallucination", help="Exit 1 when the hallucination rate (overall or of any model "
                                                       "under test) is above this (overrides the config's thresholds)."),
     min_faithfulness: Optional[float] = typer.Option(None, "--min-faithfulness", help="Exit 1 when faithfulness (overall or of any model under test) is below this."),
@@ -137,7 +161,13 @@ def run(
     if allow_missing and not gate:
         raise BadInput("--allow-missing needs --gate")
     gates = _gates(gate) if baseline is not None else []
+    if md_out is not None and baseline is None:
+        raise BadInput("--md needs --baseline RUN_DIR (or the name of a pinned baseline)")
     baseline_dir = _baseline(baseline, baselines_dir)  # a baseline that is not there: refused before any call
+    if md_out is not None:
+        from judge.files import check_output
+
+        check_output(md_out, (baseline_dir,), "--md")
     cfg = load_run_config(config)
     if limit:
         cfg = cfg.model_copy(update={"limit": limit})
@@ -152,12 +182,23 @@ def run(
     finally:
         bar.stop()
     summary = _finished(store, summary)
-    result = _compare(baseline_dir, store.path, gates, allow_missing) if baseline_dir is not None else None
+    result = _compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache) if baseline_dir is not None else None
+    if result is not None:
+        _write_md(md_out, result)
+    from judge.runs.outcome import run_failures
     from judge.runs.thresholds import threshold_failures
 
     broken = threshold_failures(summary, thresholds)
+    settled = None
+    if broken and confirm and not run_failures(summary):  # a noise flag on ten questions must not break a bound: re-ask the flagged claims
+        from judge.runs.run import Run
+        from judge.scoring.confirm import settled_summary
+
+        now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache)
+        broken = threshold_failures({**summary, **now}, thresholds)
+        settled = {**how, "rates": now, "claims": [c.model_dump() for c in claims]}
     if thresholds.any:
-        summary["thresholds"] = {**thresholds.model_dump(), "failed": broken}
+        summary["thresholds"] = {**thresholds.model_dump(), "failed": broken, "confirmed": settled}
     if as_json:
         console.print_json(summary if result is None else {"summary": summary, "compare": result})
     else:
@@ -250,6 +291,10 @@ def compare(
     baselines_dir: Optional[Path] = typer.Option(None, "--baselines-dir", help="Where pinned baselines are (default $JUDGE_BASELINES_DIR or ./baselines)."),
     as_json: bool = typer.Option(False, "--json"),
     md_out: Optional[Path] = typer.Option(None, "--md", help="Also write the comparison as Markdown to this file (e.g. for a PR comment)."),
+    confirm: int = typer.Option(0, "--confirm", min=0, max=50, help=CONFIRM_HELP + " Calls run B's judges (default 0 here; judge run "
+                                "--baseline confirms 5 times)."),
+    model_a: Optional[str] = typer.Option(None, "--model-a", help="Only run A's answers of this model under test (MODEL or MODEL+VARIANT)."),
+    model_b: Optional[str] = typer.Option(None, "--model-b", help="Only run B's answers of this model under test: two models compared on the same records."),
 ) -> None:
     """Metric deltas (B - A) with a sign test over records, claims newly not grounded, fixed and flipped; exit 1 when a gate fails."""
     if allow_missing and not gate:
@@ -262,16 +307,26 @@ def compare(
         check_output(md_out, (path_a, path_b), "--md")
     from judge.runs.locks import reading
 
+    if (model_a is None) != (model_b is None):
+        raise BadInput("--model-a and --model-b go together: the two models under test to compare")
+    if model_a is not None and (prompt_a or prompt_b):
+        raise BadInput("--model-a/--model-b compare two models; --prompt-a/--prompt-b two prompt variants: give one pair")
     with reading(path_a, path_b):  # neither run is being written while it is read
-        result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b)
-    if md_out is not None:
-        from judge.files import replace_with
-        from judge.report.markdown import compare as compare_md
+        if model_a is not None:
+            from judge.scoring.models import compare_models
 
-        try:
-            replace_with(md_out, [compare_md(result)], follow_streams=True)
-        except OSError as e:
-            raise BadInput(f"--md {md_out}: cannot write it ({e.strerror or type(e).__name__})") from None
+            result = compare_models(path_a, path_b, model_a, model_b)
+        else:
+            result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b, confirm=confirm)
+    if model_a is not None:
+        console.print_json(result) if as_json else terminal.model_pairs(result)
+        if md_out is not None:
+            from judge.files import replace_with
+            from judge.report.markdown import model_pairs_md
+
+            replace_with(md_out, [model_pairs_md(result)], follow_streams=True)
+        return
+    _write_md(md_out, result)
     console.print_json(result) if as_json else terminal.compare(result)
     if result["failed"]:
         raise GateFailed()

@@ -35,6 +35,7 @@ class JudgeContext:
     language: str
     sources: list[Source]
     calls: list[CallRecord] = field(default_factory=list)
+    sample: int = 0  # > 0: a re-ask of the same claims (judge.runs.confirm), a distinct call with its own cache entry
 
     @cached_property
     def texts(self) -> dict[str | None, str]:

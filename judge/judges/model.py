@@ -185,7 +185,7 @@ class ModelJudge:
             )
             try:
                 result, record = await self.llm.structured(self.cfg, messages, model, prompt_hash=self.prompt.hash,
-                                                            controls=sum(c.control for c in group))
+                                                            controls=sum(c.control for c in group), sample=context.sample)
             except LLMCallError as e:
                 context.calls.extend([e.record] if e.record else [])
                 for c in group:

@@ -1,6 +1,7 @@
 """What a call cost: config price overrides first, local models free, else litellm's local price map.
 
-An unknown price gives ``None`` (and one warning per model), never a crash.
+An unknown price gives ``None``, never a crash; the models met without one are kept (:func:`unpriced`) so that
+a run says so once, in one line, at its end.
 """
 
 from __future__ import annotations
@@ -11,7 +12,13 @@ from functools import lru_cache
 from judge.llm.config import ModelConfig
 
 log = logging.getLogger("judge.llm")
-_warned: set[str] = set()
+_unpriced: set[str] = set()
+PRICE_HINT = "set price: {input_per_million: USD, output_per_million: USD} in the model's config (docs/configs.md)"
+
+
+def unpriced(model_ids) -> list[str]:
+    """Those of ``model_ids`` called in this process with no price known."""
+    return sorted(m for m in set(model_ids) if m in _unpriced)
 
 
 MAX_CALL_TOKENS = 10_000_000  # tokens one request may be said to use: beyond any context window there is
@@ -56,9 +63,9 @@ def call_cost(cfg: ModelConfig, prompt_tokens: int, completion_tokens: int) -> f
         return 0.0
     rates = _rates(cfg.model)
     if rates is None:
-        if cfg.model not in _warned:
-            _warned.add(cfg.model)
-            log.warning("no price known for %s: its cost is reported as null (set price: in its config)", cfg.model)
+        if cfg.model not in _unpriced:
+            _unpriced.add(cfg.model)
+            log.debug("no price known for %s", cfg.model)  # said once per run, with the others, at its end
         return None
     return prompt_tokens * rates[0] + completion_tokens * rates[1]
 

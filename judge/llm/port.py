@@ -129,8 +129,10 @@ class LLM:
         if self.on_call is not None:
             self.on_call(record)
 
-    def key_for(self, cfg: ModelConfig, messages: list[dict], response_model: type[BaseModel], prompt_hash: str) -> str:
+    def key_for(self, cfg: ModelConfig, messages: list[dict], response_model: type[BaseModel], prompt_hash: str, sample: int = 0) -> str:
+        extra = {"sample": sample} if sample else {}  # a re-ask is its own call: sample 0 keeps the keys of every cache made before
         return cache_key(
+            **extra,
             model=cfg.model,
             api_base=cfg.api_base,
             messages=messages,
@@ -145,6 +147,7 @@ class LLM:
     async def structured(
         self, cfg: ModelConfig, messages: list[dict], response_model: type[T], *, prompt_hash: str = "", keep_truncated: bool = False,
         controls: int = 0,
+        sample: int = 0,
     ) -> tuple[T, CallRecord]:
         """A validated ``response_model`` from ``cfg``'s model, and the record of the call.
 
@@ -153,10 +156,15 @@ class LLM:
 
         Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
         the call still fails after its retries; the error carries the record with the tokens spent. ``controls``:
-        how many control claims the call carries, for its record (calls.jsonl)."""
+        how many control claims the call carries, for its record (calls.jsonl).
+
+        ``sample`` > 0: the same question asked again as a distinct call (its own cache entry; the seed moved
+        by it, so a provider that honours seeds samples anew), to see whether a judge's verdict repeats."""
         cfg.watch_secrets()  # known in this process too (a Ray worker gets the config unpickled, never validated)
         messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
-        key = self.key_for(cfg, messages, response_model, prompt_hash)
+        if sample and cfg.seed is not None:
+            cfg = cfg.model_copy(update={"seed": cfg.seed + sample})
+        key = self.key_for(cfg, messages, response_model, prompt_hash, sample)
         record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash, controls=controls)
         hit = await self.cache.aget(key, lambda v: (_masked(response_model, v["result"]), bool(v.get("truncated"))))
         if hit is not None:  # an entry that is tampered, undecodable or stale is a miss: called again

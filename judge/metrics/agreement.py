@@ -64,9 +64,19 @@ def cohen_kappa(a: list, b: list) -> float | None:
     """Cohen's kappa of two raters' nominal labels over the same items; None when undefined."""
     if len(a) != len(b) or not a:
         return None
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b)) / n
-    ca, cb = Counter(a), Counter(b)
+    return cohen_kappa_counts(Counter(zip(a, b)))
+
+
+def cohen_kappa_counts(cells) -> float | None:
+    """Cohen's kappa from the counts of each (label of rater 1, label of rater 2) pair; None when undefined."""
+    n = sum(cells.values())
+    if not n:
+        return None
+    ca, cb = Counter(), Counter()
+    for (x, y), k in cells.items():
+        ca[x] += k
+        cb[y] += k
+    observed = sum(k for (x, y), k in cells.items() if x == y) / n
     expected = sum(ca[k] * cb.get(k, 0) for k in ca) / (n * n)
     if expected == 1.0:
         return None

@@ -60,15 +60,15 @@ def per_judge(labels: dict[str, dict[ClaimKey, str]], families: dict[str, str], 
     return out
 
 
-def disagreements(labels: dict[str, dict[ClaimKey, str]], rationales: dict[str, dict[ClaimKey, str]]) -> list[dict]:
+def disagreements(labels: dict[str, dict[ClaimKey, str]], rationales: dict[str, dict[ClaimKey, str]], gold: dict[ClaimKey, str] | None = None) -> list[dict]:
     """Every claim two judges labelled differently (judge errors left out), with each judge's label and
-    rationale, in the order the claims were seen."""
+    rationale and the gold label where the data has one, in the order the claims were seen."""
     keys = dict.fromkeys(k for j in sorted(labels) for k in labels[j])
     out = []
     for k in keys:
         given = {j: labels[j][k] for j in sorted(labels) if labels[j].get(k) in CODES}
         if len(set(given.values())) > 1:
-            out.append({"record_id": k[0], "model": k[1], "claim": k[3],
+            out.append({"record_id": k[0], "model": k[1], "claim": k[3], "gold": (gold or {}).get(k),
                         "judges": {j: {"label": labels[j][k], "rationale": rationales.get(j, {}).get(k, "")} for j in sorted(labels) if k in labels[j]}})
     return out
 

@@ -365,11 +365,12 @@ def agreement_page(agreement: dict) -> str:
     split = agreement.get("disagreements")
     if split is not None:
         rows = "".join(
-            f"<tr><td>{_d(d['record_id'])}</td><td>{_d(d['model'])}</td><td dir=\"auto\">{escape(d['claim'])}</td><td>"
+            f"<tr><td>{_d(d['record_id'])}</td><td>{_d(d['model'])}</td><td dir=\"auto\">{escape(d['claim'])}</td>"
+            f"<td>{_label(d['gold']) if d.get('gold') else '-'}</td><td>"
             + "".join(f"<div>{_d(j)}: {_label(v['label'])} <bdi>{escape(v['rationale'])}</bdi></div>" for j, v in d["judges"].items())
             + "</td></tr>" for d in split)
         body += (f"<h2>Claims the judges disagree on ({len(split)})</h2>"
-                 + (f"<table><tr><th>record</th><th>model</th><th>claim</th><th>each judge's label and rationale</th></tr>{rows}</table>" if split else "<p>None.</p>"))
+                 + (f"<table><tr><th>record</th><th>model</th><th>claim</th><th>gold</th><th>each judge's label and rationale</th></tr>{rows}</table>" if split else "<p>None.</p>"))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>judge agreement</title><style>{CSS}</style></head><body><h1>Agreement between judges</h1>"

@@ -13,6 +13,7 @@ from judge.report.format import fmt, fmt_ci, prompts_line
 from judge.scoring import blocks
 from judge.scoring.health import JudgeHealth
 from judge.text.control import one_line
+from judge.verdicts import NOT_GROUNDED
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
@@ -88,16 +89,51 @@ def render(scores: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def model_pairs_md(result: dict) -> str:
+    """``judge compare --model-a/--model-b --md``: the two models' rates with intervals and their paired difference."""
+    from judge.scoring.models import ModelComparison, as_comparison
+
+    block = ModelComparison.block(as_comparison(result), {})
+    lines = [f"# judge compare: {md(result['model_a'])} against {md(result['model_b'])}", "",
+             f"A: {md(result['model_a'])} of {md(result['run_a'])}; B: {md(result['model_b'])} of {md(result['run_b'])}."]
+    for t in block.tables:
+        lines += [""] + ([md(t.title), ""] if t.title else []) + _table(t.headers, t.rows) + (["", md(t.note)] if t.note else [])
+    return "\n".join(lines) + "\n"
+
+
+def judges_lines(result: dict) -> list[str]:
+    """How far the comparison's judges are to be trusted, and how changed verdicts were confirmed."""
+    out = []
+    verified = result.get("judges_verified") or {}
+    if verified:
+        out.append("Judges verified on their controls: " + ", ".join(f"run {k.upper()} {'yes' if v else 'NO'}" for k, v in verified.items()) + ".")
+    conf = result.get("confirmation")
+    if conf:
+        claims = conf.get("claims") or []
+        counted = sum(1 for c in claims if c["side"] == "b" and c["label"] in NOT_GROUNDED)
+        usage = conf.get("usage") or {}
+        out.append(f"Changed verdicts re-asked {conf['samples']} or more times each ({len(claims)} claims, judges {', '.join(conf.get('judges') or []) or 'none'}; "
+                   f"noise floor {conf['floor']:.3f} from {conf.get('floor_from') or 'the default'}; {usage.get('calls', 0)} calls, "
+                   f"{usage.get('cache_hits', 0)} cached): {counted} of B's held, the rest were the judge's noise.")
+    return out
+
+
 def compare(result: dict, rows: int = 50) -> str:
-    """``judge compare --md``: the deltas, the gates and the claim-level differences, for a PR comment."""
-    lines = [f"# judge compare: B - A over {result['records_compared']} records", "", f"A {md(result['run_a'])}; B {md(result['run_b'])}."]
+    """``judge compare --md`` (and ``judge run --baseline --md``), for a PR comment: the verdict first (passed or
+    failed, which gate and why, what to do), then the judges, the paired deltas, the claim-level differences."""
+    v = result.get("verdict") or {}
+    lines = [f"# judge compare: {md(v.get('line') or ('FAIL' if result.get('failed') else 'PASS'))}", ""]
+    lines += [f"- **{md(line.split(': ', 1)[0])}**: {md(line.split(': ', 1)[1]) if ': ' in line else ''}" for line in v.get("gates", [])]
+    lines += ["", f"B - A over {result['records_compared']} records: A {md(result['run_a'])}; B {md(result['run_b'])}."]
+    lines += [md(line) for line in judges_lines(result)]
     if result.get("note"):
         lines += ["", md(result["note"])]
     def records(m):
         r = m.get("records") or {}
         return (f"{r['worse']}/{r['better']}/{r['ties']}", fmt(r["p_value"], 4)) if r else ("-", "-")
 
-    lines += [""] + _table(["metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"],
+    lines += ["", "Rates are per record, paired (a record counts where both runs have its rate); delta = mean of B - A over those records.", ""]
+    lines += _table(["metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"],
                            [[name, fmt(m["a"], 4), fmt(m["b"], 4), f"{m['delta']:+.4f}", *records(m), fmt_ci(m["ci95"], 4, signed=True)]
                             for name, m in result["metrics"].items()])
     corrected = [[level, model, metric.replace("_", " "), fmt(d["a"], 3), fmt(d["b"], 3), f"{d['delta']:+.3f}", fmt_ci(d["ci95"], 3, signed=True)]
@@ -121,4 +157,11 @@ def compare(result: dict, rows: int = 50) -> str:
     for key, run in (("only_a", "A"), ("only_b", "B")):
         if claims.get(key):
             lines += ["", f"{len(claims[key])} claims only in run {run}."]
+    asked = (result.get("confirmation") or {}).get("claims") or []
+    if asked:
+        lines += ["", f"## Changed verdicts re-asked ({len(asked)})", ""] + _table(
+            ["run", "record", "model", "claim", "verdict", "re-asks", "not grounded / answered", "p (noise)", "counts as"],
+            [[c["side"].upper(), c["record_id"], c["model"], c["claim"], c["original"], ", ".join(f"{k} {v}" for k, v in c["votes"].items()),
+              f"{c['not_grounded']}/{c['answered']}", "-" if c["p_value"] is None else fmt(c["p_value"], 4),
+              c["label"] + ("" if c["decided"] else " (undecided: too few re-asks for the noise floor)")] for c in asked[:rows]])
     return "\n".join(lines) + "\n"

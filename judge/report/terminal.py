@@ -67,12 +67,13 @@ def summary(s: dict) -> None:
 
         c.print(f"WARNING: cannot tell the model family of the recorded answers of {data(', '.join(s['unknown_family_answer_models']))}: "
                 f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
+    model_comparison(s.get("model_comparison"))
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
     if health is not None and health.judges:
         gate = f" (gate: recall >= {health.floor:.2f} on every label, {health.confidence:.0%} lower bound)" if health.gate and health.enabled else " (not gated)"
         c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
-        for line in health.lines():
+        for line in health.model_copy(update={"tells": None}).lines():  # the tells' AUC is the report's (judge health), not a line to act on
             c.print(f"  {line}", soft_wrap=True, markup=False)
     for line in free_lines(s):
         c.print(line, soft_wrap=True, markup=False)
@@ -85,6 +86,10 @@ def summary(s: dict) -> None:
         f"(errors {u['errors']}), cache hits {u['cache_hits']}, tokens {u['prompt_tokens']} + {u['completion_tokens']}, cost {cost}",
         soft_wrap=True, markup=False,
     )
+    if s.get("unpriced_models"):
+        from judge.llm.cost import PRICE_HINT
+
+        c.print(f"no price known for {', '.join(s['unpriced_models'])}: their cost is reported as unknown; {PRICE_HINT}", soft_wrap=True, markup=False)
     if s.get("outcome"):
         from judge.runs.outcome import Outcome
 
@@ -98,6 +103,31 @@ def summary(s: dict) -> None:
         c.print(f"reports: {s['run_dir']}/report.md, report.html, scores.json", soft_wrap=True, markup=False)
     if run and not run.get("complete", True):
         c.print(f"incomplete: {run['records_finished']}/{run['records_selected']} records ({run.get('stopped_early')}); finish with --resume", soft_wrap=True, markup=False)
+
+
+def model_comparison(value: dict | None) -> None:
+    """Several models under test: each one's rates with intervals, every pair, the ranking (first of all)."""
+    from judge.scoring.models import ModelComparison
+
+    block = ModelComparison.block(value, {})
+    if block is None:
+        return
+    c = console()
+    for i, tb in enumerate(block.tables):
+        t = Table(title=block.title if i == 0 else tb.title, caption=tb.note)
+        for h in tb.headers:
+            t.add_column(h, overflow="fold")
+        for row in tb.rows:
+            t.add_row(*(fmt(v) for v in row))
+        c.print(t)
+
+
+def model_pairs(result: dict) -> None:
+    """``judge compare --model-a/--model-b``: two models on the same records."""
+    from judge.scoring.models import as_comparison
+
+    model_comparison(as_comparison(result))
+    console().print(f"A: {result['model_a']} of {result['run_a']}; B: {result['model_b']} of {result['run_b']}", markup=False, soft_wrap=True)
 
 
 def free_lines(s: dict) -> list[str]:
@@ -127,8 +157,17 @@ def free_lines(s: dict) -> list[str]:
 
 
 def compare(result: dict) -> None:
+    from judge.report.markdown import judges_lines
+
     c = console()
-    t = Table(title=f"B - A over {result['records_compared']} records (A {result['run_a']}, B {result['run_b']})")
+    v = result.get("verdict") or {}
+    if v.get("line"):  # the verdict first: passed or failed, which gate, why
+        c.print(v["line"], markup=False, soft_wrap=True)
+        for line in v.get("gates", []):
+            c.print(f"  {line}", markup=False, soft_wrap=True)
+    for line in judges_lines(result):
+        c.print(line, markup=False, soft_wrap=True)
+    t = Table(title=f"B - A over {result['records_compared']} records, paired per record (A {result['run_a']}, B {result['run_b']})")
     for col in ("metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"):
         t.add_column(col)
     for name, m in result["metrics"].items():
@@ -217,7 +256,8 @@ def agreement(rep: dict, written: list[Path]) -> None:
     split = rep.get("disagreements") or []
     c.print(f"{_claims(split)} on which the judges disagree" + (":" if split else ""), markup=False, soft_wrap=True)
     for d in split[:CLAIM_ROWS]:
-        c.print(f"  {data(d['record_id'], ID)} / {data(d['model'], ID)}: {data(d['claim'])}", markup=False, soft_wrap=True)
+        c.print(f"  {data(d['record_id'], ID)} / {data(d['model'], ID)}: {data(d['claim'])}" + (f" (gold: {data(d['gold'])})" if d.get("gold") else ""),
+                markup=False, soft_wrap=True)
         for judge, v in d["judges"].items():
             c.print(f"      {data(judge, ID)}: {v['label']}" + (f": {data(v['rationale'])}" if v["rationale"] else ""), markup=False, soft_wrap=True)
     if len(split) > CLAIM_ROWS:

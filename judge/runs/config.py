@@ -170,6 +170,9 @@ class RunConfig(_Section):
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way
     ray: RaySection = RaySection()
+    # a judge calibration file (judge calibrate): the judges' health verified once on a larger run, adopted
+    # by this run while its judge setup (models, settings, judge prompt) is the one calibrated (judge.runs.calibration)
+    calibration: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -301,4 +304,6 @@ def run_config_from_dict(data, base: Path, where: str = "config") -> RunConfig:
             setattr(ref, attr, str(resolved))
     if not Path(config.cache_dir).is_absolute():
         config.cache_dir = str((base / config.cache_dir).resolve())
+    if config.calibration is not None and not Path(config.calibration).is_absolute():  # need not exist yet (judge calibrate writes it)
+        config.calibration = str((base / config.calibration).resolve())
     return config

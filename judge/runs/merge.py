@@ -13,6 +13,8 @@ from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.inputs import dataset_records
 from judge.runs.selection import Selection, record_ids
 from judge.runs.store import RunDirError, RunStore, record_id_of
+from judge.runs import trust
+from judge.runs.calibration import adopt
 from judge.runs.summary import summarize
 
 
@@ -121,6 +123,8 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
     manifest = store.manifest()
     manifest.pop("records_selected", None)
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
+    summary = adopt(summary, config, manifest)  # as a finished run: the calibration adopted, the panel re-voted on the merged health
+    summary = trust.apply(store, summary, config, manifest, lambda rs: adopt(summarize(rs, manifest, config, store.usage()), config, manifest), again=True)
     summary["run"] = {"records_selected": count, "records_finished": count, "complete": True, "merged_from": [str(d) for d in run_dirs]}
     store.write_summary(summary)
     return store, summary

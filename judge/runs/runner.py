@@ -19,6 +19,8 @@ from judge.llm import BudgetExceeded, CallCache
 from judge.llm.preflight import require
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
+from judge.runs import trust
+from judge.runs.calibration import adopt
 from judge.runs.config import RunConfig
 from judge.runs.inputs import dataset_records, recorded_answers
 from judge.runs.selection import Selection, ToDo, select, stream_todo
@@ -33,7 +35,7 @@ def load_inputs(config: RunConfig):
     return records, recorded_answers(config, records)
 
 
-ENGINE_FIELDS = {"engine", "ray", "max_error_rate", "thresholds"}  # how records are run or gated, not what they give: a
+ENGINE_FIELDS = {"engine", "ray", "max_error_rate", "thresholds", "calibration"}  # how records are run or gated, not what they give: a
 # run may resume on another engine, or with another tolerance
 
 
@@ -110,6 +112,8 @@ def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCach
     manifest = store.manifest()
     manifest.pop("records_selected", None)  # the summary counts its own (a run written before holds the ids there)
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
+    summary = adopt(summary, config, manifest)  # the judges' calibration (judge calibrate), where the setup is the one calibrated
+    summary = trust.apply(store, summary, config, manifest, lambda rs: adopt(summarize(rs, manifest, config, store.usage()), config, manifest))
     summary["run"] = {
         "records_selected": len(order),
         "records_finished": finished,

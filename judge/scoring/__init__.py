@@ -75,7 +75,9 @@ def blocks(scores: dict) -> list[tuple[str, Block]]:
         if block is not None:
             out.append((cls.key, block))
     from judge.scoring.health import JudgeHealth
+    from judge.scoring.models import ModelComparison
 
+    out.sort(key=lambda kb: kb[0] != ModelComparison.key)  # several models under test: which is better comes before any claim
     if JudgeHealth.failing(scores.get(JudgeHealth.key)):  # a judge that fails its controls leads the report
         out.sort(key=lambda kb: kb[0] != JudgeHealth.key)
     return out

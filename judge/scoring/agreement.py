@@ -90,7 +90,7 @@ class Collected:
             "self_preference": self_preference(self.labels, self.families, self.answer_family),
         }
         if with_disagreements:
-            out["disagreements"] = disagreements(self.labels, self.rationales)
+            out["disagreements"] = disagreements(self.labels, self.rationales, self.gold)
         return out
 
 

@@ -2,9 +2,11 @@
 regression gates for CI. Claim-level differences (newly ungrounded, fixed, flips, claims in one run only) come
 from judge.scoring.claim_diff; a failed gate names the regressed claims with their reasons and passages.
 
-Metrics are aggregated over the records both runs finished (the intersection, reported when it is not
-everything): faithfulness, hallucination rate, judge-error rate, and accuracy against gold claim labels
-where the data has them. Two kinds of gate:
+Metrics are paired per record over the records both runs finished (the intersection, reported when it is not
+everything): each side is the mean of the records' rates, the delta the mean of each record's B - A, so a
+delta never disagrees with the records worse and better: faithfulness, hallucination rate, judge-error rate,
+and accuracy against gold claim labels where the data has them. With ``confirm``, every claim whose verdict
+changed is re-asked and settled against the judge's noise floor first (judge.scoring.confirm). Two kinds of gate:
 
 - a claim-level gate ``new_LABEL:N`` (LABEL one of not_grounded (alias ungrounded), hallucinated,
   contradicted, unsupported, partially_supported) fails when more than N claims are newly LABEL in B: B's
@@ -23,18 +25,19 @@ delta is still reported, as a description; it decides nothing.
 
 from __future__ import annotations
 
-import math
-import random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from judge.metrics.paired import mean_ci, sign_test  # noqa: F401  (compare's sign test; imported from here too)
+
 from judge.results import RecordResult
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
+from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, settle_changes
 from judge.scoring.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
@@ -119,15 +122,6 @@ def parse_gates(specs: list[str] | tuple[str, ...] | None) -> list[Gate]:
     return [Gate.parse(g) for g in specs]
 
 
-def sign_test(worse: int, better: int) -> float:
-    """The exact one-sided p-value of ``worse`` records worse against ``better`` better, if neither were more
-    likely: P(X >= worse) for X ~ Binomial(worse + better, 1/2). 1.0 when nothing changed."""
-    n = worse + better
-    if n == 0:
-        return 1.0
-    return sum(math.comb(n, k) for k in range(worse, n + 1)) / 2**n
-
-
 def decidable(changed: int, alpha: float = ALPHA) -> bool:
     """Whether ``changed`` records (worse or better) could give p < alpha at all (all of them worse)."""
     return 0.5**changed < alpha
@@ -140,7 +134,7 @@ def min_changed(alpha: float = ALPHA) -> int:
 
 def compare(
     run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP,
-    *, allow_missing: bool = False, prompt_a: str | None = None, prompt_b: str | None = None,
+    *, allow_missing: bool = False, prompt_a: str | None = None, prompt_b: str | None = None, confirm: int = 0, use_cache: bool = True,
 ) -> dict:
     """Deltas (B - A) of each metric with a sign test over records (and a paired bootstrap 95% interval), the
     claim-level differences, and the gates' verdicts.
@@ -158,8 +152,11 @@ def compare(
         if prompt is not None and not any(x.answers for x in results.values()):
             known = sorted({x.prompt for r in run.results() for x in r.answers if x.prompt})
             raise RunDirError(f"run {which} ({run.path}) has no answer of prompt {prompt!r} (its prompt variants: {', '.join(known) or 'none'})")
+    reask, floor, floor_from = reasker_for(b, use_cache) if confirm and gates else (None, DEFAULT_FLOOR, None)
     core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,
-                           allow_missing=allow_missing, run_b=b.path)
+                           allow_missing=allow_missing, run_b=b.path, reask=reask, samples=confirm, floor=floor)
+    if core.get("confirmation") is not None:
+        core["confirmation"].update(floor_from=floor_from, judges=[j.name for j in reask.judges], usage=reask.calls)
     gate_results = core.pop("gates")
     from judge.scoring.corrected_compare import bound_gate, comparison
 
@@ -173,9 +170,11 @@ def compare(
         "models": core.pop("models"),
         "judges_verified": {"a": _verified(a), "b": _verified(b)},
         **{k: core.pop(k) for k in ("records_compared", "records_only_in_a", "records_only_in_b", "note", "metrics", "flips", "claims", "new_claims")},
+        "confirmation": core.pop("confirmation"),
         "corrected": comparison(a, b),
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
+        "verdict": verdict(gate_results),
         "bootstrap": {"samples": bootstrap, "seed": seed},
         "allow_missing": allow_missing,
     }
@@ -184,37 +183,40 @@ def compare(
 def compare_results(
     a_results: dict[str, RecordResult], b_results: dict[str, RecordResult], gates: list[Gate] | None,
     a_gold: tuple = ({}, {}), b_gold: tuple = ({}, {}), *, seed: int = 0, bootstrap: int = BOOTSTRAP,
-    allow_missing: bool = False, run_b: Path | str = "run B",
+    allow_missing: bool = False, run_b: Path | str = "run B", reask=None, samples: int = SAMPLES, floor: float = DEFAULT_FLOOR,
 ) -> dict:
     """The comparison of two sets of results by record id (what :func:`compare` computes once the runs are
     read), with every gate but the judges' health. ``a_gold``/``b_gold``: (records, recorded answers) for the
-    gold-based metrics; ``bootstrap`` 0 skips the intervals (they decide nothing). Used by bench/gates_sim.py."""
+    gold-based metrics; ``bootstrap`` 0 skips the intervals (they decide nothing). ``reask``: a changed claim is
+    asked again ``samples`` times and settled against the noise ``floor`` before anything counts
+    (judge.scoring.confirm). Used by bench/gates_sim.py."""
     common = [rid for rid in a_results if rid in b_results]
     if not common:
         raise RunDirError("the two runs have no finished record in common: compare runs over the same data")
+    settled = []
+    if reask is not None and gates and samples:
+        a_results, b_results, settled = settle_changes(a_results, b_results, common, reask, samples, floor)
     only_a = sorted(set(a_results) - set(b_results))
     only_b = sorted(set(b_results) - set(a_results))
     (a_records, a_recorded), (b_records, b_recorded) = a_gold, b_gold
     ca = [record_counts(a_results[i], a_records.get(i), a_recorded) for i in common]
     cb = [record_counts(b_results[i], b_records.get(i), b_recorded) for i in common]
-    rng = random.Random(seed)
-    samples = [[rng.randrange(len(common)) for _ in common] for _ in range(bootstrap)]
     metrics, missing = {}, {}
     for name, (num, den, higher) in METRICS.items():
         an, ad = np.array([c[num] for c in ca]), np.array([c[den] for c in ca])
         bn, bd = np.array([c[num] for c in cb]), np.array([c[den] for c in cb])
-        if ad.sum() == 0 or bd.sum() == 0:
+        both = (ad > 0) & (bd > 0)  # paired per record: a record counts where both runs have its rate
+        if not both.any():
             lacking = [run for run, d in (("A", ad), ("B", bd)) if d.sum() == 0]
-            missing[name] = f"run {' and '.join(lacking)}: no {_DENOMINATOR.get(den, den)}"
+            missing[name] = (f"run {' and '.join(lacking)}: no {_DENOMINATOR.get(den, den)}" if lacking else
+                             f"no record has a {_DENOMINATOR.get(den, den).split(' (')[0]} in both runs")
             continue
-        value_a, value_b = an.sum() / ad.sum(), bn.sum() / bd.sum()
-        deltas = []
-        for idx in samples:
-            sa, sb = ad[idx].sum(), bd[idx].sum()
-            if sa and sb:
-                deltas.append(bn[idx].sum() / sb - an[idx].sum() / sa)
-        ci = [float(np.percentile(deltas, 2.5)), float(np.percentile(deltas, 97.5))] if deltas else None
-        metrics[name] = {"a": float(value_a), "b": float(value_b), "delta": float(value_b - value_a), "ci95": ci, "higher_is_better": higher,
+        ra, rb = an[both] / ad[both], bn[both] / bd[both]
+        diffs = rb - ra
+        ci = mean_ci(diffs, bootstrap, seed) if bootstrap else None
+        metrics[name] = {"a": float(ra.mean()), "b": float(rb.mean()), "delta": float(diffs.mean()), "ci95": ci, "higher_is_better": higher,
+                         "paired_records": int(both.sum()), "pooled": {"a": float(an.sum() / ad.sum()) if ad.sum() else None,
+                                                                        "b": float(bn.sum() / bd.sum()) if bd.sum() else None},
                          "records": _sign_test(an, ad, bn, bd, higher)}
     claims = claim_diff(a_results, b_results, common)
     changes = [*claims.flips, *claims.only_a, *claims.only_b]
@@ -259,9 +261,31 @@ def compare_results(
         "flips": [c.model_dump() for c in claims.flips],
         "claims": claims.model_dump(exclude={"flips"}),
         "new_claims": {label: len(v) for label, v in new_counts.items()},
+        "confirmation": {"samples": samples, "floor": floor, "claims": [x.model_dump() for x in settled]} if reask is not None and gates and samples else None,
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
     }
+
+
+WHAT_TO_DO = ("calibrate the judge once on a larger set (judge calibrate CONFIG --dataset MORE.jsonl --out FILE, and calibration: FILE in "
+              "the config; docs/ci.md), or raise controls.per_label")
+
+
+def verdict(gates: list[dict]) -> dict:
+    """The comparison's verdict first: passed or failed, which gates failed and why in one line each, and what
+    to do when the judges could not be verified."""
+    failed = [g for g in gates if g["failed"]]
+    if not gates:
+        return {"failed": False, "line": "no gate checked (--gate none): a report, not a verdict", "gates": []}
+    if not failed:
+        return {"failed": False, "line": f"PASS: every gate passed ({', '.join(g['gate'] for g in gates)})", "gates": []}
+    lines = []
+    for g in failed:
+        why = g.get("summary") or g["why"]
+        if g["gate"].startswith("judges of run"):
+            why += (". " + WHAT_TO_DO) if ("unverified" in why or "not verified" in why) else ". Use another judge, or fix the one that failed"
+        lines.append(f"{g['gate']}: {why}")
+    return {"failed": True, "line": f"FAIL: {len(failed)} of {len(gates)} gates failed ({', '.join(g['gate'] for g in failed)})", "gates": lines}
 
 
 def _variant(result: RecordResult, prompt: str | None) -> RecordResult:

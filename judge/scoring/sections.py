@@ -15,14 +15,16 @@ from judge.scoring.evidence import ChunkAttribution, Evidence, EvidenceCeilingSe
 from judge.scoring.gold_labels import ClaimMatching, FreeVerdictsSection, GoldLabels
 from judge.scoring.health import JudgeHealth
 from judge.scoring.human import Human
+from judge.scoring.judges_gold import JudgesVsGold
+from judge.scoring.models import ModelComparison
 from judge.scoring.rates import ByDifficulty, ByGenre, ByJudge, ByModel, Overall, PerAnswer
 
 __all__ = [
     "SECTIONS", "ByDifficulty", "ByGenre", "ByJudge", "ByModel", "ChunkAttribution", "ClaimMatching", "Decomposition", "Evidence", "EvidenceCeilingSection",
-    "FreeVerdictsSection", "GoldLabels", "Human", "JudgeHealth", "Overall", "PerAnswer",
+    "FreeVerdictsSection", "GoldLabels", "Human", "JudgeHealth", "JudgesVsGold", "ModelComparison", "Overall", "PerAnswer",
 ]
 
 SECTIONS: tuple[type[Section], ...] = (
-    Overall, JudgeHealth, ByModel, ByJudge, PerAnswer, Decomposition, GoldLabels, FreeVerdictsSection, ClaimMatching, Evidence, EvidenceCeilingSection,
+    Overall, JudgeHealth, ModelComparison, ByModel, ByJudge, PerAnswer, Decomposition, GoldLabels, JudgesVsGold, FreeVerdictsSection, ClaimMatching, Evidence, EvidenceCeilingSection,
     ChunkAttribution, ByGenre, ByDifficulty, Human,
 )

@@ -1,0 +1,57 @@
+"""A panel trusts only the judges that pass: once a run's health is known, a judge of a panel that failed or
+could not be verified on its control claims no longer votes. Each claim's panel label is taken again from
+the verdicts of the judges left (triage's settlements stay); the excluded judge's own verdicts are kept
+beside them, so reports show them apart (by_judge, agreement) and say the panel excluded it. The run then
+passes or fails on the judges left; with no judge left, nothing is excluded and the run exits 3 as any run
+whose judges fail."""
+
+from __future__ import annotations
+
+from judge.controls.health import HealthReport
+from judge.judges import panel_verdict
+from judge.results import RecordResult
+from judge.verdicts import TRIAGE
+
+
+def excluded(health: HealthReport | None, panel: list[str]) -> dict[str, str]:
+    """The panel's judges to leave out, with why; empty for a single judge, or when none would be left."""
+    if health is None or len(panel) < 2:
+        return {}
+    bad = {j.judge: f"{j.status} on its controls: {j.verdict}" for j in health.judges if j.gated and j.status != "passed" and j.judge in panel}
+    return bad if len([n for n in panel if n not in bad]) >= 1 else {}
+
+
+def revote(result: RecordResult, out: set[str]) -> RecordResult:
+    """The record with each claim's panel label from the verdicts of the judges not in ``out``."""
+    answers = []
+    for a in result.answers:
+        claims = []
+        for c in a.claims:
+            kept = [v for v in c.verdicts if v.how == TRIAGE or v.judge not in out]
+            label, evidence = panel_verdict(kept)
+            claims.append(c.model_copy(update={"label": label, "evidence": evidence}))
+        answers.append(a.model_copy(update={"claims": claims}))
+    return result.model_copy(update={"answers": answers})
+
+
+def mark(health: HealthReport, out: dict[str, str]) -> HealthReport:
+    """The health with each excluded judge reported, not gated: the panel went on without it."""
+    judges = [j.model_copy(update={"gated": False, "verdict": f"EXCLUDED from the panel's verdicts ({j.status} on its controls): {j.verdict}"})
+              if j.judge in out else j for j in health.judges]
+    return health.model_copy(update={"judges": judges})
+
+
+def apply(store, summary: dict, config, manifest: dict, summarize, again: bool = False) -> dict:
+    """Exclude the panel's failing judges from a finished run: results re-voted and re-summarized; the summary
+    says whom and why (``panel_excluded``). ``summarize(results)``: the run's summary of results. ``again``:
+    re-vote even with no judge to exclude (merged shards, each re-voted on its own health before)."""
+    health = HealthReport.model_validate(summary["judge_health"]) if summary.get("judge_health") else None
+    out = excluded(health, list(config.adjudicate.judges))
+    if not out and not (again and len(config.adjudicate.judges) > 1):
+        return summary
+    store.write_parts("results.jsonl", (r.model_dump_json() + "\n" for r in (revote(r, set(out)) for r in store.iter_finished())))
+    after = summarize(store.iter_finished())
+    if out:
+        after["judge_health"] = mark(HealthReport.model_validate(after["judge_health"]), out).model_dump()
+        after["panel_excluded"] = out
+    return after

@@ -1,0 +1,268 @@
+"""A changed verdict confirmed before it counts: a judge at temperature 0 still flips on some claims, so on ten
+questions one flip in a cold-cache rerun would fail a build. Every claim whose verdict changed between a
+baseline and a candidate (both sides of the change) is asked again ``k`` times as distinct calls (a sample
+index in the cache key), by the run's trusted model judges, and settled by a test against the judge's noise
+floor ``f`` (judge.runs.calibration: the rate at which it flags a grounded claim by chance):
+
+    x of the n answered re-asks call it not grounded; under "grounded, flagged by noise" X ~ Binomial(n, f);
+    the claim is not grounded when P(X >= x) < alpha / m (m: claims tested, Bonferroni), else supported.
+
+A real regression (a judge that sees the error nearly every time) gives x = n and passes the test; a noise
+flag (x near n f) does not. Where even x = n could not pass (a floor too high for k), the change is left as
+it was and said so: a gate never passes on a test that could not decide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from pydantic import BaseModel
+
+from judge.results import ClaimResult, RecordResult
+from judge.scoring.claim_diff import claim_diff
+from judge.verdicts import NOT_GROUNDED, SEVERITY, SUPPORTED, is_judged
+
+ALPHA = 0.05
+SAMPLES = 5  # re-asks per changed claim (and per judge), at least
+MAX_SAMPLES = 15  # at most, where the noise floor asks for more (samples_for)
+DEFAULT_FLOOR = 0.2  # a judge's noise floor when no calibration measured it: conservative
+Side = str  # "a" or "b"
+Reask = Callable[[list[tuple[str, ClaimResult]], int], dict[int, list[str]]]  # [(record id, claim)], k -> index -> labels
+
+
+class Settled(BaseModel):
+    """One changed claim, re-asked: its votes, the test, and the label it counts with."""
+
+    side: str
+    record_id: str
+    model: str
+    claim: str
+    original: str
+    votes: dict[str, int]
+    not_grounded: int
+    answered: int
+    p_value: float | None
+    label: str
+    decided: bool  # False: the test could not decide (too few answered re-asks for the floor); the original label stands
+
+
+def test(votes: list[str], floor: float, alpha: float) -> tuple[int, int, float | None, bool]:
+    """(not grounded, answered, P(X >= x), decidable) for the re-asks' labels against the noise floor."""
+    from scipy.stats import binom
+
+    answered = [v for v in votes if is_judged(v)]
+    n, x = len(answered), sum(v in NOT_GROUNDED for v in answered)
+    if not n or floor**n >= alpha:
+        return x, n, None, False
+    return x, n, float(binom.sf(x - 1, n, floor)) if x else 1.0, True
+
+
+def samples_for(floor: float, alpha: float, at_least: int = SAMPLES) -> int:
+    """Re-asks enough that a real error still passes the test with one dissenting answer (n - 1 of n not
+    grounded: a working judge that errs on one re-ask must not let a regression through), within MAX_SAMPLES."""
+    from scipy.stats import binom
+
+    for n in range(max(at_least, 2), MAX_SAMPLES + 1):
+        if binom.sf(n - 2, n, floor) < alpha:
+            return n
+    return max(at_least, MAX_SAMPLES) if floor**MAX_SAMPLES < alpha else at_least
+
+
+def settle_label(votes: list[str], original: str, floor: float, alpha: float) -> tuple[str, int, int, float | None, bool]:
+    x, n, p, decided = test(votes, floor, alpha)
+    if not decided:
+        return original, x, n, p, False
+    if p < alpha:
+        counts = Counter(v for v in votes if v in NOT_GROUNDED)
+        top = max(counts.values())
+        return max((lbl for lbl, k in counts.items() if k == top), key=lambda lbl: SEVERITY[lbl]), x, n, p, True
+    return SUPPORTED, x, n, p, True
+
+
+@dataclass
+class Target:
+    side: Side
+    record_id: str
+    model: str
+    claim: ClaimResult
+    where: tuple[int, int]  # (answer index, claim index) in its record
+
+
+def _locate(results: Mapping[str, RecordResult], side: Side, record_id: str, model: str, text: str) -> Target | None:
+    result = results.get(record_id)
+    for i, a in enumerate(result.answers if result else []):
+        if a.model == model:
+            for j, c in enumerate(a.claims):
+                if c.text == text:
+                    return Target(side, record_id, model, c, (i, j))
+    return None
+
+
+def targets(diff, a_results: Mapping[str, RecordResult], b_results: Mapping[str, RecordResult]) -> list[Target]:
+    """The claims to re-ask: both sides of every flip, a claim only in B that is not grounded, one only in A
+    that is not grounded (so that a noise flag of the baseline's is no fix either)."""
+    wanted = []
+    for c in diff.flips:
+        wanted += [("a", c, c.claim_a or c.claim), ("b", c, c.claim)]
+    wanted += [("b", c, c.claim) for c in diff.only_b if c.b in NOT_GROUNDED]
+    wanted += [("a", c, c.claim) for c in diff.only_a if c.a in NOT_GROUNDED]
+    found = [_locate(a_results if side == "a" else b_results, side, c.record_id, c.model, text) for side, c, text in wanted]
+    return [t for t in found if t is not None] + _reworded_flags(a_results, b_results, diff)
+
+
+def _reworded_flags(a_results, b_results, diff) -> list[Target]:
+    """Claims not grounded in both runs under one label but reworded in B: a noise flag of the baseline's must
+    not hide a real error of the candidate's (the zoo's claim flagged by chance in A, wrong in B)."""
+    from judge.scoring.claim_diff import match_claims
+
+    out = []
+    for rid, b in b_results.items():
+        a = a_results.get(rid)
+        if a is None:
+            continue
+        for i, x in enumerate(a.answers):
+            y = next((j for j, z in enumerate(b.answers) if z.model == x.model), None)
+            if y is None:
+                continue
+            for ca, cb, _, _ in match_claims(x, b.answers[y]):
+                if ca is not None and cb is not None and ca.label == cb.label and ca.label in NOT_GROUNDED and ca.text != cb.text:
+                    out += [Target("a", rid, x.model, ca, (i, x.claims.index(ca))), Target("b", rid, x.model, cb, (y, b.answers[y].claims.index(cb)))]
+    return out
+
+
+def _same(c: ClaimResult) -> tuple:
+    """Claims asked the same question: one set of re-asks serves both (a cache key would make them one call anyway)."""
+    return c.text, tuple((x.doc_id, x.start_char, x.end_char) for x in c.candidates)
+
+
+def settle_changes(
+    a_results: dict[str, RecordResult], b_results: dict[str, RecordResult], common: list[str], reask: Reask, samples: int = SAMPLES,
+    floor: float = DEFAULT_FLOOR, alpha: float = ALPHA,
+) -> tuple[dict[str, RecordResult], dict[str, RecordResult], list[Settled]]:
+    """Both runs' results with every changed claim settled by its re-asks, and what each test said."""
+    found = targets(claim_diff(a_results, b_results, common), a_results, b_results)
+    a_out, b_out, out = _settle(found, b_results, a_results, reask, samples, floor, alpha)
+    return a_out, b_out, out
+
+
+def _settle(found: list[Target], b_results: dict, a_results: dict, reask: Reask, samples: int, floor: float, alpha: float):
+    groups: dict[tuple, list[Target]] = {}
+    for t in found:
+        groups.setdefault((t.record_id, *_same(t.claim)), []).append(t)
+    if not groups:
+        return a_results, b_results, []
+    asked = [(key[0], ts[0].claim) for key, ts in groups.items()]
+    each = alpha / len(groups)
+    votes = reask(asked, samples_for(floor, each, samples))
+    out: list[Settled] = []
+    updates: dict[tuple[str, str], list[tuple[tuple[int, int], str]]] = {}
+    for n, (key, ts) in enumerate(groups.items()):
+        for t in ts:
+            label, x, answered, p, decided = settle_label(votes.get(n, []), t.claim.label, floor, each)
+            out.append(Settled(side=t.side, record_id=t.record_id, model=t.model, claim=t.claim.text, original=t.claim.label,
+                               votes=dict(Counter(votes.get(n, []))), not_grounded=x, answered=answered,
+                               p_value=None if p is None else round(p, 6), label=label, decided=decided))
+            updates.setdefault((t.side, t.record_id), []).append((t.where, label))
+    return _relabel(a_results, "a", updates), _relabel(b_results, "b", updates), out
+
+
+def _relabel(results: dict[str, RecordResult], side: str, updates: dict) -> dict[str, RecordResult]:
+    out = dict(results)
+    for (s, rid), changes in updates.items():
+        if s != side:
+            continue
+        r = out[rid]
+        answers = [a.model_copy(update={"claims": list(a.claims)}) for a in r.answers]
+        for (i, j), label in changes:
+            answers[i].claims[j] = answers[i].claims[j].model_copy(update={"label": label})
+        out[rid] = r.model_copy(update={"answers": answers})
+    return out
+
+
+class Reasker:
+    """The run's trusted model judges, asked again about stored claims (single-claim calls, samples 1..k)."""
+
+    def __init__(self, config, records: Mapping, trusted: set[str] | None = None, use_cache: bool = True):
+        from judge.judges.model import ModelJudge
+        from judge.llm import LLM, CallCache
+        from judge.pipeline import build_panel
+        from judge.prompts import load_prompt
+
+        self.llm = LLM(CallCache(config.cache_dir, enabled=use_cache))
+        self.records = records
+        panel = build_panel(config, self.llm, load_prompt("judge"))
+        self.judges = [j for j in panel.judges if isinstance(j, ModelJudge) and (trusted is None or j.name in trusted)]
+
+    def __call__(self, asked: list[tuple[str, ClaimResult]], samples: int) -> dict[int, list[str]]:
+        return asyncio.run(self._all(asked, samples)) if self.judges and asked else {}
+
+    async def _all(self, asked, samples):
+        labels = await asyncio.gather(*(self._one(rid, c, samples) for rid, c in asked))
+        return dict(enumerate(labels))
+
+    async def _one(self, record_id: str, claim: ClaimResult, samples: int) -> list[str]:
+        from judge.judges import ClaimToJudge, JudgeContext, offer
+        from judge.models import Candidate
+        from judge.text import detect_language
+
+        record = self.records.get(record_id)
+        if record is None:
+            return []
+        language = detect_language(record.question + " " + record.sources[0].text[:2000])
+        shown = ClaimToJudge("1", claim.text, offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], "1"), claim.checks)
+        out = []
+        for s in range(1, samples + 1):
+            context = JudgeContext(record.question, language, record.sources, sample=s)
+            for j in self.judges:
+                out.append((await j.judge([shown], context))["1"].label)
+        return out
+
+    @property
+    def calls(self) -> dict:
+        t = self.llm.totals
+        return {"calls": t.calls, "cache_hits": t.cache_hits, "prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens,
+                "cost_usd": round(t.cost_usd, 6)}
+
+
+def reasker_for(run, use_cache: bool = True) -> tuple[Reasker, float, str]:
+    """B's trusted model judges to re-ask (those its health passed, or every model judge where nothing is
+    gated), and their noise floor: the calibration's, else B's own supported controls', else DEFAULT_FLOOR."""
+    from judge.runs.calibration import noise_floor
+
+    health = run.health
+    gated = [j for j in (health.judges if health else []) if j.gated]
+    trusted = {j.judge for j in gated if j.status == "passed"} if gated else None
+    reask = Reasker(run.config, run.records, trusted, use_cache=use_cache)
+    pinned = ((run.summary or {}).get("judge_calibration") or {}).get("floors") or {}
+    floors = {j.name: pinned.get(j.name) for j in reask.judges if pinned.get(j.name) is not None}
+    where = "the calibration" if floors else None
+    if not floors and health is not None:
+        floors = {j.name: f for j in reask.judges if (f := noise_floor(health, j.name)) is not None}
+        where = "this run's supported controls" if floors else None
+    if not floors:
+        return reask, DEFAULT_FLOOR, f"assumed {DEFAULT_FLOOR} (no calibration or supported control measured it)"
+    return reask, max(floors.values()), f"{where}: " + ", ".join(f"{k} {v:.3f}" for k, v in floors.items())
+
+
+def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True) -> tuple[dict, list[Settled], dict]:
+    """The run's rates (overall and by model, as its summary gives them) with every not-grounded claim re-asked
+    ``samples`` times and settled against the noise floor: what an absolute threshold is checked on, so that a
+    noise flag on ten questions does not break it. Returns (rates, the settled claims, how they were asked)."""
+    from judge.verdicts import rates
+
+    reask, floor, floor_from = reasker_for(run, use_cache)
+    results = {r.record_id: r for r in run.results()}
+    found = [t for rid, r in results.items() for i, a in enumerate(r.answers) for j, c in enumerate(a.claims)
+             if c.label in NOT_GROUNDED and (t := Target("b", rid, a.model, c, (i, j)))]
+    results, settled = _settle(found, results, {}, reask, samples, floor, ALPHA)[1:]
+    overall, by_model = Counter(), {}
+    for r in results.values():
+        for a in r.answers:
+            labels = Counter(c.label for c in a.claims)
+            overall.update(labels)
+            by_model.setdefault(a.model, Counter()).update(labels)
+    how = {"samples": samples, "floor": floor, "floor_from": floor_from, "judges": [j.name for j in reask.judges], "usage": reask.calls}
+    return {"overall": rates(overall), "by_model": {m: rates(c) for m, c in sorted(by_model.items())}}, settled, how
