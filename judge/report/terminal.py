@@ -14,7 +14,7 @@ from rich.text import Text
 
 from judge.report.console import console, fmt
 from judge.report.format import fmt_ci
-from judge.verdicts import VERDICT_LABELS
+from judge.verdicts import VERDICT_LABELS, unsure_line
 
 
 def not_grounded(value: dict | None, where: str) -> None:
@@ -69,6 +69,8 @@ def summary(s: dict) -> None:
                 f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
+    if line := unsure_line(s["overall"]["labels"]):
+        c.print(line, soft_wrap=True, markup=False)
     if health is not None and health.judges:
         gate = f" (gate: recall >= {health.floor:.2f} on every label, {health.confidence:.0%} lower bound)" if health.gate and health.enabled else " (not gated)"
         c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
