@@ -56,11 +56,12 @@ UNSURE_COST = 0.01  # the unsure band is the widest that costs no training set m
 MODEL = "gbt"  # or "lr" (--model)
 # What each feature can only do to "supported", whatever else holds (the trees are kept to it): evidence that
 # holds more of the claim, never less; a word, name or number the source never writes, never more.
-MONOTONE = {**dict.fromkeys(("verbatim", "coverage", "short_question_coverage", "best_score"), 1),
-            **dict.fromkeys(("max_run", "tail_run", "uncovered", "numbers_missing", "numbers_mismatched", "names_missing",
-                             "conflicts", "added_connective", "absent_share", "absent_key", "absent_run", "added_negation",
-                             "dropped_negation", "short_answer_missing", "no_candidate"), -1)}
-FREE_PRECISION = 0.99
+MONOTONE = {**dict.fromkeys(("align_aligned_share", "align_verbatim", "offered_coverage", "short_question_coverage", "span_score"), 1),
+            **dict.fromkeys(("align_unaligned", "align_longest_unaligned_run", "align_tail_unaligned_run", "align_names_unaligned",
+                             "align_numbers_unaligned", "align_displaced", "align_slots_name", "align_slots_number", "align_slots_date",
+                             "align_slots_percent", "align_negation_dropped", "align_negation_withheld", "align_negation_added",
+                             "align_connectives_unaligned", "conflicts", "numbers_mismatched", "absent_share", "absent_key",
+                             "absent_run", "short_answer_missing", "no_candidate"), -1)}
 GENRE = {"hebrew answers": "QA", "HeQ": "QA", "FaQuAD": "QA", "HaluEval QA": "QA", "WiCE": "claims",
          "FaithBench": "summaries", "DialSummEval": "summaries", "QAGS CNN/DM": "summaries",
          "QAGS XSum": "summaries", "BEGIN": "dialogue", "FaithDial audit": "dialogue"}

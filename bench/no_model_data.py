@@ -35,7 +35,7 @@ def row(item: Item) -> dict:
     indexes = [Index(t, d) for d, t in item.sources.items()]
     found = candidates(indexes, item.text, SEARCH)
     checks = check_claim(item.text, found, dict(item.sources))
-    vec, support = claim_features(item.text, found, checks, item.question or None, tuple(item.sources.values()))
+    vec, support = claim_features(item.text, found, checks, item.question or None, tuple(item.sources.values()), item.language)
     offered = ClaimToJudge("1", item.text, offer(found, "1"), checks)
     texts = dict(item.sources) | ({None: next(iter(item.sources.values()))} if len(item.sources) == 1 else {})
     own = answer_part(item.text, item.question) or item.text  # the baselines read the answer's words, not the question's

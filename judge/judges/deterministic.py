@@ -105,9 +105,11 @@ class DeterministicThresholds(BaseModel):
                 raise ValueError(f"adjudicate.deterministic.profiles.{lang}: {e}") from None
 
 
-def claim_probability(claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], weights: NoModelWeights | None = None):
+def claim_probability(
+    claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], weights: NoModelWeights | None = None, language: str | None = None
+):
     """(P(supported), the support features) of one claim, read with the record's question and sources."""
-    x, f = claim_features(claim.text, claim.candidates, claim.checks, question, sources)
+    x, f = claim_features(claim.text, claim.candidates, claim.checks, question, sources, language)
     return probability(weights or load_weights(), x), f
 
 
@@ -115,11 +117,11 @@ def deterministic_verdict(
     claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC, context: JudgeContext | None = None,
     weights: NoModelWeights | None = None,
 ) -> JudgeVerdict:
-    """The learned judge on one claim (see the module docstring); its evidence is the best candidate unless
-    the label is unsupported or unsure."""
+    """The learned judge on one claim (see the module docstring); its evidence is the span it was judged
+    against unless the label is unsupported or unsure."""
     weights = weights or load_weights()
     sources = tuple(s.text for s in context.sources) if context else ()
-    p, f = claim_probability(claim, context.question if context else None, sources, weights)
+    p, f = claim_probability(claim, context.question if context else None, sources, weights, context.language if context else None)
     profile = weights.profile(context.language if context else None)
     rule, why = decide(f, params)
     if p >= profile.supported_from:
@@ -136,7 +138,7 @@ def deterministic_verdict(
     else:
         label = PARTIALLY_SUPPORTED if rule == SUPPORTED else rule
         why = f"the learned judge gives {p:.2f}; {why}"
-    best = claim.candidates[0] if claim.candidates else None
+    best = claim.candidates[f.span] if claim.candidates else None  # the span the claim was judged against
     evidence = [best] if best is not None and label not in (UNSUPPORTED, UNSURE) else []
     return JudgeVerdict(
         judge=name,

@@ -55,6 +55,31 @@ _UNITS = {
 }
 _UNIT_OF = {w: unit for unit, spellings in _UNITS.items() for w in spellings.split()}
 CONTEXT_WORDS = 3  # content words either side of a number that make its context
+# Numbers written as words ("five golds", "number one", "חמישה", "cinco"), in the languages the project reads.
+# One is read ("number one" is number 1) but never stated otherwise (:attr:`NumberMention.word`: "one of the
+# founders" is no count to contradict). Ordinal words are :data:`ORDINALS` (for alignment, never mentions).
+_WORD_VALUES = {
+    "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty",
+    "pt": "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete "
+    "dezoito dezenove vinte",
+    "he": "אפס אחד שניים שלושה ארבעה חמישה שישה שבעה שמונה תשעה עשרה",
+    "he_f": "אפס אחת שתיים שלוש ארבע חמש שש שבע שמונה תשע עשר",
+    "he_c": "- - שני שלושת ארבעת חמשת ששת שבעת שמונת תשעת עשרת",
+}
+NUMBER_WORDS = {w: str(i) for line in _WORD_VALUES.values() for i, w in enumerate(line.split()) if w != "-"} | {
+    "duas": "2", "tres": "3", "quatorze": "14", "dezasseis": "16", "dezassete": "17", "dezanove": "19",
+    "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+    "hundred": "100", "trinta": "30", "quarenta": "40", "cinquenta": "50", "sessenta": "60", "setenta": "70",
+    "oitenta": "80", "noventa": "90", "cem": "100", "עשרים": "20", "שלושים": "30", "ארבעים": "40", "חמישים": "50",
+    "שישים": "60", "שבעים": "70", "שמונים": "80", "תשעים": "90", "מאה": "100",
+} 
+NUMBER_WORDS.pop("um", None)  # Portuguese "um" is the article as often as the number
+ORDINALS = {w: str(i) for i, w in enumerate(
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())} | {
+    w: str(i) for i, w in enumerate("- primeiro segundo terceiro quarto quinto sexto sétimo oitavo nono décimo".split()) if w != "-"
+} | {w: str(i) for i, w in enumerate("- ראשון שני שלישי רביעי חמישי שישי שביעי שמיני תשיעי עשירי".split()) if w != "-"}
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
 @dataclass(frozen=True)
@@ -72,6 +97,7 @@ class NumberMention:
     listed: bool = False  # one of a list or range of numbers of its kind ("1958, 1962 and 1970", "6-7 March")
     start: int = field(default=0, compare=False)  # where it is in the normalised text
     end: int = field(default=0, compare=False)
+    word: bool = False  # written as a word ("five"): "one" is read, never stated otherwise
 
     def shared(self, other: NumberMention) -> int:
         """How many of this mention's context words the other's context holds (in any form)."""
@@ -138,10 +164,10 @@ def _mentions(text: str) -> list[NumberMention]:
     tokens = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", norm)]
     starts = [s for s, _, _ in tokens]  # the token holding a number found by bisection: a whole source has thousands
     out = []
-    for m in _NUMBER_IN_TEXT.finditer(norm):
-        value = canon_number(m.group())
-        i = bisect_right(starts, m.start()) - 1
-        at = i if i >= 0 and m.start() < tokens[i][1] else 0
+    for m_start, m_end, raw, spelled in number_spans(norm):
+        value = canon_number(raw) if spelled is None else spelled
+        i = bisect_right(starts, m_start) - 1
+        at = i if i >= 0 and m_start < tokens[i][1] else 0
         around = []  # (word, capitalised in the original, side): -1 before, 0 its own token, 1 after
         first, last = at, at  # six tokens either side, within the number's sentence
         while first > max(0, at - 6) and not _ENDS_SENTENCE.search(tokens[first - 1][2]):
@@ -151,7 +177,7 @@ def _mentions(text: str) -> list[NumberMention]:
         for i in range(first, last + 1):
             s, _, t = tokens[i]
             for ws, _, w in word_spans(t):
-                if i == at and s + ws >= m.start() and w[0].isdigit():
+                if (i == at and s + ws >= m_start and w[0].isdigit()) or m_start <= s + ws < m_end:
                     continue
                 around.append((w, capitalised_at(text, int(nt.starts[s + ws])), (i > at) - (i < at)))
         before = [w for w, _, side in around if side < 0]
@@ -160,9 +186,9 @@ def _mentions(text: str) -> list[NumberMention]:
         if not value.endswith("%") and after and any(f in PERCENT_WORDS for f in word_forms(after[0])):
             value += "%"  # "12 אחוזים", "12 percent": the unit written out
         kind = number_kind(value)
-        if kind == "year" and GROUPED.search(m.group()):
+        if kind == "year" and GROUPED.search(raw):
             kind = "number"  # "כ־1,000 דונם", "1.500 casos": no year is written with a thousands separator
-        rest = norm[m.end() :]
+        rest = norm[m_end:]
         if kind == "year" and rest.startswith(" ") and after and _counted(after[0]):
             kind = "number"  # "1500 pieces", "2000 people": a count, not a year
         if kind == "year" and value.endswith("0") and _DECADE_AFTER.match(rest):
@@ -194,7 +220,7 @@ def _mentions(text: str) -> list[NumberMention]:
         wide = [(w, c) for w, c, _ in around if is_context_word(w)]  # every content word within six tokens
         bag = frozenset(f for w, _ in wide for f in unit_forms(w))
         common_bag = frozenset(f for w, c in wide if not c and not is_month(w) and w not in PERCENT_WORDS for f in unit_forms(w))
-        out.append(NumberMention(value, kind, context, common, unit, bag, common_bag, month, False, m.start(), m.end()))
+        out.append(NumberMention(value, kind, context, common, unit, bag, common_bag, month, False, m_start, m_end, spelled is not None))
     return _mark_lists(norm, out)
 
 
@@ -219,6 +245,37 @@ def _mark_lists(norm: str, found: list[NumberMention]) -> list[NumberMention]:
             out[i] = replace(a, listed=True)
             out[i + 1] = replace(b, listed=True)
     return out
+
+
+def word_number(word: str) -> str | None:
+    """The value of a number word ("five", "cinco", "וחמישה"), or None; Latin words only as written ("tens"
+    is no ten), Hebrew ones with their prefixes (:func:`judge.text.word_forms`)."""
+    if word[:1].isdigit():
+        return None
+    if word in NUMBER_WORDS:
+        return NUMBER_WORDS[word]
+    if "\u05d0" <= word[:1] <= "\u05ea":
+        return next((NUMBER_WORDS[f] for f in word_forms(word) if f in NUMBER_WORDS), None)
+    return None
+
+
+def number_spans(norm: str) -> list[tuple[int, int, str, str | None]]:
+    """(start, end, text, value of a number word or None) of each number of a normalised text, in order:
+    digits, and number words ("twenty-five" is one)."""
+    out: list[tuple[int, int, str, str | None]] = [(m.start(), m.end(), m.group(), None) for m in _NUMBER_IN_TEXT.finditer(norm)]
+    spans = word_spans(norm)
+    i = 0
+    while i < len(spans):
+        s, e, w = spans[i]
+        value = word_number(w)
+        if value is not None:
+            nxt = spans[i + 1] if i + 1 < len(spans) else None
+            unit = word_number(nxt[2]) if nxt and w in _TENS and norm[e : nxt[0]] in ("-", " ") else None
+            if unit is not None and len(unit) == 1 and unit != "0":
+                value, e, i = str(int(value) + int(unit)), nxt[1], i + 1
+            out.append((s, e, norm[s:e], value))
+        i += 1
+    return sorted(out)
 
 
 def _counted(word: str) -> bool:
@@ -257,7 +314,9 @@ def is_context_word(word: str) -> bool:
 
 
 def numbers_in(text: str) -> list[str]:
-    return list(dict.fromkeys(m.value for m in mentions(text)))
+    """The numbers ``text`` writes in digits: what a claim must find (a number word is matched, never
+    required: "כשתיים מכל חמש" is the source's 40%)."""
+    return list(dict.fromkeys(m.value for m in mentions(text) if not m.word))
 
 
 def source_numbers(text: str) -> frozenset[str]:

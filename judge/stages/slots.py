@@ -28,6 +28,7 @@ from functools import lru_cache
 from judge.results import NumberMismatch
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import (
+    MULTIPLIERS,
     PERCENT_WORDS,
     capitalised_at,
     is_context_word,
@@ -37,7 +38,7 @@ from judge.stages.numbers import (
 )
 from judge.text import normalize, words
 from judge.text.memo import text_memo
-from judge.text.tokens import word_spans
+from judge.text.tokens import STOPWORDS, word_spans
 
 SLOT_MIN_WORDS = 3  # content words (numbers aside) a claim needs to state a number's slot by itself
 
@@ -86,7 +87,7 @@ def aligned_mismatches(
     evidence = [(m, t) for t in evidence_texts for m in mentions(t) if not m.listed]
     out: dict[str, NumberMismatch] = {}
     for c in claim_mentions:
-        if c.listed:
+        if c.listed or (c.word and c.value == "1"):
             continue
         slot = tuple(f for f in _slot_words(claim, c.start, c.end) + c.common if not _is_unit(f, c.unit))
         lead = lead_words(claim, c.start)
@@ -107,6 +108,8 @@ def aligned_mismatches(
             shared = sum(bool(forms & (e.bag | _text_forms(text))) for forms in claim_words)
             if (
                 shared > other_shared
+                and not (e.word and e.value == "1")
+                and same_frame(claim, c, text, e)
                 and (holds_lead(lead, text) if context is None else holds_lead(lead, context, loosely=True))
                 and names_held(claim, text)
             ):
@@ -115,6 +118,27 @@ def aligned_mismatches(
         if other is not None and other_shared >= min_shared and other_shared >= same + margin and c.value not in out:
             out[c.value] = NumberMismatch(claim=c.value, candidate=other.value)
     return list(out.values())
+
+
+
+
+@text_memo()
+def _words_at(text: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(word_spans(normalize(text).text))
+
+
+def _after(text: str, m) -> str:
+    """The word right after a number, its unit, a multiplier, a percent word and other numbers skipped."""
+    return next((w for s, _, w in _words_at(text) if s >= m.end and not w[0].isdigit() and not _is_unit(unit_forms(w), m.unit)
+                 and w not in MULTIPLIERS and w not in PERCENT_WORDS), "")
+
+
+def same_frame(claim: str, c, text: str, e) -> bool:
+    """The two numbers count the same way: the small words right after them (their unit aside) are not two
+    different ones ("with 28 minutes to go" and "62 minutes into the match" are the same moment, counted from
+    either end)."""
+    a, b = _after(claim, c), _after(text, e)
+    return not (a in STOPWORDS and b in STOPWORDS and a != b)
 
 
 # Words of discourse, not of what a number is about: "Additionally, the passage states that ... 2019".

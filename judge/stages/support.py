@@ -24,23 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.models import Candidate
 from judge.results import ClaimChecks
+from judge.stages.alignment import CONNECTIVES, judged, offered_share
 from judge.stages.reading import absent_names_numbers, absent_words, question_reading, short_answer
-from judge.text import content_words, normalize, word_forms, words
-from judge.text.negation import dropped_negation, negated
-from judge.text.tokens import text_forms
+from judge.text import content_words, normalize, word_forms
+from judge.text.negation import negated
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
 VERBATIM_METHODS = ("exact", "normalized", "folded")
 TRIAGE_MIN_WORDS = 3  # shorter verbatim fragments ("Anne Rice:", "- Born") state too little to settle free
-# Words that attach an added detail (a cause, a majority, a focus) to an otherwise supported statement.
-CONNECTIVES = frozenset(
-    """
-    because due mainly mostly largely primarily chiefly particularly especially including most majority
-    בעיקר בגלל משום מפני בשל עקב רובם רובן רוב במיוחד בייחוד כולל לרבות
-    porque devido principalmente sobretudo maioria especialmente incluindo
-    بسبب لأن خاصة معظم أغلب بما فيها
-    """.split()
-)
 PARAMS_FILE = Path(__file__).resolve().parent.parent / "data" / "deterministic.yaml"
 
 
@@ -74,7 +65,8 @@ class DeterministicParams(BaseModel):
 
 class SupportFeatures(BaseModel):
     verbatim: bool
-    coverage: float  # share of the claim's content words found in the candidates
+    coverage: float  # share of the claim's content words aligned in the span it is judged against
+    offered_coverage: float = 0.0  # ... in any offered candidate: tells partial from unsupported, never supports
     max_run: int  # the longest run of consecutive content words the candidates lack
     tail_run: int = 0  # the content words closing the claim that the candidates lack
     uncovered: list[str] = []
@@ -90,51 +82,52 @@ class SupportFeatures(BaseModel):
     absent_key: list[str] = []  # names and numbers no source holds
     absent_run: int = 0  # the longest run of content words in a row that no source writes (2+: a phrase)
     added_negation: bool = False  # the claim negates, its evidence does not
-    dropped_negation: bool = False  # the best evidence denies what the claim states (judge/text/negation.py)
+    dropped_negation: bool = False  # the span denies what the claim states (judge/text/negation.py)
+    withheld_negation: bool = False  # the span says it was not confirmed, said or known; the claim states it
+    name_slots: int = 0  # the claim's slots the span fills with another name
+    span: int = 0  # the candidate the claim is judged against (judge.stages.alignment.judged)
+    alignment: dict[str, float] = {}  # Alignment.features() of that span (judge/stages/alignment.py FEATURES)
     short: bool = False  # a short answer, read with its question
     question_coverage: float = 0.0  # share of the question held by the passage holding the answer
     answer_in_source: bool = False  # some passage holds every content word of the short answer
 
 
 def support_features(
-    claim: str, candidates: list[Candidate], checks: ClaimChecks, question: str | None = None, sources: tuple[str, ...] = ()
+    claim: str, candidates: list[Candidate], checks: ClaimChecks, question: str | None = None, sources: tuple[str, ...] = (),
+    language: str | None = None,
 ) -> SupportFeatures:
-    """The rule's features of ``claim``; ``sources`` (the record's texts) and ``question`` add what the
+    """The rule's features of ``claim`` read off its alignment with the one span it is judged against
+    (:func:`judge.stages.alignment.judged`); ``sources`` (the record's texts) and ``question`` add what the
     whole source never writes and the reading of a short answer with its question."""
-    evidence = set().union(*(text_forms(c.text) for c in candidates)) if candidates else set()
-    claim_words = content_words(normalize(claim).text)
-    run = best = 0
-    uncovered = []
-    for w in claim_words:
-        if any(f in evidence for f in word_forms(w)):
-            run = 0
-        else:
-            run += 1
-            best = max(best, run)
-            uncovered.append(w)
-    connectives = [w for w in words(normalize(claim).text) if any(f in CONNECTIVES for f in word_forms(w))]
-    added = [w for w in dict.fromkeys(connectives) if not any(f in evidence for f in word_forms(w))]
-    distinct = set(claim_words)
-    coverage = 1.0 - len(set(uncovered)) / len(distinct) if distinct else (1.0 if candidates else 0.0)
+    at, a = judged(claim, [c.text for c in candidates], language)
+    words_ = len(a.content) if a is not None else len(content_words(normalize(claim).text))
+    longest, tail = a.runs() if a is not None else (words_, words_)
+    negation = a.negation if a is not None else ("added" if negated(claim) else "none")
     return SupportFeatures(
-        verbatim=bool(candidates) and candidates[0].method in VERBATIM_METHODS,
-        coverage=round(coverage, 6),
-        max_run=best,
-        tail_run=run,
-        uncovered=list(dict.fromkeys(uncovered)),
+        verbatim=bool(candidates) and (candidates[at].method in VERBATIM_METHODS if at == 0 else a.verbatim),
+        coverage=round(a.aligned_share(), 6) if a is not None else 0.0,
+        offered_coverage=offered_share(claim, [c.text for c in candidates], language),
+        max_run=longest,
+        tail_run=tail,
+        uncovered=list(a.unaligned) if a is not None else [],
         numbers_missing=len(checks.numbers_missing),
         mismatches=len(checks.numbers_mismatched),
         names_missing=len(checks.names_missing),
         conflicts=len(checks.conflicts),
-        added_connectives=added,
-        words=len(claim_words),
+        added_connectives=[w for w in (a.unaligned if a is not None else ()) if any(f in CONNECTIVES for f in word_forms(w))],
+        words=words_,
         heading=claim.rstrip().endswith(":"),
-        dropped_negation=bool(candidates) and dropped_negation(claim, candidates[0].text),
-        **(_whole_source(claim, candidates, question, tuple(sources)) if sources else {}),
+        dropped_negation=negation == "dropped",
+        withheld_negation=negation == "withheld",
+        added_negation=negation == "added",
+        name_slots=sum(x.kind == "name" for x in a.slots) if a is not None else 0,
+        span=at,
+        alignment=a.features() if a is not None else {},
+        **(_whole_source(claim, question, tuple(sources)) if sources else {}),
     )
 
 
-def _whole_source(claim: str, candidates: list[Candidate], question: str | None, sources: tuple[str, ...]) -> dict:
+def _whole_source(claim: str, question: str | None, sources: tuple[str, ...]) -> dict:
     answer = short_answer(claim, question)
     coverage, holds = question_reading(answer, question or "", sources) if answer is not None else (0.0, False)
     own = claim if answer is None else answer  # a question's words the source lacks are not the answer's
@@ -144,7 +137,6 @@ def _whole_source(claim: str, candidates: list[Candidate], question: str | None,
         "absent_run": run,
         "absent_share": share,
         "absent_key": absent_names_numbers(own, sources),
-        "added_negation": negated(claim) and not any(negated(c.text) for c in candidates),
         "short": answer is not None,
         "question_coverage": coverage,
         "answer_in_source": holds,
@@ -182,8 +174,8 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         return SUPPORTED, "the claim appears verbatim in the source"
     if f.mismatches and p.contradict_mismatch:
         return CONTRADICTED, "a number is stated differently in the same context"
-    if f.coverage < p.unsupported_below:
-        return UNSUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words (< {p.unsupported_below:.0%})"
+    if max(f.coverage, f.offered_coverage) < p.unsupported_below:
+        return UNSUPPORTED, f"the evidence holds {max(f.coverage, f.offered_coverage):.0%} of the claim's words (< {p.unsupported_below:.0%})"
     if (
         f.coverage >= p.supported_min_coverage
         and f.max_run <= p.supported_max_run
@@ -196,10 +188,16 @@ def decide(f: SupportFeatures, p: RuleParams) -> tuple[str, str]:
         and f.absent_share <= p.supported_max_absent_share
         and not f.added_negation
         and not f.dropped_negation
+        and not f.withheld_negation
+        and not f.name_slots
     ):
         return SUPPORTED, f"the evidence holds {f.coverage:.0%} of the claim's words, checks passed"
     if f.absent_key:
         return PARTIALLY_SUPPORTED, f"the source never writes {', '.join(f.absent_key[:4])}"
+    if f.name_slots:
+        return PARTIALLY_SUPPORTED, "the evidence names someone else in the claim's slot"
+    if f.withheld_negation:
+        return PARTIALLY_SUPPORTED, "the evidence says this was not confirmed, said or known"
     if f.absent_run > p.supported_max_absent_run:
         return PARTIALLY_SUPPORTED, "the source never writes a phrase of it"
     lacking = ", ".join(f.uncovered[:6])

@@ -1,7 +1,9 @@
 """Negation: which words negate, and which words a negation governs.
 
-One list for every stage: the claim boundary (a "no" answer written without its negation), the
-deterministic judge (a claim that adds a negation its evidence lacks, or drops one its evidence has).
+One list for every stage: the claim boundary (a "no" answer written without its negation), the alignment
+(:mod:`judge.stages.alignment`: a denial kept, dropped or added within the aligned clause). A denial may be
+said in other words: "refused to", "declined to", "failed to", "has yet to", "טרם", "recusou-se a" deny
+what follows as "not" does, so "refused to show up" and "chose not to show up" are the same denial.
 A claim that keeps a sentence's words but drops its negation ("the crater was formed by a meteorite"
 from "formed by erosion, and not by a meteorite") shares nearly all its words with the source: only the
 negation's scope tells it from a faithful claim.
@@ -10,9 +12,11 @@ negation's scope tells it from a faithful claim.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
+from judge.text.memo import text_memo
 from judge.text.normalize import normalize
-from judge.text.tokens import STOPWORDS, text_forms, word_forms, words
+from judge.text.tokens import STOPWORDS, word_spans, words
 
 NEGATIONS = frozenset(
     """
@@ -40,7 +44,8 @@ _AFFIRMS = frozenset(
     """
     doubt doubts coincidence accident surprise surprising wonder secret question lose lost forget forgot
     forgotten fail failed fails stop stopped stops cease ceased hesitate hesitated deny denied unlike
-    ספק במקרה מקרה פלא סוד שכח שכחה הפסיק הפסיקה חדל חדלה היסס פעם
+    refuse refused refusing decline declined
+    ספק במקרה מקרה פלא סוד שכח שכחה הפסיק הפסיקה חדל חדלה היסס פעם סירב סירבה
     dúvida duvida acaso coincidência surpresa segredo deixou deixa esqueceu parou hesitou negou
     شك صدفة غريبا
     """.split()
@@ -55,11 +60,19 @@ _SAYS_NOTHING = frozenset(
     mencionou disse confirmou informou revelou explicou claro sabe certo
     """.split()
 )
-_NOT_DENYING = _AFFIRMS | _SAYS_NOTHING
 _CLAUSE_END = re.compile(r"([,;:.!?()\[\]\u2014\u2013\u060c\u061b\u061f\u05be]|\s-\s|\bbut\b|\bאלא\b|\bmas\b|\bلكن\b)")
 _ASKS = ("?", "\u061f")  # a negation in a question asks, it does not deny ("Didn't all your hair fall out?")
 SCOPE_WORDS = 4  # the content words after a negation that it governs, at most
 _WINDOW = 12  # words after a negation read for its scope, a limit or a date ("did not return to the town until")
+
+
+# Verbs that deny what they govern ("refused to attend", "failed to qualify", "סירב לחתום", "recusou-se a
+# assinar"): a denial when "to" (ל־, "a") follows, and no negation comes before them ("did not fail to").
+_DENYING_VERBS = frozenset(
+    "refuse refuses refused refusing decline declines declined declining fail fails failed failing "
+    "סירב סירבה סירבו מסרב מסרבת מסרבים recusou recusaram recusa recusam recusar".split()
+)
+DENIES, WITHHOLDS = "denies", "withholds"  # a denial of what follows; of saying or knowing it ("did not confirm")
 
 
 def is_negation(word: str) -> bool:
@@ -68,39 +81,60 @@ def is_negation(word: str) -> bool:
     return word in NEGATIONS or word.endswith("n't") or _HEBREW_JOINED.sub("", word) in NEGATIONS
 
 
+def _governs_from(ws: list[str], i: int) -> int | None:
+    """Where the words governed by a denial opening at ``ws[i]`` begin, or None when none opens there."""
+    w, nxt = ws[i], ws[i + 1] if i + 1 < len(ws) else ""
+    if is_negation(w) or w == "טרם":
+        return i + 1
+    if any(is_negation(x) for x in ws[max(0, i - 2) : i]):
+        return None  # "did not fail to", "not yet to": the negation before it is the denial
+    if w == "yet" and nxt == "to":
+        return i + 2  # "has yet to be signed"
+    if w in _DENYING_VERBS:
+        if nxt in ("to", "a"):
+            return i + 2
+        if nxt == "se" and ws[i + 2 : i + 3] == ["a"]:
+            return i + 3
+        if "\u05d0" <= w[:1] <= "\u05ea" and nxt.startswith("\u05dc"):
+            return i + 1
+    return None
+
+
 def negated(text: str, loosely: bool = False) -> bool:
-    """``text`` holds a negation; ``loosely``: or a word that negates in some of its uses only."""
-    return any(is_negation(w) or (loosely and w in NEGATES_IN_SOME_USES) for w in words(normalize(text).text))
+    """``text`` holds a negation or a denial in other words; ``loosely``: or a word that negates in some of
+    its uses only."""
+    ws = words(normalize(text).text)
+    return any(_governs_from(ws, i) is not None or (loosely and w in NEGATES_IN_SOME_USES) for i, w in enumerate(ws))
 
 
-def negation_scopes(text: str) -> list[list[str]]:
-    """For each denial in ``text``: the content words after it in its clause, at most :data:`SCOPE_WORDS`
-    ("not by a meteorite impact" -> [meteorite, impact]). A negation that limits ("not only"), dates ("not
-    until"), affirms ("no doubt that"), denies saying ("did not mention that") or asks governs nothing here."""
-    scopes = []
-    parts = _CLAUSE_END.split(normalize(text).text)
-    for clause, end in zip(parts[::2], parts[1::2] + [""]):
-        if end in _ASKS:
+@text_memo()
+def denials(text: str) -> tuple[tuple[int, tuple[int, ...], str], ...]:
+    """Each denial of ``text``: (the index of its word among ``word_spans(normalize(text).text)``, the indices
+    of the content words it governs in its clause, at most :data:`SCOPE_WORDS`, and DENIES or WITHHOLDS).
+    A negation that limits ("not only"), dates ("not until"), affirms ("no doubt that") or asks governs
+    nothing; one of saying or knowing ("did not confirm", "it is not clear") WITHHOLDS."""
+    norm = normalize(text).text
+    spans = word_spans(norm)
+    ws = [w for _, _, w in spans]
+    ends = [m.start() for m in _CLAUSE_END.finditer(norm)]
+    asks = [m.start() for m in _CLAUSE_END.finditer(norm) if m.group() in _ASKS]
+    clause = [bisect_right(ends, s) for s, _, _ in spans]
+    out = []
+    for i in range(len(ws)):
+        first = _governs_from(ws, i)
+        if first is None:
             continue
-        ws = words(clause)
-        for i, w in enumerate(ws):
-            rest = ws[i + 1 : i + 1 + _WINDOW]  # a window: a clause without punctuation costs linear time
-            if not is_negation(w) or (rest and rest[0] in _LIMITS) or _DATES.intersection(rest):
-                continue
-            after = [x for x in rest if not is_negation(x) and x not in STOPWORDS]
-            if after and not _NOT_DENYING.intersection(after[:2]):
-                scopes.append(after[:SCOPE_WORDS])
-    return scopes
-
-
-def dropped_negation(claim: str, evidence: str) -> bool:
-    """The claim states without negation what ``evidence`` denies: the claim has no negation, and a denial
-    of the evidence governs at least two of the claim's words (all of them when it governs one)."""
-    if negated(claim):
-        return False
-    mine = text_forms(claim)
-    for scope in negation_scopes(evidence):
-        hits = sum(any(f in mine for f in word_forms(w)) for w in scope)
-        if hits >= min(2, len(scope)):
-            return True
-    return False
+        rest = [k for k in range(first, min(len(ws), first + _WINDOW)) if clause[k] == clause[i]]
+        words_ = [ws[k] for k in rest]
+        if (words_ and words_[0] in _LIMITS) or _DATES.intersection(words_):
+            continue
+        if clause[i] < len(ends) and ends[clause[i]] in asks:
+            continue  # "Didn't all your hair fall out?" asks
+        after = [k for k in rest if _governs_from(ws, k) is None and ws[k] not in STOPWORDS]
+        if not after:
+            continue
+        lead = {ws[k] for k in after[:2]}
+        if lead & _AFFIRMS:
+            continue
+        out.append((i, tuple(after[:SCOPE_WORDS]), WITHHOLDS if lead & _SAYS_NOTHING else DENIES))
+    return tuple(out)

@@ -1,0 +1,426 @@
+"""One alignment per claim and span (DESIGN, "Alignment first"): the value every check and the no-model judge
+read, computed once per (claim, span, language).
+
+The claim's tokens are paired with the tokens of the SINGLE span it is judged against (never with the whole
+source, never with every candidate pooled): a word meets another form of itself (stem, plural, Hebrew
+prefixes, accents, a shared start), a number meets the same value however written ("5" and "five", "1,100"
+and "1100", "1st" and "first"). Of several places a word could pair with, the one nearest its neighbours'
+partners is taken, so a claim read in order against a span reads in order. From the pairs:
+
+- ``unaligned``: the claim's content words with no partner (an added detail is a run of them);
+- ``slots``: an aligned slot that the span fills otherwise: a number of the same kind, unit and slot
+  (:mod:`judge.stages.slots`), or a name right where the claim's own slot words stand in the span
+  ("chaired by Isabelle Mergault" for "chaired by François Cluzet", whatever else the span names);
+- ``displaced``: a name or number of the claim that the span holds only away from its slot;
+- ``negation``: whether a denial in the aligned clause is kept (``same``), dropped by the claim
+  (``dropped``; ``withheld`` when the span only says it was not confirmed, said or known), or added by it
+  (``added``); ``none`` when neither denies. A denial in other words is the same denial ("refused to" and
+  "chose not to", "has yet to be" and "has not yet been"): :mod:`judge.text.negation`.
+
+:meth:`Alignment.features` turns the value into the fitted judge's numbers (:data:`FEATURES`, stable names).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Literal
+
+from judge.stages.names import name_tokens, names_in, related_names
+from judge.stages.numbers import ORDINALS, canon_number, mentions
+from judge.stages.slots import aligned_mismatches
+from judge.text.memo import text_memo
+from judge.text.negation import WITHHOLDS, denials
+from judge.text.normalize import normalize
+from judge.text.sentences import split_sentences
+from judge.text.tokens import STOPWORDS, share_start, word_forms, word_spans
+
+Negation = Literal["none", "same", "dropped", "withheld", "added"]
+NEAR = 8  # tokens of the span around an anchor's partner that count as the claim's slot
+SLOT_REACH = 4  # tokens after (or before) an anchor's partner where the span fills the slot
+PART_BREAK = " \u2026 "  # how a two-part candidate's text joins its parts (judge.models.Candidate.text)
+# Words that attach an added detail (a cause, a majority, a focus) to an otherwise supported statement.
+CONNECTIVES = frozenset(
+    """
+    because due mainly mostly largely primarily chiefly particularly especially including most majority
+    בעיקר בגלל משום מפני בשל עקב רובם רובן רוב במיוחד בייחוד כולל לרבות
+    porque devido principalmente sobretudo maioria especialmente incluindo
+    بسبب لأن خاصة معظم أغلب بما فيها
+    """.split()
+)
+FEATURES = (
+    "words",  # content words of the claim
+    "aligned_share",  # share of the claim's distinct content words with a partner in the span
+    "unaligned",  # distinct content words of the claim with no partner
+    "longest_unaligned_run",  # longest run of unaligned content words in a row (an added clause)
+    "tail_unaligned_run",  # unaligned content words closing the claim (an appended detail)
+    "names",  # name tokens of the claim
+    "names_unaligned",  # of them, with no partner in the span
+    "numbers",  # numbers of the claim (digits and number words)
+    "numbers_unaligned",  # of them, with no equal value in the span
+    "displaced",  # names and numbers the span holds only away from their slot
+    "slots_name",  # aligned slots the span fills with another name
+    "slots_number",  # ... with another count or amount
+    "slots_date",  # ... with another year, day, time or decade
+    "slots_percent",  # ... with another percentage
+    "negation_same",  # 1: a denial kept (in the same or other words)
+    "negation_dropped",  # 1: the span denies what the claim states
+    "negation_withheld",  # 1: the span says it was not confirmed / said / known, the claim states it
+    "negation_added",  # 1: the claim denies what the span does not
+    "span_share",  # share of the span's content words that partner the claim (low: the claim picks a detail)
+    "span_sentences",  # sentences of the span its partners spread over (2+: recombined)
+    "order",  # share of consecutive partner pairs in the claim's order
+    "verbatim",  # 1: the claim is the span's text or a stretch of it, after normalisation
+    "connectives_unaligned",  # connectives of the claim ("mainly", "because") the span lacks
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word of a normalised text: its forms, its place, what it is."""
+
+    text: str
+    forms: frozenset[str]
+    start: int  # in the normalised text
+    sentence: int  # which sentence (or part) of the text it stands in
+    clause: int  # which clause: sentences cut at commas, semicolons, colons, brackets and dashes
+    content: bool
+    name: bool
+    number: str | None  # its value, for a number (digits, a number word, an ordinal)
+
+
+@dataclass(frozen=True)
+class SlotDiff:
+    """An aligned slot the span fills otherwise: ``kind`` is name, number, date or percent."""
+
+    kind: str
+    claim: str
+    span: str
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """The claim against one span (see the module docstring)."""
+
+    claim: tuple[Token, ...]
+    span: tuple[Token, ...]
+    pairs: tuple[tuple[int, int], ...]  # claim token index -> span token index
+    unaligned: tuple[str, ...]  # content words of the claim with no partner, distinct, in order
+    slots: tuple[SlotDiff, ...]
+    negation: Negation
+    displaced: tuple[str, ...] = ()
+    verbatim: bool = False
+
+    @property
+    def content(self) -> list[int]:
+        return [i for i, t in enumerate(self.claim) if t.content]
+
+    def partner(self, i: int) -> int | None:
+        return dict(self.pairs).get(i)
+
+    def aligned_share(self) -> float:
+        distinct = {self.claim[i].text for i in self.content}
+        return 1.0 - len(set(self.unaligned)) / len(distinct) if distinct else 1.0
+
+    def runs(self) -> tuple[int, int]:
+        """(the longest run of unaligned content words, the run closing the claim)."""
+        paired = {i for i, _ in self.pairs}
+        run = best = 0
+        for i in self.content:
+            run = 0 if i in paired else run + 1
+            best = max(best, run)
+        return best, run
+
+    def features(self) -> dict[str, float]:
+        """The numbers of :data:`FEATURES`, in that order."""
+        paired = dict(self.pairs)
+        names = [i for i in self.content if self.claim[i].name]
+        numbers = [i for i in self.content if self.claim[i].number is not None]
+        partners = [paired[i] for i in self.content if i in paired]
+        span_content = [j for j, t in enumerate(self.span) if t.content]
+        in_order = sum(b > a for a, b in zip(partners, partners[1:]))
+        longest, tail = self.runs()
+        kinds = [s.kind for s in self.slots]
+        return {
+            "words": float(len(self.content)),
+            "aligned_share": round(self.aligned_share(), 6),
+            "unaligned": float(len(set(self.unaligned))),
+            "longest_unaligned_run": float(longest),
+            "tail_unaligned_run": float(tail),
+            "names": float(len(names)),
+            "names_unaligned": float(sum(i not in paired for i in names)),
+            "numbers": float(len(numbers)),
+            "numbers_unaligned": float(sum(i not in paired for i in numbers)),
+            "displaced": float(len(self.displaced)),
+            "slots_name": float(kinds.count("name")),
+            "slots_number": float(kinds.count("number")),
+            "slots_date": float(kinds.count("date")),
+            "slots_percent": float(kinds.count("percent")),
+            "negation_same": float(self.negation == "same"),
+            "negation_dropped": float(self.negation == "dropped"),
+            "negation_withheld": float(self.negation == "withheld"),
+            "negation_added": float(self.negation == "added"),
+            "span_share": round(len(set(partners) & set(span_content)) / len(span_content), 6) if span_content else 0.0,
+            "span_sentences": float(len({self.span[j].sentence for j in partners})),
+            "order": round(in_order / (len(partners) - 1), 6) if len(partners) > 1 else 1.0,
+            "verbatim": float(self.verbatim),
+            "connectives_unaligned": float(sum(
+                1 for i in self.content if i not in paired and any(f in CONNECTIVES for f in self.claim[i].forms)
+            )),
+        }
+
+
+# -- tokens ------------------------------------------------------------------------------------------------------
+@text_memo()
+def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
+    """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
+    return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
+
+
+@text_memo()
+def tokens(text: str) -> tuple[Token, ...]:
+    """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
+    nt = normalize(text)
+    norm = nt.text
+    found = mentions(text)
+    numbers = {m.start: m.value for m in found}
+    inside = {x for m in found if m.word for x in range(m.start + 1, m.end)}  # "five" of "twenty-five"
+    name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
+    starts = [a for a, _ in sentence_bounds(text)]
+    out, clause, last = [], 0, 0
+    for start, end, w in word_spans(norm):
+        clause += any(ch in ",;:()[]\u2014\u2013.!?\u2026" for ch in norm[last:start]) or " - " in norm[last:start]
+        last = end
+        at = int(nt.starts[start])
+        forms = frozenset(word_forms(w))
+        value = numbers.get(start)
+        if value is None and w[:1].isdigit():
+            value = canon_number(w).lstrip("0") or "0"
+        if w in ORDINALS:
+            forms |= {ORDINALS[w]}  # "first" meets "1st" (whose "1" is a number of its own)
+        ch = text[at]  # a name's token is capitalised, or of a script without case (a Hebrew acronym, a quoted name)
+        name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and (ch.isupper() or not ch.isascii())
+        content = ((len(w) > 1 and w not in STOPWORDS) or value is not None) and start not in inside
+        out.append(Token(w, forms, start, max(0, bisect_right(starts, at) - 1), clause, content, name, value))
+    return tuple(out)
+
+
+# -- pairing -------------------------------------------------------------------------------------------------------
+def _pair(claim: tuple[Token, ...], span: tuple[Token, ...]) -> dict[int, int]:
+    """Each content token of the claim with its partner in the span (see the module docstring)."""
+    by_form: dict[str, list[int]] = {}
+    by_value: dict[str, list[int]] = {}
+    for j, t in enumerate(span):
+        for f in t.forms:
+            by_form.setdefault(f, []).append(j)
+        if t.number is not None:
+            by_value.setdefault(t.number.rstrip("%"), []).append(j)
+    options: dict[int, list[int]] = {}
+    for i, t in enumerate(claim):
+        if not t.content:
+            continue
+        if t.number is not None:
+            found = by_value.get(t.number.rstrip("%")) or by_form.get(t.number, [])
+        else:
+            found = sorted({j for f in t.forms for j in by_form.get(f, ())})
+            if not found and not t.text[:1].isdigit():
+                found = [j for j, s in enumerate(span) if s.content and s.number is None and any(share_start(f, g) for f in t.forms for g in s.forms)]
+        if found:
+            options[i] = found
+    if not options:
+        return {}
+    # the sentence of the span holding the most of the claim's words anchors the first choice
+    votes: dict[int, int] = {}
+    for found in options.values():
+        for s in {span[j].sentence for j in found}:
+            votes[s] = votes.get(s, 0) + 1
+    home = max(votes, key=lambda s: (votes[s], -s))
+    pairs: dict[int, int] = {}
+    expected = next((j for j, t in enumerate(span) if t.sentence == home), 0)
+    for i in sorted(options):
+        found = options[i]
+        j = min(found, key=lambda j: (abs(j - expected), j))
+        pairs[i] = j
+        expected = j + 1
+    return pairs
+
+
+# -- slots ---------------------------------------------------------------------------------------------------------
+def _groups(claim: tuple[Token, ...]) -> list[list[int]]:
+    """The claim's names: runs of name tokens (particles aside)."""
+    out, run = [], []
+    for i, t in enumerate(claim):
+        if t.name:
+            run.append(i)
+        elif run:
+            out.append(run)
+            run = []
+    return out + ([run] if run else [])
+
+
+def _anchor(claim: tuple[Token, ...], pairs: dict[int, int], group: list[int], step: int) -> int | None:
+    """The claim's slot word beside a name (stopwords between it and the name only), if it has a partner."""
+    i = group[0] - 1 if step < 0 else group[-1] + 1
+    while 0 <= i < len(claim) and not claim[i].content:
+        i += step
+    if 0 <= i < len(claim) and not claim[i].name and claim[i].number is None and i in pairs:
+        return i
+    return None
+
+
+def _name_in_slot(span: tuple[Token, ...], at: int, step: int) -> list[int]:
+    """The span's name right after (``step`` 1) or before (-1) token ``at``, within :data:`SLOT_REACH`
+    tokens of its sentence and with no content word between."""
+    j, run = at + step, []
+    while 0 <= j < len(span) and abs(j - at) <= SLOT_REACH + len(run) and span[j].sentence == span[at].sentence:
+        if span[j].name:
+            run.append(j)
+        elif run or span[j].content:
+            break
+        j += step
+    return sorted(run)
+
+
+def _name_slots(claim, span, pairs) -> tuple[list[SlotDiff], list[str]]:
+    diffs, displaced = [], []
+    for group in _groups(claim):
+        name = " ".join(claim[i].text for i in group)
+        anchors = [(a, s) for s in (-1, 1) if (a := _anchor(claim, pairs, group, s)) is not None]
+        held = [pairs[i] for i in group if i in pairs]
+        near = any(span[j].sentence == span[pairs[a]].sentence and abs(j - pairs[a]) <= NEAR for j in held for a, _ in anchors)
+        if not anchors or near:
+            continue
+        other = next((r for a, s in anchors if (r := _name_in_slot(span, pairs[a], -s))), [])
+        written = " ".join(span[j].text for j in other)
+        if other and not related_names(name, written):
+            diffs.append(SlotDiff("name", name, written))
+        elif held:
+            displaced.append(name)
+    return diffs, displaced
+
+
+_DATE_KINDS = {"year": "date", "day": "date", "time": "date", "decade": "date", "percent": "percent"}
+HOME_REACH = 4  # claim tokens either side of a number whose partners say which sentence holds its slot
+
+
+def _home(claim: tuple[Token, ...], span: tuple[Token, ...], pairs: dict[int, int], i: int) -> int | None:
+    """The span's sentence holding the slot of the claim's number ``i``: where most partners of the claim's
+    words around it stand (the nearest decides a tie); None when none of them has a partner."""
+    votes: dict[int, tuple[int, int]] = {}
+    near = [k for k in range(max(0, i - HOME_REACH), min(len(claim), i + HOME_REACH + 1)) if k in pairs and claim[k].number is None]
+    own = [k for k in near if claim[k].clause == claim[i].clause]  # the number's own clause first
+    for k in own or near:
+        if claim[k].content:
+            sentence = span[pairs[k]].sentence
+            n, closest = votes.get(sentence, (0, 99))
+            votes[sentence] = (n + 1, min(closest, abs(k - i)))
+    return max(votes, key=lambda x: (votes[x][0], -votes[x][1])) if votes else None
+
+
+def _number_slots(claim_text: str, span_text: str, claim, span, pairs) -> tuple[list[SlotDiff], list[str]]:
+    """Each number of the claim read in its slot: the span's sentence where the words around it align
+    (:func:`_home`). Its value there is aligned; another value of its kind, unit and slot words there
+    (:func:`judge.stages.slots.aligned_mismatches`, on that sentence alone) is a differing slot, whatever
+    the rest of the span holds; its value only elsewhere is displaced."""
+    by_start = {m.start: m for m in mentions(claim_text)}
+    bounds = sentence_bounds(span_text)
+    diffs, displaced = [], []
+    for i, t in enumerate(claim):
+        m = by_start.get(t.start)
+        home = _home(claim, span, pairs, i) if m is not None else None
+        if home is None:
+            continue
+        same = [j for j, x in enumerate(span) if x.sentence == home and x.number is not None and x.number.rstrip("%") == m.value.rstrip("%")]
+        if same:
+            pairs[i] = same[0]
+            continue
+        a, b = bounds[home]
+        found = [x for x in aligned_mismatches(claim_text, [span_text[a:b]], context=span_text) if x.claim == m.value]
+        if found:
+            diffs.append(SlotDiff(_DATE_KINDS.get(m.kind, "number"), m.value, found[0].candidate))
+            pairs.pop(i, None)
+        elif i in pairs:
+            displaced.append(t.text)
+    return diffs, displaced
+
+
+# -- negation --------------------------------------------------------------------------------------------------------
+def _negation(claim: str, span: str, pairs: dict[int, int]) -> Negation:
+    """The denials of the claim and of the span, read through the pairs: the span's denial is dropped when
+    the claim states, undenied, the word it governs first and one more (all, for a one-word scope); a denial
+    of saying or knowing ("did not confirm their backing") is withheld when the claim states what it governs;
+    the claim's denial is added when the span states, undenied, the word it governs first; kept (same) when a word
+    governed by one is governed by the other, in whatever words each denies (see the module docstring)."""
+    mine, theirs = denials(claim), denials(span)
+    if not mine and not theirs:
+        return "none"
+    back = {j: i for i, j in pairs.items()}
+    denied_by_claim = {i for _, scope, _ in mine for i in scope}
+    denied_by_span = {j for _, scope, _ in theirs for j in scope}
+    same = any(pairs.get(i) in denied_by_span for i in denied_by_claim)
+    dropped = withheld = False
+    for _, scope, kind in theirs:
+        hit = [back[j] for j in scope if j in back and back[j] not in denied_by_claim]
+        if kind == WITHHOLDS:
+            withheld |= any(j in back for j in scope[1:]) and len(hit) == sum(j in back for j in scope)
+        elif scope[0] in back and len(hit) >= min(2, len(scope)) and back[scope[0]] in hit:
+            dropped = True
+    added = any(kind != WITHHOLDS and pairs.get(scope[0]) is not None and not same for _, scope, kind in mine)
+    if dropped:
+        return "dropped"
+    if added:
+        return "added"
+    if withheld:
+        return "withheld"
+    return "same" if same else "none"
+
+
+# -- the value -------------------------------------------------------------------------------------------------------
+@text_memo()
+def align(claim: str, span: str, language: str | None = None) -> Alignment:
+    """The claim against ``span`` (a candidate's text; two parts joined by :data:`PART_BREAK`), once per
+    (claim, span, language): kept by text, so every check, the judge and triage share it."""
+    c, s = tokens(claim), tokens(span)
+    pairs = _pair(c, s)
+    number_diffs, number_displaced = _number_slots(claim, span, c, s, pairs) if any(t.number for t in c) else ([], [])
+    name_diffs, name_displaced = _name_slots(c, s, pairs)
+    negation = _negation(claim, span, pairs)
+    if negation == "same":  # "refused" is aligned with the span's "chose not": one denial in other words
+        pairs.update({at: theirs for (at, _, _), (theirs, _, _) in zip(denials(claim), denials(span)) if c[at].content})
+    unaligned = tuple(dict.fromkeys(t.text for i, t in enumerate(c) if t.content and i not in pairs))
+    nc, ns = normalize(claim).text.strip(" .!?"), normalize(span).text
+    return Alignment(
+        claim=c,
+        span=s,
+        pairs=tuple(sorted(pairs.items())),
+        unaligned=unaligned,
+        slots=tuple(number_diffs + name_diffs),
+        negation=negation,
+        displaced=tuple(name_displaced + number_displaced),
+        verbatim=bool(nc) and nc in ns,
+    )
+
+
+def judged(claim: str, spans: list[str], language: str | None = None) -> tuple[int, Alignment | None]:
+    """The span a claim is judged against, of the candidates' texts ``spans`` (best first), with its
+    alignment: the one whose partners hold the most of the claim's content words (the search's order breaks
+    ties). Nothing outside it counts for the claim: no word, name or number of another span rescues it."""
+    best, chosen = -1.0, (0, None)
+    for n, text in enumerate(spans):
+        a = align(claim, text, language)
+        share = a.aligned_share()
+        if share > best + 1e-9:
+            best, chosen = share, (n, a)
+    return chosen
+
+
+def offered_share(claim: str, spans: list[str], language: str | None = None) -> float:
+    """The share of the claim's distinct content words aligned in any of ``spans``: what all the offered
+    evidence holds of it, which tells a partly supported claim from an unsupported one and supports nothing."""
+    held: set[str] = set()
+    words_: set[str] = set()
+    for text in spans:
+        a = align(claim, text, language)
+        words_ = {a.claim[i].text for i in a.content}
+        held |= words_ - set(a.unaligned)
+    return round(len(held) / len(words_), 6) if words_ else 0.0
