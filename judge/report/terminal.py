@@ -120,6 +120,10 @@ def free_lines(s: dict) -> list[str]:
         else:
             line += "; precision not measured (no gold claim labels)"
         lines.append(line)
+        from judge.judges.deterministic import load_weights  # their precision as measured held out
+
+        if note := load_weights().free_note():
+            lines.append(note)
     ceiling = gold.get("evidence_ceiling")
     if "scores" in s and s["scores"] is not None:
         lines.append(f"evidence ceiling: {fmt(ceiling['ceiling'])} of {ceiling['claims']} gold-supported claims had their gold support offered"
