@@ -90,6 +90,9 @@ def test_numbers_meet_in_any_form(claim, span):
     ("Leeds have thrown their backing behind the plan.", "Leeds have not confirmed their backing for the plan.", "withheld"),
     ("The hotel did not open in Shimla.", "The hotel opened in Shimla in 1934.", "added"),
     ("He did not fail to qualify for the final.", "He qualified for the final.", "none"),  # a denied denial affirms
+    ("She was unable to attend the hearing.", "She did not attend the hearing.", "same"),
+    ("She attended the hearing.", "She was unable to attend the hearing.", "dropped"),
+    ("He wore the 10 shirt at the club.", "He wore the No. 10 shirt at the club.", "none"),  # "No." abbreviates a number
     ("The bridge opened in 1990.", "It is not a coincidence that the bridge opened in 1990.", "none"),
 ])
 def test_negation_within_the_aligned_clause(claim, span, state):
@@ -122,3 +125,16 @@ def test_the_checks_read_one_span_and_no_other_candidate_rescues_a_number():
     assert at == 0 and a is not None
     checks = check_claim("The station opened in 1890.", offered)
     assert checks.numbers_missing == ["1890"] and [(m.claim, m.candidate) for m in checks.numbers_mismatched] == [("1890", "1895")]
+
+
+def test_support_features_give_the_fitted_judge_one_stable_dict():
+    from judge.search import Index
+    from judge.stages.support import BEYOND_SPAN, support_features
+
+    source = "The team won five golds at the championships in Doha. The coach was pleased."
+    claim = "The team won 5 golds at the championships in Doha."
+    found = Index(source, "d").search(claim, 5)
+    f = support_features(claim, found, check_claim(claim, found, {"d": source}), "", (source,))
+    values = f.features()
+    assert tuple(values) == FEATURES + BEYOND_SPAN and all(isinstance(v, float) for v in values.values())
+    assert values["aligned_share"] == 1.0 and values["absent_key"] == 0.0

@@ -22,18 +22,17 @@ partners is taken, so a claim read in order against a span reads in order. From 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
-from judge.stages.names import name_tokens, names_in, related_names
-from judge.stages.numbers import ORDINALS, canon_number, mentions
+from judge.stages.names import related_names
+from judge.stages.numbers import mentions
 from judge.stages.slots import aligned_mismatches
+from judge.stages.words import Token, forms_of, sentence_bounds, tokens
 from judge.text.memo import text_memo
 from judge.text.negation import WITHHOLDS, denials
-from judge.text.normalize import normalize
-from judge.text.sentences import split_sentences
-from judge.text.tokens import STOPWORDS, share_start, word_forms, word_spans
+from judge.text.normalize import normalized
+from judge.text.tokens import SHARED_START, share_start
 
 Negation = Literal["none", "same", "dropped", "withheld", "added"]
 NEAR = 8  # tokens of the span around an anchor's partner that count as the claim's slot
@@ -73,20 +72,6 @@ FEATURES = (
     "verbatim",  # 1: the claim is the span's text or a stretch of it, after normalisation
     "connectives_unaligned",  # connectives of the claim ("mainly", "because") the span lacks
 )
-
-
-@dataclass(frozen=True)
-class Token:
-    """A word of a normalised text: its forms, its place, what it is."""
-
-    text: str
-    forms: frozenset[str]
-    start: int  # in the normalised text
-    sentence: int  # which sentence (or part) of the text it stands in
-    clause: int  # which clause: sentences cut at commas, semicolons, colons, brackets and dashes
-    content: bool
-    name: bool
-    number: str | None  # its value, for a number (digits, a number word, an ordinal)
 
 
 @dataclass(frozen=True)
@@ -170,49 +155,17 @@ class Alignment:
         }
 
 
-# -- tokens ------------------------------------------------------------------------------------------------------
-@text_memo()
-def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
-    """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
-    return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
-
-
-@text_memo()
-def tokens(text: str) -> tuple[Token, ...]:
-    """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
-    nt = normalize(text)
-    norm = nt.text
-    found = mentions(text)
-    numbers = {m.start: m.value for m in found}
-    inside = {x for m in found if m.word for x in range(m.start + 1, m.end)}  # "five" of "twenty-five"
-    name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
-    starts = [a for a, _ in sentence_bounds(text)]
-    out, clause, last = [], 0, 0
-    for start, end, w in word_spans(norm):
-        clause += any(ch in ",;:()[]\u2014\u2013.!?\u2026" for ch in norm[last:start]) or " - " in norm[last:start]
-        last = end
-        at = int(nt.starts[start])
-        forms = frozenset(word_forms(w))
-        value = numbers.get(start)
-        if value is None and w[:1].isdigit():
-            value = canon_number(w).lstrip("0") or "0"
-        if w in ORDINALS:
-            forms |= {ORDINALS[w]}  # "first" meets "1st" (whose "1" is a number of its own)
-        ch = text[at]  # a name's token is capitalised, or of a script without case (a Hebrew acronym, a quoted name)
-        name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and (ch.isupper() or not ch.isascii())
-        content = ((len(w) > 1 and w not in STOPWORDS) or value is not None) and start not in inside
-        out.append(Token(w, forms, start, max(0, bisect_right(starts, at) - 1), clause, content, name, value))
-    return tuple(out)
-
-
 # -- pairing -------------------------------------------------------------------------------------------------------
 def _pair(claim: tuple[Token, ...], span: tuple[Token, ...]) -> dict[int, int]:
     """Each content token of the claim with its partner in the span (see the module docstring)."""
     by_form: dict[str, list[int]] = {}
     by_value: dict[str, list[int]] = {}
+    by_start: dict[str, list[tuple[str, int]]] = {}  # forms by their first letters, for a shared start
     for j, t in enumerate(span):
         for f in t.forms:
             by_form.setdefault(f, []).append(j)
+            if t.content and t.number is None and len(f) >= SHARED_START:
+                by_start.setdefault(f[:SHARED_START], []).append((f, j))
         if t.number is not None:
             by_value.setdefault(t.number.rstrip("%"), []).append(j)
     options: dict[int, list[int]] = {}
@@ -224,7 +177,7 @@ def _pair(claim: tuple[Token, ...], span: tuple[Token, ...]) -> dict[int, int]:
         else:
             found = sorted({j for f in t.forms for j in by_form.get(f, ())})
             if not found and not t.text[:1].isdigit():
-                found = [j for j, s in enumerate(span) if s.content and s.number is None and any(share_start(f, g) for f in t.forms for g in s.forms)]
+                found = sorted({j for f in t.forms for g, j in by_start.get(f[:SHARED_START], ()) if share_start(f, g)})
         if found:
             options[i] = found
     if not options:
@@ -376,10 +329,15 @@ def _negation(claim: str, span: str, pairs: dict[int, int]) -> Negation:
 
 
 # -- the value -------------------------------------------------------------------------------------------------------
-@text_memo()
 def align(claim: str, span: str, language: str | None = None) -> Alignment:
     """The claim against ``span`` (a candidate's text; two parts joined by :data:`PART_BREAK`), once per
-    (claim, span, language): kept by text, so every check, the judge and triage share it."""
+    (claim, span): kept by text, so every check, the judge and triage share it. ``language`` is accepted for
+    the callers that know it; words carry their script's rules (Hebrew prefixes), so it changes nothing yet."""
+    return _align(claim, span)
+
+
+@text_memo()
+def _align(claim: str, span: str) -> Alignment:
     c, s = tokens(claim), tokens(span)
     pairs = _pair(c, s)
     number_diffs, number_displaced = _number_slots(claim, span, c, s, pairs) if any(t.number for t in c) else ([], [])
@@ -388,7 +346,7 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
     if negation == "same":  # "refused" is aligned with the span's "chose not": one denial in other words
         pairs.update({at: theirs for (at, _, _), (theirs, _, _) in zip(denials(claim), denials(span)) if c[at].content})
     unaligned = tuple(dict.fromkeys(t.text for i, t in enumerate(c) if t.content and i not in pairs))
-    nc, ns = normalize(claim).text.strip(" .!?"), normalize(span).text
+    nc, ns = normalized(claim).text.strip(" .!?"), normalized(span).text
     return Alignment(
         claim=c,
         span=s,
@@ -401,26 +359,28 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
     )
 
 
+def _held(claim: tuple[Token, ...], forms: frozenset[str]) -> set[str]:
+    """The claim's content words some form of which ``forms`` holds (a quick reading, no alignment)."""
+    return {t.text for t in claim if t.content and (t.forms & forms or (t.number is not None and t.number in forms))}
+
+
 def judged(claim: str, spans: list[str], language: str | None = None) -> tuple[int, Alignment | None]:
     """The span a claim is judged against, of the candidates' texts ``spans`` (best first), with its
-    alignment: the one whose partners hold the most of the claim's content words (the search's order breaks
-    ties). Nothing outside it counts for the claim: no word, name or number of another span rescues it."""
-    best, chosen = -1.0, (0, None)
-    for n, text in enumerate(spans):
-        a = align(claim, text, language)
-        share = a.aligned_share()
-        if share > best + 1e-9:
-            best, chosen = share, (n, a)
-    return chosen
+    alignment: the one whose words hold the most of the claim's content words (the search's order breaks
+    ties); only that one is aligned. Nothing outside it counts for the claim: no word, name or number of
+    another span rescues it."""
+    if not spans:
+        return 0, None
+    mine = tokens(claim)
+    shares = [len(_held(mine, forms_of(text))) for text in spans]
+    at = shares.index(max(shares))
+    return at, align(claim, spans[at], language)
 
 
 def offered_share(claim: str, spans: list[str], language: str | None = None) -> float:
-    """The share of the claim's distinct content words aligned in any of ``spans``: what all the offered
+    """The share of the claim's distinct content words that any of ``spans`` holds: what all the offered
     evidence holds of it, which tells a partly supported claim from an unsupported one and supports nothing."""
-    held: set[str] = set()
-    words_: set[str] = set()
-    for text in spans:
-        a = align(claim, text, language)
-        words_ = {a.claim[i].text for i in a.content}
-        held |= words_ - set(a.unaligned)
-    return round(len(held) / len(words_), 6) if words_ else 0.0
+    mine = tokens(claim)
+    distinct = {t.text for t in mine if t.content}
+    held = set().union(*(_held(mine, forms_of(text)) for text in spans)) if spans else set()
+    return round(len(held) / len(distinct), 6) if distinct else 0.0

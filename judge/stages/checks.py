@@ -24,7 +24,7 @@ def check_claim(claim: str, candidates: list[Candidate], sources: dict[str | Non
     also the conflicts the whole source holds, that span's own sentences aside."""
     at, a = judged(claim, [c.text for c in candidates])
     numbers = numbers_in(claim)
-    names = names_in(claim)
+    names = list(names_in(claim))
     missing, mismatched, names_missing = numbers, [], names
     if a is not None:
         held = {a.claim[i].number for i, _ in a.pairs if a.claim[i].number is not None}

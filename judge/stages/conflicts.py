@@ -25,11 +25,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from judge.results import Conflict
+from judge.stages.words import sentence_bounds
 from judge.stages.names import name_present, name_tokens, names_in, related_names
 from judge.stages.numbers import is_month, numbers_in
 from judge.stages.slots import aligned_mismatches, holds_lead, lead_words
-from judge.text import content_words, normalize, split_sentences, word_forms
+from judge.text import content_words, word_forms
+from judge.text.normalize import normalized
 from judge.text.bounds import find_word
 from judge.text.memo import text_memo
 from judge.text.proposition import not_a_proposition
@@ -98,7 +102,11 @@ def _only_a_time(rest: str) -> bool:
 def correction_cue(sentence: str) -> str | None:
     """The correction cue in ``sentence``: a correction label opening it, an editorial phrase, or a word of
     the family beside a word of publishing; None for anything else."""
-    text = normalize(sentence).text.strip()
+    return _cue(normalized(sentence).text.strip())
+
+
+def _cue(text: str) -> str | None:
+    """:func:`correction_cue` of a normalised sentence."""
     for pattern in (_LABEL, _EDITORIAL):
         m = pattern.search(text)
         if m and not (pattern is _LABEL and _UPDATE.search(m.group()) and _only_a_time(text[m.end() :])):
@@ -124,23 +132,23 @@ class _SourceView:
 @text_memo()
 def _view(text: str) -> _SourceView:
     """Cached by text: every claim of a record asks for the same sources (a str caches its own hash); the
-    cache is bounded by the characters of its sources, since a view grows with its source."""
-    bounds = tuple((s.start, s.end) for s in split_sentences(text))
-    forms = tuple(frozenset(_forms(text[a:b])) for a, b in bounds)
+    cache is bounded by the characters of its sources, since a view grows with its source. The source is
+    normalised once and read sentence by sentence in that one normalisation."""
+    nt = normalized(text)
+    bounds = sentence_bounds(text)
+    cut = np.searchsorted(nt.starts, [x for a, b in bounds for x in (a, b)])
+    sentences = [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(bounds))]
+    forms = tuple(frozenset(f for w in content_words(x) for f in word_forms(w)) for x in sentences)
     postings: dict[str, list[int]] = {}
     for i, fs in enumerate(forms):
         for f in fs:
             postings.setdefault(f, []).append(i)
-    cues = {i: cue for i, (a, b) in enumerate(bounds) if (cue := correction_cue(text[a:b])) is not None}
+    cues = {i: cue for i, x in enumerate(sentences) if (cue := _cue(x)) is not None}
     return _SourceView(bounds, forms, {f: tuple(v) for f, v in postings.items()}, cues)
 
 
-def _forms(text: str) -> set[str]:
-    return {f for w in content_words(normalize(text).text) for f in word_forms(w)}
-
-
 def _claim_words(claim: str) -> list[str]:
-    return [w for w in dict.fromkeys(content_words(normalize(claim).text)) if not w[0].isdigit()]
+    return [w for w in dict.fromkeys(content_words(normalized(claim).text)) if not w[0].isdigit()]
 
 
 def _shares(claim_words: list[str], view: _SourceView) -> dict[int, float]:
@@ -201,7 +209,7 @@ def _refers(claim: str, claim_numbers: set[str], claim_names: list[str], shares:
         return f"it gives {typos[0][1]}, a retyping of the claim's {typos[0][0]}"
     if claim_numbers and numbers:
         return ""  # it corrects a figure, and not one of the claim's
-    if claim_numbers and _FIGURE.search(normalize(sentence).text):
+    if claim_numbers and _FIGURE.search(normalized(sentence).text):
         return "it corrects a figure without giving it, and the claim states one"
     if shares.get(i, 0.0) >= RELATED_MIN_SHARE:  # a name alone is no reference: a correction names what it is about
         return f"it shares {shares[i]:.0%} of the claim's words"
@@ -235,11 +243,11 @@ def _differs(claim: str, claim_names: list[str], sentence: str) -> str:
         return ""
     claim_found = names_in(claim)
     others = [n for n in found if not name_present(n, claim, claim_found) and not any(related_names(n, c) for c in claim_names)]
-    norm = normalize(claim).text
+    norm = normalized(claim).text
     for name in missing:
         if any(related_names(name, n) for n in found):
             continue  # its slot holds a form of it or a name around it ("USP de São Paulo" for "USP de São Carlos")
-        at = find_word(norm, normalize(name).text)
+        at = find_word(norm, normalized(name).text)
         lead = lead_words(claim, at) if at > 0 else []
         if not lead or not holds_lead(lead, sentence):
             continue  # the name is what the claim is about, not a slot of it: another name there is another entity
@@ -252,12 +260,12 @@ def _differs(claim: str, claim_names: list[str], sentence: str) -> str:
 
 def _around(text: str, name: str, span: int = 3) -> set[str]:
     """Forms of the content words right around ``name``'s first occurrence in ``text`` (its slot)."""
-    norm = normalize(text).text
-    at = find_word(norm, normalize(name).text)
+    norm = normalized(text).text
+    at = find_word(norm, normalized(name).text)
     if at < 0:
         return set()
     before = [w for w in content_words(norm[:at]) if not w[0].isdigit()][-span:]
-    after = [w for w in content_words(norm[at + len(normalize(name).text) :]) if not w[0].isdigit()][:span]
+    after = [w for w in content_words(norm[at + len(normalized(name).text) :]) if not w[0].isdigit()][:span]
     mine = {f for t in name_tokens(name) for f in word_forms(t)}
     return {f for w in before + after for f in word_forms(w)} - mine
 

@@ -11,9 +11,12 @@ a token of a name there, or is its initial). Compared on normalised text, on wor
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from judge.stages.numbers import MONTHS, capitalised_at
-from judge.text import normalize, word_forms, words
+from judge.text import word_forms, words
+from judge.text.memo import text_memo
+from judge.text.normalize import normalized
 from judge.text.bounds import contains_word
 
 _LATIN_NAME = re.compile(r"\b[A-Z][\w'&-]*(?:\s+(?:of|de|da|do|von|van|the|al|bin)?\s*[A-Z][\w'&-]*)*")
@@ -53,6 +56,7 @@ GENERIC_NAME_WORDS = frozenset(
     """.split()
 )
 _PARTICLES = frozenset("of de da do das dos von van the al bin e and".split())
+@text_memo()
 def names_in(text: str) -> list[str]:
     """Capitalised Latin terms (a sentence's capitalised first word only when it is a name, see the module
     docstring), quoted terms and Hebrew acronyms of ``text``, in order."""
@@ -97,24 +101,45 @@ def _not_a_name(word: str, text: str, alone: bool = True) -> bool:
     if word in CAPITALISED_STOPWORDS:
         return True
     bare = word.rstrip("'s\u2019,;")
-    if any(capitalised_at(text, m.start()) for m in re.finditer(rf"(?<!\w){re.escape(bare)}(?!\w)", text)):
+    inside, written = _casing(text)
+    if bare in inside:
         return False
     low = bare.lower()
     return (
         low in SENTENCE_OPENERS
         or (alone and low not in _NOT_SHAPE and len(low) > 4 and _OPENER_SHAPE.search(low) is not None)
-        or re.search(rf"(?<!\w){re.escape(low)}(?!\w)", text) is not None
+        or low in written
     )
 
 
-def name_tokens(name: str) -> list[str]:
+_JOINED = re.compile(r"\w+(?:['\u2019&-]\w+)*")
+
+
+@text_memo()
+def _casing(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the words ``text`` writes capitalised inside a sentence, every word it writes): each whole word and
+    each run of its pieces ("O'Brien", "Brien"), read once per text instead of a search of the text per word."""
+    inside, written = set(), set()
+    for m in _JOINED.finditer(text):
+        pieces = [(m.start() + p.start(), m.start() + p.end()) for p in re.finditer(r"\w+", m.group())]
+        for i, (a, _) in enumerate(pieces):
+            for _, b in pieces[i:]:
+                w = text[a:b]
+                written.add(w)
+                if capitalised_at(text, a):
+                    inside.add(w)
+    return frozenset(inside), frozenset(written)
+
+
+@lru_cache(maxsize=65536)
+def name_tokens(name: str) -> tuple[str, ...]:
     """The tokens that make a name, normalised (case, accents kept apart), particles aside."""
     out = []
-    for w in words(normalize(name).text):
+    for w in words(normalized(name).text):
         w = w.removesuffix("'s").removesuffix("'")
         if w and w not in _PARTICLES:
             out.append(w)
-    return out
+    return tuple(out)
 
 
 def _token_matches(short: str, full: str) -> bool:
@@ -158,7 +183,7 @@ def name_present(name: str, text: str, text_names: list[str] | None = None) -> b
     """``name`` is in ``text``: verbatim on word boundaries (normalised), or as the shorter form of a name
     there ("Roy Orbison" in "Roy Kelton Orbison"). A fuller form of a name there is not present: its extra
     tokens are not in the text."""
-    if contains_word(normalize(text).text, normalize(name).text):
+    if contains_word(normalized(text).text, normalized(name).text):
         return True
     mine = name_tokens(name)
     if not mine:

@@ -16,11 +16,13 @@ short answer means.
 
 from __future__ import annotations
 
+from judge.stages.words import sentence_forms
 from judge.stages.claims import answer_part
 from judge.stages.names import name_present, names_in
 from judge.stages.numbers import numbers_in, source_numbers
 from judge.stages.slots import present
-from judge.text import content_words, normalize, split_sentences, word_forms
+from judge.text import content_words, word_forms
+from judge.text.normalize import normalized
 from judge.text.memo import text_memo
 from judge.text.tokens import SHARED_START, share_start, text_forms
 from judge.text.proposition import INTERROGATIVES, NO_VERB, SHORT_ANSWER, not_a_proposition
@@ -45,8 +47,8 @@ def short_answer(claim: str, question: str | None) -> str | None:
 def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str], dict[str, list[str]]]:
     """(every word form of the source, each sentence's forms, every number of the source, its forms by their
     first letters)."""
-    sentences = tuple(text_forms(s.text) for s in split_sentences(text)) or (frozenset(),)
-    every = frozenset().union(*sentences) | text_forms(text)
+    sentences = sentence_forms(text) or (frozenset(),)
+    every = frozenset().union(*sentences)
     starts: dict[str, list[str]] = {}
     for f in every:
         starts.setdefault(f[:SHARED_START], []).append(f)
@@ -71,7 +73,7 @@ def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int, 
     claim's distinct content words (one new word in a six-word answer is more than in a summary's thirty).
     How long a run and how large a share keep a claim from "supported" is fitted per profile."""
     out, run, longest = [], 0, 0
-    every = content_words(normalize(claim).text)
+    every = content_words(normalized(claim).text)
     for w in every:
         if w[0].isdigit() or any(_written(w, t) for t in sources):
             run = 0
@@ -93,9 +95,9 @@ def absent_names_numbers(claim: str, sources: tuple[str, ...]) -> list[str]:
 def question_reading(claim: str, question: str, sources: tuple[str, ...]) -> tuple[float, bool]:
     """(the share of the question's content words held by the passage of the source that holds every content
     word of the answer and the most of the question's; whether any passage holds the answer's words)."""
-    answer = [w for w in dict.fromkeys(content_words(normalize(claim).text)) if w not in YES_NO]
+    answer = [w for w in dict.fromkeys(content_words(normalized(claim).text)) if w not in YES_NO]
     asked = [
-        w for w in dict.fromkeys(content_words(normalize(question).text))
+        w for w in dict.fromkeys(content_words(normalized(question).text))
         if w not in INTERROGATIVES and not any(_found(w, text_forms(a)) for a in answer)
     ]
     best, holds = 0.0, False

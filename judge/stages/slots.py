@@ -36,7 +36,8 @@ from judge.stages.numbers import (
     mentions,
     unit_forms,
 )
-from judge.text import normalize, words
+from judge.text import words
+from judge.text.normalize import normalized
 from judge.text.memo import text_memo
 from judge.text.tokens import STOPWORDS, word_spans
 
@@ -52,7 +53,7 @@ def present(value: str, values: set[str]) -> bool:
 def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
     """The claim's content words (numbers, months and percent words aside), each as its forms (kept: a claim
     is compared with every sentence of its source that looks like it)."""
-    found = dict.fromkeys(w for w in words(normalize(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
+    found = dict.fromkeys(w for w in words(normalized(claim).text) if is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS)
     return tuple(unit_forms(w) for w in found)
 
 
@@ -62,7 +63,7 @@ def states_a_slot(claim: str) -> bool:
     n = len(_claim_words(claim))
     if n >= SLOT_MIN_WORDS:
         return True
-    first = next(iter(words(normalize(claim).text)), "")
+    first = next(iter(words(normalized(claim).text)), "")
     return n == 2 and not first[:1].isdigit()
 
 
@@ -124,7 +125,7 @@ def aligned_mismatches(
 
 @text_memo()
 def _words_at(text: str) -> tuple[tuple[int, int, str], ...]:
-    return tuple(word_spans(normalize(text).text))
+    return tuple(word_spans(normalized(text).text))
 
 
 def _after(text: str, m) -> str:
@@ -155,13 +156,13 @@ LEAD_SLACK = 0.4  # of a claim's lead words beyond the first two, this share may
 def lead_words(text: str, start: int) -> list[frozenset[str]]:
     """The content words and numbers of ``text`` (normalised) before offset ``start`` (words of discourse
     aside), as forms: what a number or a name there is about ("רשת זכתה באפיק 13" before 7.77)."""
-    norm = normalize(text).text
+    norm = normalized(text).text
     return [unit_forms(w) for w in dict.fromkeys(words(norm[:start])) if (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS]
 
 
 @text_memo()
 def _text_forms(text: str) -> frozenset[str]:
-    return frozenset(f for w in words(normalize(text).text) for f in unit_forms(w))
+    return frozenset(f for w in words(normalized(text).text) for f in unit_forms(w))
 
 
 def holds_lead(lead: list[frozenset[str]], text: str, loosely: bool = False) -> bool:
@@ -198,7 +199,7 @@ def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
 def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
     """The nearest content word written in lower case on each side of [start, end) of ``text``'s
     normalised form (names, months, percent words and numbers skipped), as forms."""
-    nt = normalize(text)
+    nt = normalized(text)
     spans = word_spans(nt.text)
 
     def plain(at: int, w: str) -> bool:

@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.models import Candidate
 from judge.results import ClaimChecks
-from judge.stages.alignment import CONNECTIVES, judged, offered_share
+from judge.stages.alignment import CONNECTIVES, FEATURES, judged, offered_share
 from judge.stages.reading import absent_names_numbers, absent_words, question_reading, short_answer
-from judge.text import content_words, normalize, word_forms
+from judge.text import content_words, word_forms
+from judge.text.normalize import normalized
 from judge.text.negation import negated
 from judge.verdicts import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 
@@ -63,6 +64,14 @@ class DeterministicParams(BaseModel):
         return self.profiles.get(language or "", self.profiles.get("default", RuleParams()))
 
 
+# Features read beyond the judged span: the search's verbatim match, the offered candidates, conflicts in the
+# source, what no source writes, a short answer's reading with its question (judge/stages/reading.py).
+BEYOND_SPAN = (
+    "found_verbatim", "offered_coverage", "conflicts", "heading", "absent", "absent_share", "absent_key", "absent_run",
+    "short", "question_coverage", "answer_in_source",
+)
+
+
 class SupportFeatures(BaseModel):
     verbatim: bool
     coverage: float  # share of the claim's content words aligned in the span it is judged against
@@ -91,6 +100,17 @@ class SupportFeatures(BaseModel):
     question_coverage: float = 0.0  # share of the question held by the passage holding the answer
     answer_in_source: bool = False  # some passage holds every content word of the short answer
 
+    def features(self) -> dict[str, float]:
+        """The fitted judge's numbers: the alignment's (:data:`judge.stages.alignment.FEATURES`), then the
+        ones read beyond the judged span (:data:`BEYOND_SPAN`), every value a float."""
+        beyond = {
+            "found_verbatim": self.verbatim, "offered_coverage": self.offered_coverage, "conflicts": self.conflicts,
+            "heading": self.heading, "absent": self.absent, "absent_share": self.absent_share,
+            "absent_key": len(self.absent_key), "absent_run": self.absent_run, "short": self.short,
+            "question_coverage": self.question_coverage, "answer_in_source": self.answer_in_source,
+        }
+        return {**{k: self.alignment.get(k, 0.0) for k in FEATURES}, **{k: float(v) for k, v in beyond.items()}}
+
 
 def support_features(
     claim: str, candidates: list[Candidate], checks: ClaimChecks, question: str | None = None, sources: tuple[str, ...] = (),
@@ -100,11 +120,11 @@ def support_features(
     (:func:`judge.stages.alignment.judged`); ``sources`` (the record's texts) and ``question`` add what the
     whole source never writes and the reading of a short answer with its question."""
     at, a = judged(claim, [c.text for c in candidates], language)
-    words_ = len(a.content) if a is not None else len(content_words(normalize(claim).text))
+    words_ = len(a.content) if a is not None else len(content_words(normalized(claim).text))
     longest, tail = a.runs() if a is not None else (words_, words_)
     negation = a.negation if a is not None else ("added" if negated(claim) else "none")
     return SupportFeatures(
-        verbatim=bool(candidates) and (candidates[at].method in VERBATIM_METHODS if at == 0 else a.verbatim),
+        verbatim=bool(candidates) and at == 0 and candidates[0].method in VERBATIM_METHODS,  # triage reads candidates[0]
         coverage=round(a.aligned_share(), 6) if a is not None else 0.0,
         offered_coverage=offered_share(claim, [c.text for c in candidates], language),
         max_run=longest,

@@ -15,7 +15,7 @@ import re
 from bisect import bisect_right
 
 from judge.text.memo import text_memo
-from judge.text.normalize import normalize
+from judge.text.normalize import normalized
 from judge.text.tokens import STOPWORDS, word_spans, words
 
 NEGATIONS = frozenset(
@@ -69,7 +69,7 @@ _WINDOW = 12  # words after a negation read for its scope, a limit or a date ("d
 # Verbs that deny what they govern ("refused to attend", "failed to qualify", "סירב לחתום", "recusou-se a
 # assinar"): a denial when "to" (ל־, "a") follows, and no negation comes before them ("did not fail to").
 _DENYING_VERBS = frozenset(
-    "refuse refuses refused refusing decline declines declined declining fail fails failed failing "
+    "refuse refuses refused refusing decline declines declined declining fail fails failed failing unable "
     "סירב סירבה סירבו מסרב מסרבת מסרבים recusou recusaram recusa recusam recusar".split()
 )
 DENIES, WITHHOLDS = "denies", "withholds"  # a denial of what follows; of saying or knowing it ("did not confirm")
@@ -84,6 +84,8 @@ def is_negation(word: str) -> bool:
 def _governs_from(ws: list[str], i: int) -> int | None:
     """Where the words governed by a denial opening at ``ws[i]`` begin, or None when none opens there."""
     w, nxt = ws[i], ws[i + 1] if i + 1 < len(ws) else ""
+    if w in ("no", "nº") and nxt[:1].isdigit():
+        return None  # "the No. 10 shirt", "no 5": a number's abbreviation
     if is_negation(w) or w == "טרם":
         return i + 1
     if any(is_negation(x) for x in ws[max(0, i - 2) : i]):
@@ -103,7 +105,7 @@ def _governs_from(ws: list[str], i: int) -> int | None:
 def negated(text: str, loosely: bool = False) -> bool:
     """``text`` holds a negation or a denial in other words; ``loosely``: or a word that negates in some of
     its uses only."""
-    ws = words(normalize(text).text)
+    ws = words(normalized(text).text)
     return any(_governs_from(ws, i) is not None or (loosely and w in NEGATES_IN_SOME_USES) for i, w in enumerate(ws))
 
 
@@ -113,7 +115,7 @@ def denials(text: str) -> tuple[tuple[int, tuple[int, ...], str], ...]:
     of the content words it governs in its clause, at most :data:`SCOPE_WORDS`, and DENIES or WITHHOLDS).
     A negation that limits ("not only"), dates ("not until"), affirms ("no doubt that") or asks governs
     nothing; one of saying or knowing ("did not confirm", "it is not clear") WITHHOLDS."""
-    norm = normalize(text).text
+    norm = normalized(text).text
     spans = word_spans(norm)
     ws = [w for _, _, w in spans]
     ends = [m.start() for m in _CLAUSE_END.finditer(norm)]

@@ -17,6 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from judge.text.memo import text_memo
+
 DOUBLE_QUOTES = '"\u05f4\u201c\u201d\u201e\u201f\u00ab\u00bb\u2033\u301d\u301e\uff02'
 SINGLE_QUOTES = "'\u05f3\u2018\u2019\u201a\u201b\u0060\u00b4\u2032\u02bc\u02b9"
 DASHES = "-\u05be\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
@@ -199,3 +201,11 @@ def _replace(text: str, codes: np.ndarray | None, fold_accents: bool) -> tuple[s
         return text.translate(repl_table), lengths, None
     lengths = np.frombuffer(text.translate(len_table).encode("latin-1"), dtype=np.uint8)
     return text.translate(repl_table), lengths, None
+
+
+@text_memo()
+def normalized(text: str) -> NormalizedText:
+    """:func:`normalize` (no accent folding) kept by text: a claim, its spans and its sources are read by
+    every check of the record, and normalising each once is what keeps the no-model path fast. The value is
+    shared: never write to its arrays."""
+    return normalize(text)

@@ -1,0 +1,80 @@
+"""A text read once for alignment: its words with their forms, sentence, clause, kind and value, and the forms
+of each sentence. Kept by text (:mod:`judge.text.memo`): a claim's candidates and a record's sources are read
+by every check of every claim, each normalised once (:func:`judge.text.normalize.normalized`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from judge.stages.names import name_tokens, names_in
+from judge.stages.numbers import ORDINALS, canon_number, number_spans, number_values
+from judge.text.memo import text_memo
+from judge.text.normalize import normalized
+from judge.text.sentences import split_sentences
+from judge.text.tokens import STOPWORDS, word_forms, word_spans
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word of a normalised text: its forms, its place, what it is."""
+
+    text: str
+    forms: frozenset[str]
+    start: int  # in the normalised text
+    sentence: int  # which sentence (or part) of the text it stands in
+    clause: int  # which clause: sentences cut at commas, semicolons, colons, brackets and dashes
+    content: bool
+    name: bool
+    number: str | None  # its value, for a number (digits, a number word, an ordinal)
+
+
+@text_memo()
+def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
+    """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
+    return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
+
+
+@text_memo()
+def tokens(text: str) -> tuple[Token, ...]:
+    """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
+    nt = normalized(text)
+    norm = nt.text
+    numbers = number_values(text)
+    inside = {x for a, b, _, spelled in number_spans(norm) if spelled for x in range(a + 1, b)}  # "five" of "twenty-five"
+    name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
+    starts = [a for a, _ in sentence_bounds(text)]
+    out, clause, last = [], 0, 0
+    for start, end, w in word_spans(norm):
+        clause += any(ch in ",;:()[]\u2014\u2013.!?\u2026" for ch in norm[last:start]) or " - " in norm[last:start]
+        last = end
+        at = int(nt.starts[start])
+        forms = frozenset(word_forms(w))
+        value = numbers.get(start)
+        if value is None and w[:1].isdigit():
+            value = canon_number(w).lstrip("0") or "0"
+        if w in ORDINALS:
+            forms |= {ORDINALS[w]}  # "first" meets "1st" (whose "1" is a number of its own)
+        ch = text[at]  # a name's token is capitalised, or of a script without case (a Hebrew acronym, a quoted name)
+        name = bool(name_words) and not w[:1].isdigit() and w.removesuffix("'s") in name_words and (ch.isupper() or not ch.isascii())
+        content = ((len(w) > 1 and w not in STOPWORDS) or value is not None) and start not in inside
+        out.append(Token(w, forms, start, max(0, bisect_right(starts, at) - 1), clause, content, name, value))
+    return tuple(out)
+
+
+@text_memo()
+def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
+    """The forms of each sentence's words (:func:`sentence_bounds`), from one normalisation of the text."""
+    nt = normalized(text)
+    starts = [a for a, _ in sentence_bounds(text)]
+    out: list[set[str]] = [set() for _ in starts]
+    for s, _, w in word_spans(nt.text):
+        out[max(0, bisect_right(starts, int(nt.starts[s])) - 1)].update(word_forms(w))
+    return tuple(frozenset(x) for x in out)
+
+
+@text_memo()
+def forms_of(text: str) -> frozenset[str]:
+    """Every form of every word of ``text``."""
+    return frozenset().union(*sentence_forms(text))
