@@ -152,6 +152,7 @@ def test_free_verdicts_are_right_on_the_shared_sets():
     sys.path.insert(0, str(ROOT / "bench"))
     import grounding_sets as g
 
+    total = 0
     for name, items in (("hebrew answers", g.hebrew_answers(data)), ("WiCE", g.wice(data)[:150]), ("FaithBench", g.faithbench(data)[:250])):
         settled = right = 0
         for i in items:
@@ -162,3 +163,5 @@ def test_free_verdicts_are_right_on_the_shared_sets():
                 settled += 1
                 right += i.label == "supported"
         assert settled == 0 or right / settled >= 0.98, (name, right, settled)
+        total += settled
+    assert total > 0  # some claims were settled: the precision above measured something

@@ -36,21 +36,24 @@ def _hebrew(text: str) -> bool:
 
 
 def vector(f: SupportFeatures, span_score: float | None, hebrew: bool = False) -> dict[str, float]:
-    """The named features of one claim from its support features (which carry its alignment's)."""
+    """The named features of one claim: :meth:`SupportFeatures.features` (the alignment's numbers and those
+    read beyond the judged span), counts bounded, and what it leaves out (a number stated otherwise, the
+    span's score, the script)."""
+    raw = f.features()
     out = {}
     for n in ALIGNMENT:
-        v = float(f.alignment.get(n, 0.0))
+        v = raw[n]
         out[f"align_{n}"] = math.log1p(v) / math.log(40) if n == "words" else min(v, _CAPS[n]) / _CAPS[n] if n in _CAPS else v
     out |= {
-        "offered_coverage": f.offered_coverage,
-        "conflicts": float(f.conflicts > 0),
+        "offered_coverage": raw["offered_coverage"],
+        "conflicts": float(raw["conflicts"] > 0),
         "numbers_mismatched": float(f.mismatches > 0),
-        "heading": float(f.heading),
-        "absent_share": f.absent_share,
-        "absent_key": float(bool(f.absent_key)),
-        "absent_run": min(f.absent_run, 5) / 5,
-        "short": float(f.short),
-        "short_question_coverage": f.question_coverage if f.short else 0.0,
+        "heading": raw["heading"],
+        "absent_share": raw["absent_share"],
+        "absent_key": float(raw["absent_key"] > 0),
+        "absent_run": min(raw["absent_run"], 5) / 5,
+        "short": raw["short"],
+        "short_question_coverage": raw["question_coverage"] if f.short else 0.0,
         "short_answer_missing": float(f.short and not f.answer_in_source),
         "span_score": span_score or 0.0,
         "no_candidate": float(span_score is None),
