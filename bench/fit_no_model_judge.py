@@ -85,6 +85,7 @@ class Set(Scored):
         for i in self.items:  # what calibrate_deterministic's rule fit reads
             i.features, i.collapse_contradicted = SupportFeatures(**i.support), i.collapse
         self.veto = np.array([never_supported(i.features) is not None for i in self.items])
+        self.conflict = np.array([i.features.conflicts > 0 for i in self.items])
         self.rule = self.rule_labels(load_params()) if rule is None else rule
 
     def rule_labels(self, params) -> np.ndarray:
@@ -159,15 +160,15 @@ def prob(model: dict, x: np.ndarray) -> np.ndarray:
 def predict(s: Set, p: np.ndarray, t: dict) -> np.ndarray:
     """The judge's labels (UNSURE included) for probabilities ``p`` under thresholds ``t`` (by language:
     ``he`` for Hebrew claims, ``default`` for the rest), as :func:`judge.judges.deterministic.deterministic_verdict`
-    gives them: supported above the line unless the checks find a contradiction (then unsure: the two
-    disagree), a contradiction the checks find below it, unsure in the band, then the calibrated rule's other
+    gives them: a correction or retraction in the source contradicted; supported above the line unless the
+    checks find another contradiction (then unsure: the two disagree), a contradiction the checks find below it, unsure in the band, then the calibrated rule's other
     labels (its "supported" is partially supported here); a claim :func:`never_supported` vetoes takes the
     rule's other label."""
     sup = np.where(s.hebrew, t["he"]["supported_from"], t["default"]["supported_from"])
     unsure = np.where(s.hebrew, t["he"]["unsure_from"], t["default"]["unsure_from"])
     other = np.where(s.rule == S, P, s.rule)
-    pred = np.select([(p >= sup) & (s.rule == C), (p >= sup) & s.veto, p >= sup, s.rule == C, p >= unsure],
-                     [UNSURE, other, S, C, UNSURE], default=other)
+    pred = np.select([(s.rule == C) & s.conflict, (p >= sup) & (s.rule == C), (p >= sup) & s.veto, p >= sup, s.rule == C, p >= unsure],
+                     [C, UNSURE, other, S, C, UNSURE], default=other)
     rule_mode = np.where(s.hebrew, t["he"].get("mode") == "rule", t["default"].get("mode") == "rule")
     pred = np.where(rule_mode, s.rule, pred)
     return np.where(s.collapse & (pred == C), U, pred)

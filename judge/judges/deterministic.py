@@ -6,7 +6,8 @@ Small gradient-boosted trees over :func:`judge.judges.features.claim_features` g
 claim is supported (``judge/data/no_model_judge.json``, written by ``bench/fit_no_model_judge.py``,
 fitted and measured leave-one-dataset-out; walked here in pure Python). Per language profile: p at or above
 ``supported_from`` is supported, unless the checks find a contradiction (the calibrated rule of
-:mod:`judge.stages.support`): the two disagree, and the claim is unsure; below it, such a contradiction is
+:mod:`judge.stages.support`): a correction or retraction in the source is contradicted, any other the two
+disagree on is unsure; below it, such a contradiction is
 contradicted; else p at or above ``unsure_from`` is unsure; else the rule names the kind of failure
 (partially supported or unsupported). The rule's thresholds (calibrated per
 language, ``judge/data/deterministic.yaml``) may be overridden by a config:
@@ -153,7 +154,7 @@ def deterministic_verdict(
     p, f = claim_probability(claim, context.question if context else None, sources, weights, context.language if context else None)
     profile = weights.profile(context.language if context else None)
     rule, why = decide(f, params)
-    if profile.mode == "rule":
+    if profile.mode == "rule" or (rule == CONTRADICTED and f.conflicts):  # the source itself corrects or retracts it
         label = rule
     elif p >= profile.supported_from and rule == CONTRADICTED:  # the two disagree: a model judge decides, or not verified
         label, why = UNSURE, f"{why}, but the learned judge gives {p:.2f} (supported from {profile.supported_from:.2f}): the two disagree"
