@@ -8,11 +8,11 @@ from judge.errors import InputError  # the project's own error type for refused 
 
 __version__ = "0.1.0"
 
-__all__ = ["InputError", "__version__", "aevaluate", "evaluate"]
+__all__ = ["InputError", "__version__", "aevaluate", "evaluate", "score"]
 
 
 def __getattr__(name: str):
-    if name in ("evaluate", "aevaluate"):
+    if name in ("evaluate", "aevaluate", "score"):
         from judge import api
 
         return getattr(api, name)

@@ -164,6 +164,17 @@ def evaluate(
     return Run.open(store.path)
 
 
+def score(run: Run | str | Path, labels: Iterable[str | Path] | None = None) -> Run:
+    """Score a finished run again (``judge score``) and return it; ``labels``: filled labelling sheets (judge
+    label), whose human labels correct its rates (``Run.corrected``). Bad labels raise DatasetError, one
+    problem per line."""
+    from judge.report import write_reports
+
+    path = run.path if isinstance(run, Run) else Path(run)
+    write_reports(path, [Path(p) for p in labels] if labels is not None else None)
+    return Run.open(path)
+
+
 async def aevaluate(config: str | Path | Mapping | RunConfig, **kwargs) -> Run:
     """:func:`evaluate` off the event loop (the run drives its own loop in a worker thread)."""
     return await asyncio.to_thread(evaluate, config, **kwargs)

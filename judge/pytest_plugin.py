@@ -102,21 +102,38 @@ def check_bounds(**bounds) -> None:
 
 
 def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_hallucination: float | None = None,
-                    max_judge_errors: int | None = None, runs_dir: str | Path = "runs") -> dict:
+                    max_judge_errors: int | None = None, runs_dir: str | Path = "runs", *, labels: list | None = None,
+                    max_corrected_hallucination: float | None = None, min_corrected_faithfulness: float | None = None) -> dict:
     """Fail unless the run's faithfulness and hallucination rate (overall, and of each model under test:
     MODEL+VARIANT with prompt variants) and its judge errors are within bounds. With no bound given, the run
-    config's ``thresholds`` apply. The message names the claims that are not grounded and the report."""
+    config's ``thresholds`` apply. The message names the claims that are not grounded and the report.
+
+    ``max_corrected_hallucination`` / ``min_corrected_faithfulness``: bounds on the far end of the 95% interval
+    of the rate corrected by human labels (overall and per model; the gate ``corrected_...<=X`` of judge
+    compare); ``labels``: filled labelling sheets to score the run with first (else the run's last score)."""
     __tracebackhide__ = True
     from judge.runs.run import Run
     from judge.runs.thresholds import Thresholds, threshold_failures
 
-    check_bounds(min_faithfulness=min_faithfulness, max_hallucination=max_hallucination, max_judge_errors=max_judge_errors)
+    check_bounds(min_faithfulness=min_faithfulness, max_hallucination=max_hallucination, max_judge_errors=max_judge_errors,
+                 max_corrected_hallucination=max_corrected_hallucination, min_corrected_faithfulness=min_corrected_faithfulness)
     run = Run.open(_run_dir(run_or_config, runs_dir))
+    if labels is not None:
+        from judge.api import score
+
+        run = score(run, labels)
     problems = list(run.failures)
     if not run.summary:  # a run that never finished: its failure says so, there are no numbers to check
         raise GroundingError("\n".join([*problems, _where(run)]))
     overall = run.summary["overall"]
-    if min_faithfulness is None and max_hallucination is None and max_judge_errors is None:
+    corrected = [f"{spec}{v}" for spec, v in (("corrected_hallucination_rate<=", max_corrected_hallucination),
+                                              ("corrected_faithfulness>=", min_corrected_faithfulness)) if v is not None]
+    if corrected:
+        from judge.scoring.corrected_compare import bound_gate
+
+        gates = [bound_gate(spec, run, allow_missing=False) for spec in corrected]
+        problems += [f"{g['gate']}: {g['summary']}" for g in gates if g["failed"]]
+    if min_faithfulness is None and max_hallucination is None and max_judge_errors is None and not corrected:
         bounds = run.config.thresholds
     else:
         bounds = Thresholds(max_hallucination_rate=max_hallucination, min_faithfulness=min_faithfulness)

@@ -45,6 +45,21 @@ GROUNDED: tuple[str, ...] = ("supported", "partially_supported")  # counts towar
 NOT_GROUNDED: tuple[str, ...] = (*HALLUCINATED, "partially_supported", UNSURE)  # the claims every report lists first
 CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")  # the labels a control claim is made with
 
+# -- human labels (judge label; judge.labels) ----------------------------------------------------------------
+GROUNDED_ANSWER = "grounded"  # an answer-level label: every claim of the answer is supported
+NOT_GROUNDED_ANSWER = "not_grounded"
+ANSWER_LABELS: tuple[str, ...] = (GROUNDED_ANSWER, NOT_GROUNDED_ANSWER)
+SKIP = "skip"  # a person looked at the item and gave no label (left out, counted)
+
+
+def answer_label(claim_labels: Iterable[str]) -> str | None:
+    """The answer-level label of an answer's claim labels: grounded when every judged claim is supported
+    (partially supported is not grounded), None when no claim was judged."""
+    judged = [lbl for lbl in claim_labels if is_judged(lbl)]
+    if not judged:
+        return None
+    return GROUNDED_ANSWER if all(lbl == SUPPORTED for lbl in judged) else NOT_GROUNDED_ANSWER
+
 
 def is_judged(label: str) -> bool:
     """A claim counted in the rates (a judge_error claim counts in neither; an unsure one, unverified, does)."""

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     # 3. the outside world: the LLM port; Ray
     ("judge.llm", "judge.raylib"),
     # 4. formats and search (deterministic, no model)
-    ("judge.datasets", "judge.search", "judge.align", "judge.align_ray", "judge.align_file", "judge.longcontext"),
+    ("judge.datasets", "judge.search", "judge.align", "judge.align_ray", "judge.align_file", "judge.longcontext", "judge.labels.sheet"),
     # 5. measures over data
     ("judge.metrics", "judge.validate"),
     # 6. the stages, then the judges, then the control claims made from them
@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.runs.config", "judge.runs.thresholds"),
     ("judge.pipeline",),
     ("judge.runs", "judge.controls.tells"),
-    ("judge.scoring",),
+    ("judge.scoring", "judge.labels"),
     ("judge.report",),
     # 8. the entry points
     ("judge.api", "judge.starter", "judge.testing"),

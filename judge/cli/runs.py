@@ -218,6 +218,8 @@ def merge(
 def score(
     run_dir: Path = typer.Argument(..., help="A run directory."),
     as_json: bool = typer.Option(False, "--json"),
+    labels: list[Path] = typer.Option([], "--labels", help="A filled labelling sheet (judge label; repeatable: one per level): the rates "
+                                      "corrected by its human labels (default: the run's own sheets, once labelled)."),
 ) -> None:
     """Score a run against the gold its data carries; write scores.json, report.md and report.html."""
     from judge.report import write_reports
@@ -225,8 +227,10 @@ def score(
     from judge.runs.locks import reading
 
     with reading(run_dir):  # refused while a run writes into it
-        scores = write_reports(run_dir)
+        scores = write_reports(run_dir, labels or None)
     console.print_json(scores) if as_json else terminal.scores(scores, run_dir)
+    for warning in (scores.get("corrected") or {}).get("warnings", []):  # never silent, whatever the format
+        sys.stderr.write(defuse(f"warning: {warning}") + "\n")
 
 
 @command()

@@ -19,8 +19,12 @@ String length bounds are dropped from the grammar (llama.cpp expands ``maxLength
 character, which a length of a few thousand takes past its limits); lengths are still enforced, because
 instructor validates the answer against the full model and re-asks. max_tokens bounds a string.
 
-This module imports llama_cpp, so it runs in the embedded model's child process (judge/llm/local_worker.py),
-never in the parent that must survive a native crash.
+Two decoders read it. With xllamacpp (the prebuilt runtime), llama.cpp's own JSON-schema sampler takes
+``grammar_schema(schema, lengths=True)``: length bounds kept, arrays bounded, a rationale capped; an array of
+enum values is bounded by ``maxItems`` there (a repeated id is dropped when the verdict is read). With
+llama-cpp-python (the source-built fall-back), ``gbnf`` writes the GBNF grammar; it imports llama_cpp, so it
+runs in the embedded model's child process (judge/llm/local_worker.py), never in the parent that must survive
+a native crash.
 """
 
 from __future__ import annotations
@@ -33,22 +37,34 @@ DEFAULT_MAX_ITEMS = 64
 _CHAR = r'[^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 
-def grammar_schema(schema: Any, root: Any = None) -> Any:
-    """The schema as the grammar sees it: string length bounds dropped, every array given a ``maxItems``, an
-    array of one item per value of a key spelt out item by item (``prefixItems``)."""
+# An embedded model's rationale, at most this many characters: on 2 cores each token of it costs a judge call
+# about 0.15 s, and a 1.5B model's long rationales were most of a call (348 of 1,118 tokens). Decoded under
+# llama.cpp's JSON-schema sampler (xllamacpp), where a length bound costs nothing.
+EMBEDDED_RATIONALE_CHARS = 160
+
+
+def grammar_schema(schema: Any, root: Any = None, *, lengths: bool = False) -> Any:
+    """The schema as the grammar sees it: every array given a ``maxItems``, an array of one item per value of
+    a key spelt out item by item (``prefixItems``); string length bounds dropped for our GBNF converter, or
+    kept (a rationale's capped at ``EMBEDDED_RATIONALE_CHARS``) with ``lengths`` for llama.cpp's sampler."""
     root = schema if root is None else root
     if isinstance(schema, list):
-        return [grammar_schema(v, root) for v in schema]
+        return [grammar_schema(v, root, lengths=lengths) for v in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: grammar_schema(v, root) for k, v in schema.items() if k not in ("maxLength", "minLength")}
+    dropped = () if lengths else ("maxLength", "minLength")
+    out = {k: grammar_schema(v, root, lengths=lengths) for k, v in schema.items() if k not in dropped}
+    rationale = (out.get("properties") or {}).get("rationale") if lengths else None
+    if isinstance(rationale, dict) and rationale.get("type") == "string":
+        cap = min(int(rationale.get("maxLength", EMBEDDED_RATIONALE_CHARS)), EMBEDDED_RATIONALE_CHARS)
+        out["properties"] = {**out["properties"], "rationale": {**rationale, "maxLength": cap}}
     if isinstance(out.get("properties"), dict) and out["properties"]:
         out["required"] = list(out["properties"])  # every field written (a defaulted one too: evidence, rationale)
     if out.get("type") == "array" or "items" in out:
         if not isinstance(out.get("maxItems"), int):
             out["maxItems"] = DEFAULT_MAX_ITEMS
         out["maxItems"] = max(out["maxItems"], int(out.get("minItems", 0) or 0))
-        spelt = _one_per_key(out, root)
+        spelt = _one_per_key(out, root, lengths)
         if spelt is not None:
             out = {k: v for k, v in out.items() if k != "items"} | {"prefixItems": spelt}
     return out
@@ -65,7 +81,7 @@ def _local(node: Any, root: Any) -> Any:
     return node
 
 
-def _one_per_key(array: dict, root: Any) -> list[dict] | None:
+def _one_per_key(array: dict, root: Any, lengths: bool = False) -> list[dict] | None:
     """The items of an array of exactly n objects whose required key is an enum of n values, one per value in
     enum order; None for any other array."""
     n = array.get("minItems")
@@ -80,7 +96,8 @@ def _one_per_key(array: dict, root: Any) -> list[dict] | None:
         if isinstance(values, list) and len(values) == n == len({json.dumps(v) for v in values}):
             properties = item["properties"]
             return [
-                grammar_schema({**item, "properties": {k: ({"const": v} if k == key else p) for k, p in properties.items()}}, root)
+                grammar_schema({**item, "properties": {k: ({"const": v} if k == key else p) for k, p in properties.items()}}, root,
+                               lengths=lengths)
                 for v in values
             ]
     return None

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import importlib.util
 import json
 import os
 import select
@@ -35,6 +34,8 @@ from judge.llm.errors import (
     LocalModelTimeout,
     LocalModelUnavailable,
 )
+from judge.llm.activity import doing
+from judge.llm.local_worker import runtime
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
 CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
@@ -173,12 +174,16 @@ def complete(name: str, messages: list[dict], optional_params: dict, timeout: fl
     )
     crash = _crash_requested(name)
     if crash is None:
-        if importlib.util.find_spec("llama_cpp") is None:
+        if runtime() is None:
             raise LocalModelUnavailable(INSTALL_HINT)
         model_path(name)  # assembled and verified here, so a refusal is a plain error, not a child's
-    # The child builds the grammar from the schema (judge/llm/grammar.py: every array bounded, no silent
-    # fall-back to "any JSON"); llama_cpp is imported only there.
-    reply = _child(name).request({"kwargs": kwargs, "schema": schema, "crash": crash}, timeout)
+    child = _child(name)
+    loading = child.proc is None or child.proc.poll() is not None
+    # The child decodes under the schema (judge/llm/grammar.py: every array bounded, no silent fall-back to
+    # "any JSON"); llama.cpp's binding is imported only there.
+    what = f"local/{name}: loading the model, then {'judging' if schema else 'writing'}" if loading else f"local/{name}: {'judging' if schema else 'writing'}"
+    with doing(what):
+        reply = child.request({"kwargs": kwargs, "schema": schema, "crash": crash}, timeout)
     if "error" in reply:
         raise (LocalModelUnavailable if reply.get("unavailable") else LLMError)(reply["error"])
     out = reply["ok"]

@@ -15,15 +15,69 @@ import signal
 import sys
 
 
-def _load(name: str):
-    from llama_cpp import Llama
+RUNTIMES = ("xllamacpp", "llama_cpp")  # preferred first: a prebuilt wheel (no compile), then the source build
 
+
+def runtime() -> str | None:
+    """The llama.cpp binding this machine has: ``xllamacpp`` (a prebuilt, portable wheel: llama.cpp's own
+    server in-process, JSON-schema decoding by its sampler) or ``llama_cpp`` (llama-cpp-python, built from
+    source: the fall-back). ``JUDGE_LOCAL_RUNTIME`` picks one where both are installed."""
+    import importlib.util
+
+    wanted = os.environ.get("JUDGE_LOCAL_RUNTIME", "").strip()
+    names = (wanted,) if wanted in RUNTIMES else RUNTIMES
+    return next((n for n in names if importlib.util.find_spec(n) is not None), None)
+
+
+class _XLlama:
+    """One model in xllamacpp's in-process llama.cpp server. The reply has the OpenAI chat shape, as
+    llama-cpp-python's does; a response schema is decoded under the server's own JSON-schema sampler."""
+
+    def __init__(self, path: str, context: int, threads: int):
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = path
+        params.n_ctx = context
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.sampling.seed = 0
+        self.server = xllamacpp.Server(params)
+
+    def complete(self, kwargs: dict, schema: dict | None) -> dict:
+        from judge.llm.grammar import grammar_schema
+
+        body = dict(kwargs)
+        if schema is not None:
+            body["json_schema"] = grammar_schema(schema, lengths=True)  # one it cannot decode under: ValueError
+        reply = self.server.handle_chat_completions(body)
+        if isinstance(reply, dict) and "error" in reply and "choices" not in reply:
+            raise ValueError(str(reply["error"])[:500])
+        return reply
+
+
+class _LlamaCpp:
+    """One model in llama-cpp-python, decoded under our GBNF grammar (judge/llm/grammar.py)."""
+
+    def __init__(self, path: str, context: int, threads: int):
+        from llama_cpp import Llama
+
+        self.llama = Llama(model_path=path, n_ctx=context, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False)
+
+    def complete(self, kwargs: dict, schema: dict | None) -> dict:
+        if schema is not None:
+            kwargs = {**kwargs, "grammar": _grammar(schema)}
+        return self.llama.create_chat_completion(**kwargs)
+
+
+def _load(name: str, which: str):
     from judge.env import number
     from judge.llm.weights import model_path
 
     threads = int(number("JUDGE_LOCAL_THREADS"))  # every usable CPU unless set (llama-cpp-python's default: half)
-    return Llama(model_path=str(model_path(name)), n_ctx=int(number("JUDGE_LOCAL_CONTEXT")), n_threads=threads,
-                 n_threads_batch=threads, seed=0, verbose=False)
+    backend = _XLlama if which == "xllamacpp" else _LlamaCpp
+    return backend(str(model_path(name)), int(number("JUDGE_LOCAL_CONTEXT")), threads)
 
 
 def _grammar(schema: dict):
@@ -42,15 +96,11 @@ def _reply(name: str, loaded: dict, request: dict) -> dict:
 
     try:
         if name not in loaded:
-            try:
-                import llama_cpp  # noqa: F401
-            except ImportError:
+            which = runtime()
+            if which is None:
                 return {"error": INSTALL_HINT, "unavailable": True}
-            loaded[name] = _load(name)
-        kwargs = dict(request["kwargs"])
-        if request.get("schema") is not None:
-            kwargs["grammar"] = _grammar(request["schema"])
-        return {"ok": loaded[name].create_chat_completion(**kwargs)}
+            loaded[name] = _load(name, which)
+        return {"ok": loaded[name].complete(dict(request["kwargs"]), request.get("schema"))}
     except LocalModelUnavailable as e:  # weights missing or refused
         return {"error": str(e), "unavailable": True}
     except Exception as e:  # a bad request: an error for this call only

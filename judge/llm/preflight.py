@@ -7,7 +7,6 @@ line naming the model and the fix; nothing here makes a model call or reads a ke
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
 from collections.abc import Iterable
@@ -39,7 +38,9 @@ def _embedded_problem(cfg: ModelConfig) -> str | None:
     name = cfg.model[len(EMBEDDED_PREFIX):]
     if name not in EMBEDDED:
         return f"unknown embedded model {cfg.model}; known: {', '.join(EMBEDDED_PREFIX + n for n in EMBEDDED)}"
-    if importlib.util.find_spec("llama_cpp") is None:
+    from judge.llm.local_worker import runtime
+
+    if runtime() is None:
         return INSTALL_HINT
     from importlib import metadata
 
@@ -143,7 +144,7 @@ class Installed(BaseModel):
     packages: dict[str, str | None]
 
 
-DOCTOR_PACKAGES = ("judge", "litellm", "instructor", "pydantic", "llama_cpp_python", "ray", "pyarrow", "selenium")
+DOCTOR_PACKAGES = ("judge", "litellm", "instructor", "pydantic", "xllamacpp", "llama_cpp_python", "ray", "pyarrow", "selenium")
 
 
 def installed() -> Installed:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from judge.llm.activity import doing
 from judge.llm.errors import LocalModelUnavailable
 
 
@@ -52,18 +53,20 @@ EMBEDDED: dict[str, EmbeddedModel] = {
 }
 
 # The flags of a llama.cpp build that runs on any x86-64 CPU with AVX2 (2013 on) and on arm64 (the x86 flags
-# are ignored there): no -march=native, which on an AVX-512/AMX Xeon gives a build that dies with SIGILL.
+# are ignored there): no -march=native, which on an AVX-512/AMX Xeon gives a build that dies with SIGILL. Only
+# the source-built fall-back (the 'local-source' extra) needs them; the 'local' extra's prebuilt runtime
+# (xllamacpp) is portable as shipped.
 PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 # --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS and would hand back a native wheel built earlier.
 PORTABLE_REBUILD = (
-    f'rebuild llama-cpp-python with CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir '
-    "--force-reinstall --no-deps llama-cpp-python"
+    "with the source-built runtime, rebuild it portably: "
+    f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall --no-deps llama-cpp-python; '
+    "or use the prebuilt one: pip install xllamacpp"
 )
 INSTALL_HINT = (
-    "the embedded model needs the 'local' extra: "
-    f"CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install --no-cache-dir -e '.[local]' (llama-cpp-python builds from "
-    "source, about 10 minutes once). Or point the config at a hosted model (e.g. model: anthropic/claude-3-5-haiku-latest, "
-    "api_key_env: ANTHROPIC_API_KEY) or a local server (e.g. model: ollama/qwen2.5:7b)."
+    "the embedded model needs the 'local' extra: pip install -e '.[local]' (a prebuilt llama.cpp runtime and "
+    "the weights, about a minute). Or point the config at a hosted model (e.g. model: "
+    "anthropic/claude-3-5-haiku-latest, api_key_env: ANTHROPIC_API_KEY) or a local server (e.g. model: ollama/qwen2.5:7b)."
 )
 
 
@@ -90,6 +93,12 @@ def model_path(name: str) -> Path:
     target = weights_dir() / f"{spec.name}-{spec.sha256[:12]}.gguf"
     if target.exists():
         return target
+    with doing(f"local/{name}: assembling its weights (once)"):
+        return _assemble(spec, target)
+
+
+def _assemble(spec: EmbeddedModel, target: Path) -> Path:
+    name = spec.name
     parts = [_chunk_path(dist, inner) for dist, inner in spec.chunks]
     total = sum(p.stat().st_size for p in parts)
     if spec.size and total != spec.size:

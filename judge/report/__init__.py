@@ -14,19 +14,36 @@ if TYPE_CHECKING:
 # its terminal module, and `judge --help` should not pay for numpy, jinja and the scoring (about 0.7 s).
 
 
-def write_reports(run: Run | Path) -> dict:
-    """Score the run and write scores.json, report.md and report.html next to its results."""
+def write_reports(run: Run | Path, labels: list[Path] | None = None) -> dict:
+    """Score the run and write scores.json, report.md and report.html next to its results. ``labels``: filled
+    labelling sheets (default: the run's own, judge.labels.load), for the corrected rates."""
     from judge.jsonstream import json_parts
+    from judge.labels.load import load_labels
     from judge.report import html, markdown
     from judge.runs.run import Run
     from judge.scoring import score
 
     run = run if isinstance(run, Run) else Run.open(run)
-    scores = score(run)
+    scores = score(run, load_labels(run, labels))
     run.store.write_parts("scores.json", json_parts(scores))  # written piece by piece: per_answer is read back from disk
     run.store.write_text("report.md", markdown.render(scores))
-    run.store.write_parts("report.html", html.render(scores, run.results(), run.records))
+    run.store.write_parts("report.html", html.render(scores, run.results(), run.records, sheet=sheet_rows(run)))
     return scores
+
+
+def sheet_rows(run: Run) -> list:
+    """The rows of the run's own labelling sheets (judge label), for report.html's labelling mode; a sheet with
+    problems is left out of the page (judge score and judge validate name them)."""
+    from judge.labels.load import SHEET_NAMES
+    from judge.labels.sheet import read_sheet
+
+    rows = []
+    for name in SHEET_NAMES.values():
+        if (run.path / name).is_file():
+            sheet = read_sheet(run.path / name)
+            if not sheet.problems:
+                rows += [r for _, r in sheet.rows]
+    return rows
 
 
 def agreement_path(run_dirs: list[Path]) -> Path:

@@ -65,12 +65,21 @@ class Progress:
     def start(self, total: int, done: int) -> None:
         if not self.enabled:
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn, TimeRemainingColumn
         from rich.progress import Progress as Bar
+        from rich.text import Text
+
+        from judge.llm.activity import current
+
+        class Now(ProgressColumn):
+            """Which model is working, or weights being assembled: read at each redraw."""
+
+            def render(self, task) -> Text:
+                return Text(current()[:80], style="dim")
 
         self.bar = Bar(
-            TextColumn("records"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"), TimeRemainingColumn(),
-            console=console(stderr=True),
+            TextColumn("records"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
+            TextColumn("ETA"), TimeRemainingColumn(), Now(), console=console(stderr=True),
         )
         self.task = self.bar.add_task("run", total=total, completed=done, stats="")
         self.bar.start()

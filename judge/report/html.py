@@ -20,6 +20,9 @@ from html import escape
 from judge.models import Record
 from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
 from judge.report.format import fmt, no_bidi, prompts_line
+from judge.report.labelling import CSS as LABELLING_CSS
+from judge.report.labelling import SCRIPT as LABELLING_SCRIPT
+from judge.report.labelling import section as labelling_section
 from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
 from judge.scoring.health import JudgeHealth
@@ -83,6 +86,7 @@ SCRIPT = """(function () {
   }
   [label, model, disagree].forEach(function (e) { e.addEventListener("change", apply); });
 })();"""
+SCRIPT += LABELLING_SCRIPT  # the labelling mode (judge.report.labelling): part of the one script
 SCRIPT_HASH = "'sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii") + "'"
 
 CSS = """
@@ -103,7 +107,7 @@ sup.eid{font-size:10px;color:#37474f;background:#fff;border:1px solid #90a4ae;bo
 .outlined{outline:3px solid #1565c0;outline-offset:1px}.claim{cursor:pointer}.filtered{display:none}
 .passage{font-size:12px;color:#37474f}.in-answer{font-size:13px;margin:2px 0}.in-answer mark{background:#ffe082;font-weight:600}.ng{border-left:4px solid #e0e0e0;padding:2px 8px;margin:6px 0}
 .filters{position:sticky;top:0;background:#fff;padding:4px 0;border-bottom:1px solid #eee;z-index:1}
-"""
+""" + LABELLING_CSS
 
 
 def _label(label: str) -> str:
@@ -303,9 +307,11 @@ def _block(key: str, block: Block, value) -> str:
 RECORDS_LISTED = 5_000
 
 
-def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record], *, listed: int = RECORDS_LISTED) -> Iterator[str]:
+def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record], *, listed: int = RECORDS_LISTED,
+           sheet: list | None = None) -> Iterator[str]:
     """The page, piece by piece (records are rendered one at a time, so memory does not grow with the run);
-    the first RECORDS_LISTED records in full, and past them those the not-grounded list links to."""
+    the first RECORDS_LISTED records in full, and past them those the not-grounded list links to. ``sheet``:
+    the rows of the run's labelling sheets, for the labelling mode."""
     name = scores.get("name") or "run"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:; script-src {SCRIPT_HASH}">',
@@ -330,6 +336,7 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
                      + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "</p>")
     if prompts := prompts_line(scores.get("prompts")):
         parts.append(f'<p class="muted prompts">{_d(prompts)}</p>')
+    parts.append(labelling_section(sheet or [], name, lambda language: "rtl" if language in RTL_LANGUAGES else "ltr"))
     parts.append("<h2>Records</h2>")
     yield "\n".join(parts)
     linked = _linked_records(scores.get(NotGroundedSection.key))

@@ -103,6 +103,11 @@ def compare(result: dict, rows: int = 50) -> str:
     lines += [""] + _table(["metric", "A", "B", "delta", "records worse/better/same", "sign test p", "95% CI (bootstrap)"],
                            [[name, fmt(m["a"], 4), fmt(m["b"], 4), f"{m['delta']:+.4f}", *records(m), fmt_ci(m["ci95"], 4, signed=True)]
                             for name, m in result["metrics"].items()])
+    corrected = [[level, model, metric.replace("_", " "), fmt(d["a"], 3), fmt(d["b"], 3), f"{d['delta']:+.3f}", fmt_ci(d["ci95"], 3, signed=True)]
+                 for level, models in ((result.get("corrected") or {}).get("levels") or {}).items()
+                 for model, metrics in models.items() for metric, d in metrics.items()]
+    if corrected:  # human labels on both runs (judge.scoring.corrected_compare)
+        lines += ["", "## Corrected by human labels (PPI++)", ""] + _table(["level", "model", "metric", "A", "B", "B - A", "95% interval"], corrected)
     if result["gates"]:
         lines += ["", "## Gates", ""] + [f"- **{'FAIL' if g['failed'] else 'ok'}** {md(g['gate'])}: {md(g['why'])}" for g in result["gates"]]
     claims = result.get("claims") or {}

@@ -151,6 +151,14 @@ def compare(result: dict) -> None:
     for key, run in (("only_a", "A"), ("only_b", "B")):
         if claims.get(key):
             c.print(f"{_claims(claims[key])} only in run {run} (no claim of the other run matched)", markup=False, soft_wrap=True)
+    corrected = result.get("corrected") or {}
+    if corrected and not corrected.get("available") and any(g.get("kind") == "bound" for g in result["gates"]):
+        c.print(f"corrected rates: {corrected['why']}", markup=False, soft_wrap=True)
+    for level, models in (corrected.get("levels") or {}).items():  # human labels on both runs (judge.scoring.corrected_compare)
+        for model, metrics in models.items():
+            for metric, d in metrics.items():
+                c.print(f"corrected {level} {metric.replace('_', ' ')} ({model}): A {d['a']:.3f}, B {d['b']:.3f}, B - A {d['delta']:+.3f} "
+                        f"{fmt_ci(d['ci95'], 3, signed=True)}", markup=False, soft_wrap=True)
     for g in result["gates"]:  # the claims are in the tables above: each gate's own line (--json has the full reason)
         c.print(("FAIL " if g["failed"] else "ok   ") + f"{g['gate']}: {g.get('summary') or g['why']}", markup=False, soft_wrap=True)
     if result.get("failed"):

@@ -114,6 +114,13 @@ class Run:
         return read_json_object(path) if path.exists() else {}
 
     @property
+    def corrected(self) -> dict | None:
+        """The rates corrected by human labels (``judge score RUN --labels FILE``, judge.api.score): per level,
+        model and metric, the judge's raw rate, the corrected rate and the labels-only rate with 95% intervals;
+        None when the run was scored without labels."""
+        return (self.scores or {}).get("corrected")
+
+    @property
     def report_path(self) -> Path:
         return self.path / "report.html"
 

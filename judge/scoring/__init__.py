@@ -17,22 +17,27 @@ from judge.scoring.sections import SECTIONS
 __all__ = ["SECTIONS", "AnswerItem", "Block", "Section", "Table", "blocks", "gold_scores", "score", "sections_of"]
 
 
-def sections_of(run: Run) -> list[Section]:
+def sections_of(run: Run, labels=None) -> list[Section]:
     """Every section, each fed every answer of the run once: the not-grounded claims first; agreement joins
-    when the run has a panel."""
+    when the run has a panel, the corrected rates when there are human labels (judge.scoring.corrected.Labels)."""
     from judge.scoring.agreement import JudgeAgreement
     from judge.scoring.ungrounded import NotGroundedSection
 
     sections = [NotGroundedSection(), *(cls() for cls in SECTIONS)]
     if len(run.config.adjudicate.judges) > 1:
         sections.append(JudgeAgreement(run.config.adjudicate.judges))
+    if labels is not None:
+        from judge.scoring.corrected import Corrected
+
+        sections.append(Corrected(labels))
     return sections
 
 
-def score(run: Run) -> dict:
-    """The scores of a run (what scores.json holds), in the sections' order."""
+def score(run: Run, labels=None) -> dict:
+    """The scores of a run (what scores.json holds), in the sections' order; ``labels``: human labels
+    (judge.labels.load.load_labels) for the corrected rates."""
     records, recorded = run.records, run.recorded
-    sections = sections_of(run)
+    sections = sections_of(run, labels)
     count = 0
     for r in run.results():
         count += 1
@@ -48,10 +53,11 @@ def score(run: Run) -> dict:
     tail = {"usage": run.summary.get("usage"), "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", []),
             "prompts": manifest.get("prompts", {})}
     agreement = values.pop("judge_agreement", None)
+    corrected = values.pop("corrected", None)
     from judge.runs.summary import notes
 
     demonstration = notes(run.config)  # embedded models: every report says "demonstration" at its top
-    out = {**head, **values, **tail, **({"notes": demonstration} if demonstration else {})}
+    out = {**head, **({"corrected": corrected} if corrected is not None else {}), **values, **tail, **({"notes": demonstration} if demonstration else {})}
     if agreement is not None:
         out["judge_agreement"] = agreement
     return out
@@ -60,10 +66,11 @@ def score(run: Run) -> dict:
 def blocks(scores: dict) -> list[tuple[str, Block]]:
     """What every report shows of a scores.json, section by section: (section key, block)."""
     from judge.scoring.agreement import JudgeAgreement
+    from judge.scoring.corrected import Corrected
     from judge.scoring.ungrounded import NotGroundedSection
 
     out = []
-    for cls in (NotGroundedSection, *SECTIONS, JudgeAgreement):
+    for cls in (NotGroundedSection, Corrected, *SECTIONS, JudgeAgreement):
         block = cls.block(scores.get(cls.key), scores)
         if block is not None:
             out.append((cls.key, block))
@@ -80,4 +87,7 @@ def _dump(value):
 
 def gold_scores(scores: dict) -> dict:
     """The sections that need gold (labels, spans, human ratings, qrels), as a run's summary quotes them."""
-    return {cls.key: scores.get(cls.key) for cls in SECTIONS if cls.needs}
+    out = {cls.key: scores.get(cls.key) for cls in SECTIONS if cls.needs}
+    if scores.get("corrected") is not None:  # human labels make the rate to trust
+        out["corrected"] = scores["corrected"]
+    return out

@@ -73,13 +73,20 @@ class Gate:
     max_drop: float = 0.0
     claims: str | None = None
     max_new: int = 0
+    bound: str | None = None  # a bound gate on run B's corrected rate, as written (judge.scoring.corrected_compare)
 
     @property
     def spec(self) -> str:
+        if self.bound:
+            return self.bound
         return f"new_{self.claims}:{self.max_new}" if self.claims else f"{self.metric}:{self.max_drop}"
 
     @classmethod
     def parse(cls, text: str) -> Gate:
+        from judge.scoring.corrected_compare import parse_bound
+
+        if parse_bound(text) is not None:  # corrected_hallucination_rate<=0.1: on the interval of B's corrected rate
+            return cls(None, bound=text)
         name, _, value = text.partition(":")
         if name.startswith("new_"):
             label = CLAIM_ALIASES.get(name[4:], name[4:])
@@ -90,7 +97,8 @@ class Gate:
             return cls(None, claims=label, max_new=int(value))
         if name not in METRICS or not value:
             raise ValueError(f"gate {text!r}: expected METRIC:MAX_DROP with METRIC one of {', '.join(METRICS)}, "
-                             f"or new_LABEL:N with LABEL one of {', '.join(CLAIM_GATES)}")
+                             f"or new_LABEL:N with LABEL one of {', '.join(CLAIM_GATES)}, or a bound on a corrected rate "
+                             "(corrected_hallucination_rate<=X, corrected_faithfulness>=X)")
         try:
             drop = float(value)
         except ValueError:
@@ -153,6 +161,9 @@ def compare(
     core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,
                            allow_missing=allow_missing, run_b=b.path)
     gate_results = core.pop("gates")
+    from judge.scoring.corrected_compare import bound_gate, comparison
+
+    gate_results += [bound_gate(g.bound, b, allow_missing) for g in gates or [] if g.bound]
     if gates:  # a verdict is only as good as its judges: a gated judge that failed or was unverified fails the build
         gate_results += _judges_gate(a, "A") + _judges_gate(b, "B")
     return {
@@ -162,6 +173,7 @@ def compare(
         "models": core.pop("models"),
         "judges_verified": {"a": _verified(a), "b": _verified(b)},
         **{k: core.pop(k) for k in ("records_compared", "records_only_in_a", "records_only_in_b", "note", "metrics", "flips", "claims", "new_claims")},
+        "corrected": comparison(a, b),
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),
         "bootstrap": {"samples": bootstrap, "seed": seed},
@@ -211,6 +223,8 @@ def compare_results(
     fallback = next((g for g in gates or [] if g.claims == "not_grounded"), Gate(None, claims="not_grounded", max_new=0))
     gate_results = []
     for g in gates or []:
+        if g.bound:  # on run B's corrected rate: judged in compare(), which has the runs
+            continue
         if g.claims:
             gate_results.append(_claim_gate(g, new_counts[g.claims], run_b))
             continue

@@ -1,0 +1,115 @@
+"""Prediction-powered inference for a mean: PPI++ with power tuning (Angelopoulos, Bates, Fannjiang, Jordan and
+Zrnic, Science 2023; Angelopoulos, Duchi and Zrnic, "PPI++", arXiv:2311.01453), in the form of the authors'
+``ppi_py.ppi_mean_ci`` (written here: ppi-python pulls numba, pandas, statsmodels, scikit-learn and gdown).
+
+n labelled items have a human label ``y`` and the judge's value ``yhat``; the judge's value is known for all
+N items of the population (``yhat_all``). For a tuning weight lambda:
+
+    estimate = lambda * mean(yhat_all) + mean(w * (y - lambda * yhat))
+    variance = lambda^2 * var(yhat_all) / N + var(w * (y - lambda * yhat)) / n
+
+lambda = 0 is the labels alone (the classical interval), lambda = 1 is plain PPI. Power tuning picks the
+lambda in [0, 1] that minimises this estimated variance, so the interval is never wider than the labels-only
+one computed the same way (lambda = 0 is a candidate). ``w``: sampling weights of the labelled items (1 /
+inclusion probability, normalised to mean 1), so a stratified sample stays unbiased.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    estimate: float
+    low: float
+    high: float
+    se: float
+    lam: float  # the tuning weight used (0: the labels alone)
+    n: int  # labelled items
+    N: int  # items with the judge's value (0 for the labels alone)
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+
+def _weights(w, n: int) -> np.ndarray:
+    if w is None:
+        return np.ones(n)
+    w = np.asarray(w, dtype=float)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("weights: one positive finite weight per labelled item")
+    return w / w.mean()
+
+
+def _interval(point: float, se: float, z: float) -> tuple[float, float]:
+    return point - z * se, point + z * se
+
+
+def ppi_variance(y, yhat, yhat_all, lam: float, w=None) -> float:
+    """The estimated variance of the PPI++ estimate at ``lam`` (ppi_py's ``ppi_mean_ci``: population
+    standard deviations, ddof 0)."""
+    y, yhat, yhat_all = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_all))
+    w = _weights(w, len(y))
+    return float(np.var(lam * yhat_all) / len(yhat_all) + np.var(w * (y - lam * yhat)) / len(y))
+
+
+def tuned_lambda(y, yhat, yhat_all, w=None) -> float:
+    """The lambda in [0, 1] that minimises :func:`ppi_variance` (a quadratic in lambda):
+    cov(w y, w yhat) / n over var(w yhat) / n + var(yhat_all) / N; 0 when the judge's values do not vary."""
+    y, yhat, yhat_all = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_all))
+    w = _weights(w, len(y))
+    a, b = w * y, w * yhat
+    cov = float(np.mean((a - a.mean()) * (b - b.mean())))
+    curvature = float(np.var(b)) / len(y) + float(np.var(yhat_all)) / len(yhat_all)
+    if curvature <= 0:
+        return 0.0
+    return float(min(1.0, max(0.0, (cov / len(y)) / curvature)))
+
+
+def ppi_mean(y, yhat, yhat_all, w=None, lam: float | None = None, z: float = Z95) -> MeanEstimate:
+    """The PPI++ estimate of the population mean with its interval (``lam`` None: power-tuned)."""
+    y, yhat, yhat_all = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_all))
+    if len(y) == 0 or len(y) != len(yhat) or len(yhat_all) == 0:
+        raise ValueError("ppi_mean: needs at least one labelled item, a prediction for each, and the population's predictions")
+    weights = _weights(w, len(y))
+    if lam is None:
+        lam = tuned_lambda(y, yhat, yhat_all, weights)
+    point = float(lam * yhat_all.mean() + np.mean(weights * (y - lam * yhat)))
+    se = math.sqrt(ppi_variance(y, yhat, yhat_all, lam, weights))
+    low, high = _interval(point, se, z)
+    return MeanEstimate(point, low, high, se, float(lam), len(y), len(yhat_all))
+
+
+def classical_mean(y, w=None, z: float = Z95) -> MeanEstimate:
+    """The labels alone: the (weighted) mean with its normal interval, PPI++ at lambda = 0."""
+    y = np.asarray(y, dtype=float)
+    if len(y) == 0:
+        raise ValueError("classical_mean: needs at least one labelled item")
+    weights = _weights(w, len(y))
+    point = float(np.mean(weights * y))
+    se = float(np.std(weights * y)) / math.sqrt(len(y))
+    low, high = _interval(point, se, z)
+    return MeanEstimate(point, low, high, se, 0.0, len(y), 0)
+
+
+def difference(a: MeanEstimate, b: MeanEstimate, z: float = Z95) -> MeanEstimate:
+    """b - a for two estimates from independent samples (two runs, each with its own labels)."""
+    point = b.estimate - a.estimate
+    se = math.sqrt(a.se**2 + b.se**2)
+    low, high = _interval(point, se, z)
+    return MeanEstimate(point, low, high, se, float("nan"), a.n + b.n, a.N + b.N)
+
+
+def labels_to_halve(n: int, N: int) -> int | None:
+    """How many more labels would halve the interval's width: its variance falls as 1/n, so 4n labels in all
+    (3n more); None when the population has fewer than 4n items to label."""
+    if n <= 0 or 4 * n > N:
+        return None
+    return 3 * n

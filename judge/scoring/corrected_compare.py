@@ -1,0 +1,100 @@
+"""Corrected rates in ``judge compare``: with human labels on both runs (each run scored with ``judge score RUN
+--labels FILE``), the corrected difference B - A of each rate with its 95% interval (the two samples are
+independent: the variances add); and the bound gate ``corrected_METRIC<=X`` (or ``>=X`` for faithfulness) on
+run B's corrected interval: its upper (lower) bound, overall and for every model under test, must hold.
+"""
+
+from __future__ import annotations
+
+from judge.metrics.ppi import Z95, MeanEstimate, difference
+from judge.runs.run import Run
+from judge.scoring.corrected import ALL, METRICS
+
+# gate name -> (level, metric, the operator it takes: an upper bound on a rate to keep low, a lower on one to keep high)
+BOUND_GATES = {
+    "corrected_hallucination_rate": ("claim", "hallucination_rate", "<="),
+    "corrected_faithfulness": ("claim", "faithfulness", ">="),
+    "corrected_answer_hallucination_rate": ("answer", "hallucination_rate", "<="),
+    "corrected_answer_faithfulness": ("answer", "faithfulness", ">="),
+}
+
+
+def parse_bound(text: str) -> tuple[str, str, float] | None:
+    """(gate name, operator, bound) of ``corrected_METRIC<=X`` / ``>=X``; None when ``text`` is no bound gate;
+    ValueError naming the gate when it is one, badly written."""
+    op = "<=" if "<=" in text else ">=" if ">=" in text else None
+    if op is None:
+        return None
+    name, _, value = text.partition(op)
+    if name not in BOUND_GATES:
+        raise ValueError(f"gate {text!r}: a bound gate is one of " + ", ".join(f"{g}{o}X" for g, (_, _, o) in BOUND_GATES.items()))
+    if op != BOUND_GATES[name][2]:
+        raise ValueError(f"gate {text!r}: {name} takes {BOUND_GATES[name][2]} (a bound on its {'upper' if BOUND_GATES[name][2] == '<=' else 'lower'} end)")
+    try:
+        bound = float(value)
+    except ValueError:
+        raise ValueError(f"gate {text!r}: the bound must be a rate from 0 to 1") from None
+    if not 0 <= bound <= 1:
+        raise ValueError(f"gate {text!r}: the bound must be a rate from 0 to 1")
+    return name, op, bound
+
+
+def _estimate(value: dict) -> MeanEstimate:
+    """A stored corrected rate; its standard error at least what its interval's width says (an interval widened
+    to the exact one, for labels all of one kind, carries its width into the difference)."""
+    se = max(value["se"], (value["high"] - value["low"]) / (2 * Z95))
+    return MeanEstimate(value["estimate"], value["low"], value["high"], se, value.get("lam") or 0.0, 0, 0)
+
+
+def corrected_of(run: Run) -> dict | None:
+    """The corrected rates of a run's last score (scores.json), None when it was scored without labels."""
+    return (run.scores or {}).get("corrected")
+
+
+def comparison(a: Run, b: Run) -> dict:
+    """B - A of every corrected rate both runs have (level, model under test or all, metric), with its 95%
+    interval; or why there is none."""
+    ca, cb = corrected_of(a), corrected_of(b)
+    lacking = [(w, r) for w, r, c in (("A", a, ca), ("B", b, cb)) if not c]
+    if lacking:
+        from judge.labels.load import own_sheets
+
+        stale = [w for w, r in lacking if own_sheets(r)]  # labelled since its last score
+        why = f"run {' and '.join(w for w, _ in lacking)} scored without human labels (judge label RUN; judge score RUN --labels FILE)"
+        return {"available": False, "why": why + (f"; run {' and '.join(stale)} has labels now: judge score it again" if stale else "")}
+    out: dict = {"available": True, "files": {"a": ca["files"], "b": cb["files"]}, "levels": {}}
+    for level, la in ca["levels"].items():
+        lb = cb["levels"].get(level)
+        if lb is None:
+            continue
+        for model, metrics in la["models"].items():
+            for metric in METRICS:
+                ea, eb = metrics.get(metric, {}).get("corrected"), lb["models"].get(model, {}).get(metric, {}).get("corrected")
+                if ea and eb:
+                    d = difference(_estimate(ea), _estimate(eb))
+                    out["levels"].setdefault(level, {}).setdefault(model, {})[metric] = {
+                        "a": ea["estimate"], "b": eb["estimate"], "delta": round(d.estimate, 6), "ci95": [round(d.low, 6), round(d.high, 6)]}
+    return out
+
+
+def bound_gate(spec: str, b: Run, allow_missing: bool) -> dict:
+    """One bound gate on run B's corrected rate: its interval's far end, overall and per model, within the bound."""
+    name, op, bound = parse_bound(spec)
+    level, metric, _ = BOUND_GATES[name]
+    value = ((corrected_of(b) or {}).get("levels") or {}).get(level)
+    if not value or not (value["models"].get(ALL, {}).get(metric) or {}).get("corrected"):
+        why = f"run B ({b.path}) has no corrected {level}-level {metric.replace('_', ' ')}: score it with human labels (judge score RUN --labels FILE)"
+        why += ": allowed by --allow-missing" if allow_missing else ": cannot be checked (pass --allow-missing to accept that)"
+        return {"gate": spec, "kind": "bound", "failed": not allow_missing, "missing": True, "summary": why, "why": why}
+    broken, seen = [], []
+    for model, metrics in value["models"].items():
+        c = (metrics.get(metric) or {}).get("corrected")
+        if not c:
+            continue
+        end = c["high"] if op == "<=" else c["low"]
+        seen.append(f"{model} {c['estimate']:.3f} [{c['low']:.3f}, {c['high']:.3f}]")
+        if (end > bound) if op == "<=" else (end < bound):
+            broken.append(f"{model}: {'upper' if op == '<=' else 'lower'} bound {end:.3f} {'>' if op == '<=' else '<'} {bound}")
+    what = f"corrected {level}-level {metric.replace('_', ' ')} of run B (95% intervals): " + "; ".join(seen)
+    why = what + (f"; fails: {'; '.join(broken)}" if broken else f"; every {'upper' if op == '<=' else 'lower'} bound {op} {bound}")
+    return {"gate": spec, "kind": "bound", "failed": bool(broken), "summary": why, "why": why + (f". Run B: {b.path}" if broken else "")}

@@ -1,0 +1,228 @@
+"""Human labels (issue 38): the labelling sheet (seeded, stratified, extendable), judge validate on a filled
+sheet, corrected rates in judge score / compare / the API / the pytest plugin, and bad labels refused one line
+each. The runs are real (the deterministic judge on the shared Hebrew answers, whose gold claim labels serve
+as a person's labels with --from-gold)."""
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli, shared
+
+
+def _run(tmp: Path, name: str, profile: str = "") -> Path:
+    config = tmp / f"{name}.yaml"
+    config.write_text(f"name: {name}\ndataset: {{path: {shared('he_qa_sample.json')}}}\nanswers: {{path: {shared('he_model_answers_sample.jsonl')}}}\n"
+                      f"decompose: {{method: sentences}}\nadjudicate: {{judges: [deterministic]{profile}}}\ncache_dir: {tmp / 'cache'}\n")
+    result = run_cli("run", str(config), "--runs-dir", str(tmp / "runs"), "--json", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    return Path(json.loads(result.stdout)["run_dir"])
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("labels")
+    strict = ", deterministic: {profiles: {default: {unsupported_below: 0.6}, he: {unsupported_below: 0.6}}}"
+    return _run(tmp, "a"), _run(tmp, "b", strict)
+
+
+def _sheet(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _strata(run_dir: Path) -> Counter:
+    out = Counter()
+    for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        for a in json.loads(line)["answers"]:
+            out.update(c["label"] for c in a["claims"] if c["label"] != "judge_error")
+    return out
+
+
+def test_a_sheet_is_seeded_stratified_and_extended_without_relabelling(runs, tmp_path):
+    a, _ = runs
+    first = run_cli("label", str(a), "--n", "20", "--out", str(tmp_path / "s.jsonl"), "--json")
+    assert first.returncode == 0, first.stderr
+    rows = _sheet(tmp_path / "s.jsonl")
+    again = run_cli("label", str(a), "--n", "20", "--out", str(tmp_path / "t.jsonl"))
+    assert again.returncode == 0 and _sheet(tmp_path / "t.jsonl") == rows  # the same seed draws the same items
+    other = run_cli("label", str(a), "--n", "20", "--seed", "7", "--out", str(tmp_path / "u.jsonl"))
+    assert other.returncode == 0 and {r["item"] for r in _sheet(tmp_path / "u.jsonl")} != {r["item"] for r in rows}
+    sizes, drawn = _strata(a), Counter(r["stratum"] for r in rows)
+    assert len(rows) == 20 and len({r["item"] for r in rows}) == 20 and set(drawn) == set(sizes)  # every verdict represented
+    for r in rows:
+        assert r["inclusion_probability"] == pytest.approx(drawn[r["stratum"]] / sizes[r["stratum"]])
+        assert r["label"] == "" and r["claim"] and r["answer"] and r["run_id"]
+        for p in r["passages"]:
+            assert p["excerpt"] and isinstance(p["before"], str)
+    rows[0]["label"], rows[1]["label"], rows[2]["note"] = "supported", "contradicted", "hard one"
+    _write(tmp_path / "s.jsonl", rows)
+    more = run_cli("label", str(a), "--more", "10", "--out", str(tmp_path / "s.jsonl"))
+    assert more.returncode == 0, more.stderr
+    extended = _sheet(tmp_path / "s.jsonl")
+    assert len(extended) == 30 and [r["item"] for r in extended[:20]] == [r["item"] for r in rows]
+    assert [r["label"] for r in extended[:3]] == ["supported", "contradicted", ""] and extended[2]["note"] == "hard one"
+    drawn = Counter(r["stratum"] for r in extended)
+    assert all(r["inclusion_probability"] == pytest.approx(drawn[r["stratum"]] / sizes[r["stratum"]]) for r in extended)
+    # a larger first draw holds the same items: --more is the same as asking for more at once
+    at_once = run_cli("label", str(a), "--n", "30", "--out", str(tmp_path / "v.jsonl"))
+    assert at_once.returncode == 0 and {r["item"] for r in _sheet(tmp_path / "v.jsonl")} == {r["item"] for r in extended}
+    refused = run_cli("label", str(a), "--n", "5", "--out", str(tmp_path / "s.jsonl"))
+    assert refused.returncode == 2 and "--more" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_gold_labels_give_corrected_rates_everywhere(runs, tmp_path):
+    a, _ = runs
+    made = run_cli("label", str(a), "--n", "40", "--from-gold")
+    assert made.returncode == 0, made.stderr
+    rows = _sheet(a / "labels.jsonl")
+    assert all(r["label"] in ("supported", "partially_supported", "unsupported", "contradicted") for r in rows)
+    answers = run_cli("label", str(a), "--n", "16", "--level", "answer", "--from-gold")
+    assert answers.returncode == 0, answers.stderr
+    assert {r["label"] for r in _sheet(a / "labels-answers.jsonl")} <= {"grounded", "not_grounded"}
+    scored = run_cli("score", str(a), "--json")  # the run's own filled sheets, no flag needed
+    assert scored.returncode == 0, scored.stderr
+    corrected = json.loads(scored.stdout)["corrected"]
+    assert set(corrected["levels"]) == {"claim", "answer"} and corrected["levels"]["claim"]["labelled"] == 40
+    models = corrected["levels"]["claim"]["models"]
+    assert set(models) == {"all models", "faithful-paraphraser", "hallucinator", "mixed"}
+    for metrics in models.values():
+        for e in metrics.values():
+            c, alone = e["corrected"], e["labels_only"]
+            assert 0 <= c["low"] <= c["estimate"] <= c["high"] <= 1 and 0 <= c["lam"] <= 1
+            assert c["high"] - c["low"] <= (alone["high"] - alone["low"]) * 1.02 + 1e-9  # never much wider than the labels alone
+    overall = models["all models"]["hallucination_rate"]
+    gold_rate = sum(r["label"] in ("unsupported", "contradicted") for r in rows) / len(rows)
+    assert overall["judge"] < overall["corrected"]["estimate"]  # this judge misses hallucinations; the labels say so
+    assert abs(overall["labels_only"]["estimate"] - gold_rate) < 0.1
+    agreement = corrected["levels"]["claim"]["judge_vs_labels"]["contradicted"]
+    assert agreement["precision_ci"][0] <= agreement["precision"] <= agreement["precision_ci"][1]
+    report_md = (a / "report.md").read_text(encoding="utf-8")
+    assert "Corrected rates" in report_md and "the estimate to trust" in report_md
+    page = (a / "report.html").read_text(encoding="utf-8")
+    assert "Corrected rates" in page and page.count('class="lb-item"') == 56  # both sheets in the labelling mode
+    assert page.count('class="lb-btn" data-label="not_grounded"') == 16 and page.count('class="lb-btn" data-label="contradicted"') == 40
+    import judge
+    from judge.runs.run import Run
+
+    assert Run.open(a).corrected["levels"]["claim"]["labelled"] == 40
+    again = judge.score(a, labels=[a / "labels.jsonl"])
+    assert set(again.corrected["levels"]) == {"claim"}
+    from judge.pytest_plugin import GroundingError, assert_grounded
+
+    assert_grounded(a, max_corrected_hallucination=1.0)
+    with pytest.raises(GroundingError, match=r"corrected_hallucination_rate<=0.05: .*upper bound"):
+        assert_grounded(a, max_corrected_hallucination=0.05)
+
+
+def test_validate_names_each_bad_line(runs, tmp_path):
+    a, b = runs
+    assert run_cli("label", str(a), "--n", "8", "--out", str(tmp_path / "s.jsonl")).returncode == 0
+    rows = _sheet(tmp_path / "s.jsonl")
+    rows[1]["label"] = "suported"
+    rows[3]["label"] = "grounded"  # an answer label on a claim line
+    rows[4]["item"] = "nowhere#0#0"
+    rows[5]["run_id"] = "another-run"
+    rows.append(dict(rows[0], label="supported"))  # the same claim twice
+    sheet = _write(tmp_path / "filled.jsonl", rows)
+    checked = run_cli("validate", str(sheet), "--run", str(a))
+    assert checked.returncode == 2
+    lines = checked.stderr.strip().splitlines()
+    assert len(lines) == 5, lines
+    assert "line 2: field label: 'suported' is not a claim label" in lines[0]
+    assert "line 4: field label: 'grounded'" in lines[1]
+    assert "line 6: field run_id: run 'another-run', where line 1 is of run" in lines[2]
+    assert "line 9: field item" in lines[3] and "also on line 1" in lines[3]
+    assert "line 5: field item: 'nowhere#0#0' is no claim of" in lines[4]
+    clean = _write(tmp_path / "clean.jsonl", _sheet(tmp_path / "s.jsonl"))
+    ok = run_cli("validate", str(clean), "--run", str(a), "--json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["items"] == 8
+    foreign = run_cli("validate", str(clean), "--run", str(b))
+    assert foreign.returncode == 2 and "not of" in foreign.stderr and len(foreign.stderr.strip().splitlines()) == 1
+
+
+def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
+    a, b = runs
+    assert run_cli("label", str(a), "--n", "12", "--out", str(tmp_path / "s.jsonl")).returncode == 0
+    rows = _sheet(tmp_path / "s.jsonl")
+    chosen = [r for r in rows if r["stratum"] == "supported"][:5]
+    assert len(chosen) == 5
+    for r in chosen:
+        r["label"] = "supported"
+    sheet = _write(tmp_path / "five.jsonl", rows)
+    other_run = run_cli("score", str(b), "--labels", str(sheet))
+    assert other_run.returncode == 2 and "is of run" in other_run.stderr and len(other_run.stderr.strip().splitlines()) == 1
+    stray = _write(tmp_path / "stray.jsonl", [dict(rows[0], item="he-s-001#0#999")] + rows[1:])
+    refused = run_cli("score", str(a), "--labels", str(stray))
+    assert refused.returncode == 2 and "line 1: field item: 'he-s-001#0#999' is no claim of" in refused.stderr
+    scored = run_cli("score", str(a), "--labels", str(sheet), "--json")
+    assert scored.returncode == 0, scored.stderr
+    warnings = [x for x in scored.stderr.splitlines() if x.startswith("warning:")]
+    assert any("only 5 labels" in w for w in warnings)
+    assert any("all 5 labels give the same hallucination rate (0)" in w and "exact (Clopper-Pearson)" in w for w in warnings)
+    assert any("7 of the 12 sampled claims are not labelled yet" in w for w in warnings)
+    unlabelled = {r["stratum"] for r in rows} - {"supported"}
+    assert unlabelled and any(f"no claim the panel called {', '.join(sorted(unlabelled))} is labelled" in w for w in warnings)
+    e = json.loads(scored.stdout)["corrected"]["levels"]["claim"]["models"]["all models"]["hallucination_rate"]
+    assert e["labels_only"]["low"] == 0 and e["labels_only"]["high"] == pytest.approx(0.5218, abs=1e-3)  # Clopper-Pearson 0 of 5
+    assert e["corrected"]["high"] >= e["labels_only"]["high"]
+
+
+def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
+    a, b = runs
+    for run in runs:
+        if not (run / "labels.jsonl").exists():
+            assert run_cli("label", str(run), "--n", "40", "--from-gold").returncode == 0
+        assert run_cli("score", str(run)).returncode == 0
+    result = run_cli("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    d = out["corrected"]["levels"]["claim"]["all models"]["hallucination_rate"]
+    assert d["delta"] == pytest.approx(d["b"] - d["a"], abs=1e-6) and d["ci95"][0] < d["delta"] < d["ci95"][1]
+    failed = run_cli("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=0.05")
+    assert failed.returncode == 1 and "FAIL corrected_hallucination_rate<=0.05" in failed.stdout and "upper bound" in failed.stdout
+    bad = run_cli("compare", str(a), str(b), "--gate", "corrected_faithfulness<=0.5")
+    assert bad.returncode == 2 and "takes >=" in bad.stderr
+
+
+def test_a_larger_sample_holds_every_smaller_one():
+    """The draw behind --more: each stratum gets one label first, then seats by size (D'Hondt); allocation
+    never takes a label away as n grows, stops at the stratum's size, and draws the same items for a seed."""
+    import random
+
+    from judge.labels.sample import allocation, draw
+
+    rng = random.Random(3)
+    for _ in range(50):
+        sizes = {f"s{k}": rng.randint(0, 40) for k in range(rng.randint(1, 5))}
+        total = sum(sizes.values())
+        previous = dict.fromkeys(sizes, 0)
+        for n in range(total + 3):
+            now = allocation(sizes, n)
+            assert sum(now.values()) == min(n, total) and all(previous[s] <= now[s] <= sizes[s] for s in sizes)
+            if n >= sum(1 for v in sizes.values() if v):
+                assert all(now[s] >= 1 for s in sizes if sizes[s])
+            previous = now
+    strata = {"supported": [f"c{k}" for k in range(80)], "unsupported": [f"u{k}" for k in range(15)], "contradicted": ["x1", "x2"]}
+    small, large = draw(strata, 10, 0, "claim"), draw(strata, 30, 0, "claim")
+    assert set(small) < set(large) and draw(strata, 10, 0, "claim") == small and draw(strata, 10, 1, "claim") != small
+    assert {k for k in small if k.startswith("x")} and all(0 < p <= 1 for p in large.values())
+
+
+def test_a_gate_on_a_run_without_labels_cannot_pass(runs, tmp_path):
+    import shutil
+
+    a, b = runs
+    bare = tmp_path / "bare"
+    shutil.copytree(b, bare, ignore=shutil.ignore_patterns("labels*.jsonl", "*.lock"))
+    assert run_cli("score", str(bare)).returncode == 0
+    missing = run_cli("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1")
+    assert missing.returncode == 1 and "no corrected claim-level hallucination rate" in missing.stdout and "cannot be checked" in missing.stdout
+    allowed = run_cli("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1", "--allow-missing", "--json")
+    assert allowed.returncode == 0 and not json.loads(allowed.stdout)["corrected"]["available"]

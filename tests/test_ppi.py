@@ -1,0 +1,114 @@
+"""PPI++ mean estimation (judge.metrics.ppi) against the published formulas (Angelopoulos, Duchi and Zrnic,
+PPI++, arXiv:2311.01453; ppi_py.ppi_mean_ci), and its promises: lambda 0 is the labels alone, power tuning is
+never wider than them, the interval covers the truth about 95% of the time whatever the judge."""
+
+import math
+
+import numpy as np
+import pytest
+
+from judge.metrics.ppi import Z95, classical_mean, difference, labels_to_halve, ppi_mean, ppi_variance, tuned_lambda
+
+
+def _data(seed=0, n=60, N=2000, accuracy=0.85, rate=0.3):
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(N) < rate).astype(float)
+    judge = np.where(rng.random(N) < accuracy, truth, 1 - truth)
+    labelled = rng.choice(N, n, replace=False)
+    return truth, judge, labelled
+
+
+def test_fixed_lambda_is_the_published_formula():
+    truth, judge, at = _data()
+    y, yhat = truth[at], judge[at]
+    for lam in (0.0, 0.5, 1.0):
+        e = ppi_mean(y, yhat, judge, lam=lam)
+        # ppi_py.ppi_mean_pointestimate / ppi_mean_ci with unit weights, written out
+        point = lam * judge.mean() + (y - lam * yhat).mean()
+        se = math.sqrt((lam * judge).std() ** 2 / len(judge) + (y - lam * yhat).std() ** 2 / len(y))
+        assert e.estimate == pytest.approx(point, abs=1e-12)
+        assert e.se == pytest.approx(se, abs=1e-12)
+        assert (e.low, e.high) == pytest.approx((point - Z95 * se, point + Z95 * se), abs=1e-12)
+
+
+def test_lambda_zero_is_the_labels_alone_and_lambda_one_is_plain_ppi():
+    truth, judge, at = _data(1)
+    alone, zero = classical_mean(truth[at]), ppi_mean(truth[at], judge[at], judge, lam=0.0)
+    assert (alone.estimate, alone.low, alone.high) == pytest.approx((zero.estimate, zero.low, zero.high))
+    assert alone.estimate == pytest.approx(truth[at].mean())
+    plain = ppi_mean(truth[at], judge[at], judge, lam=1.0)
+    assert plain.estimate == pytest.approx(judge.mean() + (truth[at] - judge[at]).mean())  # Angelopoulos et al. 2023, mean
+
+
+def test_power_tuning_minimises_the_variance_and_matches_ppi_plus_plus():
+    truth, judge, at = _data(2, n=200, N=20000)
+    y, yhat = truth[at], judge[at]
+    lam = tuned_lambda(y, yhat, judge)
+    grid = np.linspace(0, 1, 101)
+    assert all(ppi_variance(y, yhat, judge, lam) <= ppi_variance(y, yhat, judge, g) + 1e-15 for g in grid)
+    # PPI++'s closed form for the mean: cov(y, yhat) / ((1 + n/N) var(yhat))
+    published = np.cov(y, yhat, bias=True)[0, 1] / ((1 + len(y) / len(judge)) * np.var(judge))
+    assert lam == pytest.approx(published, abs=0.05)
+    assert 0 <= lam <= 1
+
+
+def test_never_wider_than_the_labels_alone():
+    for seed in range(40):
+        truth, judge, at = _data(seed, accuracy=0.5 + 0.01 * seed)  # from a coin-flip judge to a good one
+        tuned, alone = ppi_mean(truth[at], judge[at], judge), classical_mean(truth[at])
+        assert tuned.width <= alone.width + 1e-12
+
+
+def test_a_useless_judge_gets_lambda_zero_and_a_perfect_one_a_narrow_interval():
+    truth, _, at = _data(3)
+    constant = np.zeros_like(truth)
+    assert ppi_mean(truth[at], constant[at], constant).lam == 0.0
+    perfect = ppi_mean(truth[at], truth[at], truth)
+    assert perfect.lam > 0.9 and perfect.width < 0.3 * classical_mean(truth[at]).width
+    assert perfect.low <= truth.mean() <= perfect.high
+
+
+@pytest.mark.parametrize("accuracy", [0.95, 0.75, 0.5])
+def test_coverage_whatever_the_judge(accuracy):
+    rng = np.random.default_rng(7)
+    N, n, hits, sims = 3000, 50, 0, 400
+    truth = (rng.random(N) < 0.35).astype(float)
+    judge = np.where(rng.random(N) < accuracy, truth, 1 - truth)
+    judge[truth == 1] *= rng.random(int(truth.sum())) < 0.7  # and biased: misses 30% of the hallucinations
+    for _ in range(sims):
+        at = rng.choice(N, n, replace=False)
+        e = ppi_mean(truth[at], judge[at], judge)
+        hits += e.low <= truth.mean() <= e.high
+    assert hits / sims >= 0.92
+
+
+def test_weights_correct_an_unequal_draw():
+    rng = np.random.default_rng(11)
+    N = 4000
+    truth = (rng.random(N) < 0.3).astype(float)
+    judge = np.where(rng.random(N) < 0.8, truth, 1 - truth)
+    estimates, naive = [], []
+    for _ in range(300):  # the judge's "hallucinated" stratum drawn at 4 times the rate of the other
+        p = np.where(judge == 1, 0.04, 0.01)
+        at = np.flatnonzero(rng.random(N) < p)
+        estimates.append(ppi_mean(truth[at], judge[at], judge, w=1 / p[at], lam=0.0).estimate)
+        naive.append(truth[at].mean())
+    assert abs(np.mean(estimates) - truth.mean()) < 0.01  # unbiased with the weights
+    assert np.mean(naive) - truth.mean() > 0.1  # and far off without them
+
+
+def test_difference_and_halving():
+    t1, j1, at1 = _data(4)
+    t2, j2, at2 = _data(5, rate=0.5)
+    ea, eb = ppi_mean(t1[at1], j1[at1], j1), ppi_mean(t2[at2], j2[at2], j2)
+    d = difference(ea, eb)
+    assert d.estimate == pytest.approx(eb.estimate - ea.estimate)
+    assert d.se == pytest.approx(math.hypot(ea.se, eb.se))
+    assert labels_to_halve(50, 1000) == 150 and labels_to_halve(50, 120) is None and labels_to_halve(0, 10) is None
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError):
+        ppi_mean([], [], [1.0])
+    with pytest.raises(ValueError):
+        ppi_mean([1.0, 0.0], [1.0, 0.0], [1.0], w=[1.0, -1.0])
