@@ -67,6 +67,11 @@ def check_families(config: RunConfig, answer_families: list[str]) -> list[str]:
     return clashes
 
 
+def model_judged(config: RunConfig) -> bool:
+    """Whether a model judge runs: a warning about model judges (the cross-family rule) means nothing without."""
+    return bool(model_judges(config.adjudicate.judges))
+
+
 def build_panel(config: RunConfig, llm: LLM, prompt: Prompt) -> Panel:
     a = config.adjudicate
     setup = JudgeSetup(
@@ -85,7 +90,7 @@ def build_pipeline(
     if answer_families is None:
         answer_families = sorted({answer_family(a.model, a.family) for a in answers})
     clashes = check_families(config, answer_families)
-    if unknown := unknown_answer_models(answers):
+    if unknown := (unknown_answer_models(answers) if model_judged(config) else []):
         logging.getLogger("judge").warning(
             "cannot tell the model family of the recorded answers of %s: the cross-family rule is not checked for them "
             "(%s)", defuse(", ".join(unknown)), UNKNOWN_FAMILY_HINT)

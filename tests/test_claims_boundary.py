@@ -130,8 +130,16 @@ def test_a_claim_said_twice_is_kept_once():
         ("300 משתתפים בתוכנית", "כמה משתתפים יש בתוכנית", ["כמה משתתפים יש בתוכנית \u2014 300 משתתפים בתוכנית"]),
         ("نعم", "هل القاهرة عاصمة مصر؟", ["هل القاهرة عاصمة مصر؟ نعم"]),
         ("Sim.", "O museu abriu em 1932?", ["O museu abriu em 1932? Sim."]),
-        # a full sentence stands alone; a short sentence after the first leans on the answer, not the question
-        ("Yes. It opened in 1932.", "Did the bridge open?", ["Did the bridge open? Yes.", "It opened in 1932."]),
+        # a leading "Yes." is no claim: the short sentence after it is the answer's first, read with the question
+        ("Yes. It opened in 1932.", "Did the bridge open?", ["Did the bridge open? It opened in 1932."]),
+        # a full sentence stands alone, whatever closed lists of verbs would miss (issue 35)
+        ("Photosynthesis releases oxygen as a by-product.", "What does photosynthesis release?", ["Photosynthesis releases oxygen as a by-product."]),
+        ("Blue whales feed almost exclusively on krill.", "What do blue whales eat?", ["Blue whales feed almost exclusively on krill."]),
+        ("Yes, the bridge opened in 1932 after four years of work.", "Did the bridge open?", ["the bridge opened in 1932 after four years of work."]),
+        ("a series of fantasy novels written by J. K. Rowling", "What is Harry Potter?", ["What is Harry Potter? a series of fantasy novels written by J. K. Rowling"]),
+        ("because the river floods every spring", "Why is the soil fertile?", ["Why is the soil fertile? because the river floods every spring"]),
+        ("Sure! Delhi.", "What is the capital of India?", ["What is the capital of India? Delhi."]),
+        ("That's right. Paris is the capital of France.", "Is Paris the capital?", ["Paris is the capital of France."]),
         ("Paris is the capital of France.", "What is the capital of France?", ["Paris is the capital of France."]),
         ("Delhi", "", ["Delhi"]),  # no question to read it with
     ],

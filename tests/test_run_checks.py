@@ -1,6 +1,7 @@
 """Issue 17.7 and 17.10, the smaller ones: a result line of another schema version is refused naming file and
 line; a panel judge that failed shows its errors in the terminal summary; every recorded answer model whose
-family cannot be told is warned about in the terminal and listed in summary.json."""
+family cannot be told is warned about in the terminal and listed in summary.json, where a model judge runs
+(issue 35.7: no model judge, no word of it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.testing.scripts import pipeline_model
 from judge.testing.server import Reply
 from tests.conftest import BUNDLED_SAMPLE, ROOT
 
@@ -42,13 +44,26 @@ def test_a_result_line_of_an_unknown_schema_version_is_refused(tmp_path):
         assert f"{results}: line 2 (record {second['record_id']}) has schema_version 99" in result.output
 
 
-def test_recorded_answers_of_unknown_family_are_warned_about_in_the_terminal_and_summary(tmp_path):
+def test_recorded_answers_of_unknown_family_are_warned_about_in_the_terminal_and_summary(scripted_server, tmp_path):
+    # no model judge: the cross-family rule concerns none, so nothing is said of it (issue 35.7)
     run_dir = _run(tmp_path)
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    assert summary["unknown_family_answer_models"] == ["faithful-paraphraser", "hallucinator"]
-    result = cli("run", DETERMINISTIC, "--limit", "2", "--runs-dir", tmp_path / "again", "--no-progress")
+    assert summary["unknown_family_answer_models"] == []
+    quiet = cli("run", DETERMINISTIC, "--limit", "2", "--runs-dir", tmp_path / "quiet", "--no-progress")
+    assert "cannot tell the model family" not in quiet.output and "cannot tell the model family" not in (quiet.stderr or "")
+    # a model judge: the answers whose family cannot be told are named in the terminal and the summary
+    server = scripted_server(pipeline_model())
+    config = tmp_path / "judged.yaml"
+    config.write_text(
+        f"name: judged\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\nlimit: 2\n"
+        f"models:\n  judge-b: {{model: openai/judge-b, api_base: '{server.base_url}', family: fam-b}}\n"
+        f"adjudicate: {{judges: [judge-b], triage: false}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {{gate: false}}\n"
+    )
+    result = cli("run", config, "--runs-dir", tmp_path / "again", "--no-progress")
     table_part = result.output[result.output.index("WARNING: cannot tell"):]
     assert "faithful-paraphraser, hallucinator" in table_part.splitlines()[0]
+    (judged,) = (tmp_path / "again").iterdir()
+    assert json.loads((judged / "summary.json").read_text(encoding="utf-8"))["unknown_family_answer_models"] == ["faithful-paraphraser", "hallucinator"]
     # answers that say their family are checked and not listed
     rows = [json.loads(line) for line in BUNDLED_ANSWERS.read_text(encoding="utf-8").splitlines()]
     answers = tmp_path / "answers.jsonl"

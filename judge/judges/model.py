@@ -6,6 +6,7 @@ verdict, never a crash."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from typing import Literal
 
@@ -16,40 +17,106 @@ from judge.judges.calls import call_groups
 from judge.llm import LLM, LLMCallError, ModelConfig, family_of
 from judge.prompts import Prompt
 from judge.results import JudgeVerdict
+from judge.text import split_sentences
+from judge.text.bounds import inside_word
+from judge.text.memo import text_memo
 from judge.verdicts import JUDGE_ERROR, Label
 
 SUB_SENTENCE_METHODS = ("exact", "normalized", "folded", "fuzzy")
 
 
-def passages(claim: ClaimToJudge, sources: dict[str | None, str], context_chars: int) -> list[dict]:
-    """What a judge sees of each candidate: id, text, and a little context either side.
+@text_memo()
+def _sentences(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((x.start, x.end) for x in split_sentences(text))
 
-    Context is given to sub-sentence spans (verbatim and fuzzy matches), whose sentence it completes; a
-    candidate that is already one or two whole sentences stands alone, which keeps prompts short. A part
-    already shown in an earlier passage of the same claim is referred to, not repeated."""
+
+def _touching(sentences, start: int, end: int) -> list[int]:
+    """The sentences (in order, non-overlapping) that overlap [start, end)."""
+    i = max(0, bisect_right(sentences, (start, len(sentences) and sentences[-1][1] + 1)) - 1)
     out = []
-    shown: dict[tuple, str] = {}
+    while i < len(sentences) and sentences[i][0] < end:
+        if start < sentences[i][1]:
+            out.append(i)
+        i += 1
+    return out
+
+
+def passages(claim: ClaimToJudge, sources: dict[str | None, str], context_chars: int) -> list[dict]:
+    """What a judge sees of each candidate: id, text, and for a sub-sentence span (verbatim and fuzzy
+    matches, shown marked) the rest of its sentence, at most ``context_chars`` either side unless another
+    candidate offers that sentence whole, cut on token boundaries; a candidate of whole sentences stands alone.
+
+    Each source sentence is shown once per claim: a part whose sentences an earlier passage of the claim
+    showed is referred to ("(as in passage 1.1)"), and a part that overlaps one shows only its other sentences."""
+    out = []
+    shown: dict[tuple, str] = {}  # (doc_id, sentence index) -> the passage that showed it
+    offered: dict[tuple, int] = {}  # (doc_id, sentence index) -> how many candidates of the claim touch it
+    for c in claim.candidates:
+        sentences = _sentences(sources.get(c.doc_id, sources.get(None, "")))
+        for i in {i for p in c.parts for i in _touching(sentences, p.start_char, p.end_char)}:
+            offered[(c.doc_id, i)] = offered.get((c.doc_id, i), 0) + 1
     for c in claim.candidates:
         text = sources.get(c.doc_id, sources.get(None, ""))
-        first, last = c.parts[0], c.parts[-1]
-        width = context_chars if c.method in SUB_SENTENCE_METHODS else 0
-        before = text[max(0, first.start_char - width) : first.start_char]
-        after = text[last.end_char : last.end_char + width]
-        shown_text = [
-            f"(the text of passage {shown[k]})" if (k := (p.doc_id, p.start_char, p.end_char)) in shown else p.excerpt
-            for p in c.parts
-        ]
-        out.append(
-            {
-                "id": c.id,
-                "before": ("…" if width and first.start_char > width else "") + before,
-                "text": " … ".join(shown_text),
-                "after": after + ("…" if width and last.end_char + width < len(text) else ""),
-            }
-        )
+        sentences = _sentences(text)
+        before = after = ""
+        pieces: list[str] = []
         for p in c.parts:
-            shown.setdefault((p.doc_id, p.start_char, p.end_char), c.id)
+            ids = _touching(sentences, p.start_char, p.end_char)
+            if c.method in SUB_SENTENCE_METHODS and len(c.parts) == 1:
+                if ids and all((c.doc_id, i) in shown for i in ids):
+                    pieces.append(_refer(shown[(c.doc_id, ids[0])]))
+                    break
+                lo = sentences[ids[0]][0] if ids else p.start_char
+                hi = sentences[ids[-1]][1] if ids else p.end_char
+                whole = any(offered.get((c.doc_id, i), 0) > 1 for i in ids)
+                width = max(hi - lo, 0) if whole else context_chars
+                before, after = _context(text, lo, p.start_char, p.end_char, hi, width)
+                pieces.append(p.excerpt)
+                continue
+            for run_ids, seen in _runs(ids, lambda i: shown.get((c.doc_id, i))):
+                if seen is not None:
+                    pieces.append(_refer(seen))
+                else:
+                    a = max(p.start_char, sentences[run_ids[0]][0])
+                    b = min(p.end_char, sentences[run_ids[-1]][1])
+                    pieces.append(text[a:b])
+            if not ids:
+                pieces.append(p.excerpt)
+        for p in c.parts:
+            for i in _touching(sentences, p.start_char, p.end_char):
+                shown.setdefault((c.doc_id, i), c.id)
+        out.append({"id": c.id, "before": before, "text": " … ".join(dict.fromkeys(pieces)), "after": after})
     return out
+
+
+def _refer(passage_id: str) -> str:
+    return f"(as in passage {passage_id})"
+
+
+def _runs(ids: list[int], seen_by):
+    """Consecutive sentence ids grouped by the passage that already showed them (None: not shown yet)."""
+    runs: list[tuple[list[int], str | None]] = []
+    for i in ids:
+        who = seen_by(i)
+        if runs and runs[-1][1] == who and runs[-1][0][-1] == i - 1:
+            runs[-1][0].append(i)
+        else:
+            runs.append(([i], who))
+    return runs
+
+
+def _context(text: str, lo: int, start: int, end: int, hi: int, width: int) -> tuple[str, str]:
+    """The rest of the sentence [lo, hi) either side of the span [start, end), at most ``width`` characters a
+    side, cut on token boundaries; "…" where it is cut short."""
+    if width <= 0:
+        return "", ""
+    a = max(lo, start - width)
+    b = min(hi, end + width)
+    while a < start and inside_word(text, a):
+        a += 1
+    while b > end and inside_word(text, b):
+        b -= 1
+    return ("…" if a > lo else "") + text[a:start], text[end:b] + ("…" if b < hi else "")
 
 
 def single_verdict_model(ids: list[str]) -> type[BaseModel]:

@@ -11,7 +11,7 @@ from judge.controls.mix import ControlPlan
 from judge.judges.registry import model_judges
 from judge.llm import CallCache, ModelConfig
 from judge.llm.preflight import require
-from judge.pipeline import build_pipeline, rejudge_record
+from judge.pipeline import build_pipeline, model_judged, rejudge_record
 from judge.problems import describe
 from judge.runs.config import ConfigError, RunConfig
 from judge.runs.inputs import dataset_records
@@ -69,7 +69,7 @@ def rejudge(
         raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing)}")
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, None, cache, sorted(families))
-    pipeline.unknown_families = sorted(unknown)
+    pipeline.unknown_families = sorted(unknown) if model_judged(config) else []  # the cross-family rule: model judges only
     meta = {
         "name": name or f"{old.manifest.get('name', 'run')}-rejudge",
         "config_hash": config_hash(config),

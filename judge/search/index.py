@@ -24,7 +24,7 @@ from rapidfuzz import fuzz
 from judge.models import Candidate, Span
 from judge.search.bm25 import BM25
 from judge.text import content_words, normalize, split_sentences, word_forms, words
-from judge.text.bounds import find_word
+from judge.text.bounds import find_word, snap_to_words
 from judge.text.memo import text_memo
 from judge.text.tokens import word_spans
 
@@ -365,7 +365,10 @@ class Index:
         return start, end
 
     def _candidate(self, p: _Pooled) -> Candidate:
-        parts = [Span(doc_id=self.doc_id, start_char=s, end_char=e, excerpt=self.source[s:e]) for s, e in p.parts]
+        """The one place a span leaves the search: on the source's token boundaries, never inside a word or a
+        number (a fuzzy alignment may stop at "202" of "2021"), and slicing the source exactly."""
+        snapped = [snap_to_words(self.source, s, e) for s, e in p.parts]
+        parts = [Span(doc_id=self.doc_id, start_char=s, end_char=e, excerpt=self.source[s:e]) for s, e in snapped]
         first = parts[0]
         return Candidate(
             doc_id=self.doc_id,

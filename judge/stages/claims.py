@@ -29,7 +29,8 @@ from judge.results import DroppedClaim
 from judge.text import normalize, split_sentences
 from judge.text.bounds import find_word
 from judge.text.negation import negated
-from judge.text.proposition import NO_VERB, QUESTION, SHORT_ANSWER, not_a_proposition
+from judge.text.discourse import leading_discourse, only_discourse
+from judge.text.proposition import QUESTION, latin_script, not_a_proposition, own_clause
 from judge.text.sentences import LIST_MARKER
 from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 
@@ -100,6 +101,7 @@ def _found(word: str, pool: set[str]) -> bool:
 
 
 LIST_MARKER_ONLY = "a list item's number or bullet, no statement"
+DISCOURSE_ONLY = "a discourse token (yes, sure, that's right), no statement"
 
 
 def not_a_claim(text: str, whole_answer: bool = False) -> str | None:
@@ -121,12 +123,15 @@ def not_a_claim(text: str, whole_answer: bool = False) -> str | None:
 
 
 def needs_question(text: str, whole_answer: bool = False) -> bool:
-    """A short answer, or a verbless fragment, means something only with its question; so does a whole answer
-    that is one unpunctuated phrase of at most four words ("300 משתתפים בתוכנית", "10 דקות")."""
-    if not_a_proposition(text) in (SHORT_ANSWER, NO_VERB):
+    """An answer with no clause of its own (:func:`judge.text.proposition.own_clause`: "yes", "Delhi", "in
+    1952", a phrase with no finite verb) means something only with its question; a full sentence never does.
+    Where verbs cannot be told (Hebrew, Arabic), so does a whole answer that is one unpunctuated phrase of at
+    most four words ("300 משתתפים בתוכנית", "10 דקות")."""
+    if not own_clause(text):
         return True
     stripped = text.strip()
-    return whole_answer and len(_WORD.findall(stripped)) <= 4 and stripped[-1:] not in ".!\u06d4" and len(split_sentences(stripped)) <= 1
+    return (whole_answer and not latin_script(stripped) and len(_WORD.findall(stripped)) <= 4
+            and stripped[-1:] not in ".!\u06d4" and len(split_sentences(stripped)) <= 1)
 
 
 def with_question(question: str, text: str) -> str:
@@ -148,7 +153,7 @@ def answer_part(claim: str, question: str | None) -> str | None:
 def locate(answer: str, quote: str, claim: str, index=None) -> list[Span]:
     """Where ``quote`` (else the claim) sits in the answer, as verified spans; [] if nowhere."""
     for needle in (quote.strip(), claim.strip()):
-        at = answer.find(needle) if needle else -1
+        at = find_word(answer, needle) if needle else -1  # on word boundaries: "art" is no quote of "start"
         if at >= 0:
             return [_span(answer, at, at + len(needle))]
     norm = normalize(answer)
@@ -169,6 +174,10 @@ def locate(answer: str, quote: str, claim: str, index=None) -> list[Span]:
 
 
 def _span(answer: str, start: int, end: int) -> Span:
+    """A span of the answer, a leading "Yes," or "That's right." left out of it (judge.text.discourse)."""
+    lead = leading_discourse(answer, start, end)
+    if lead < end and answer[lead:end].strip():
+        start = lead
     return Span(doc_id=ANSWER_DOC, start_char=start, end_char=end, excerpt=answer[start:end])
 
 
@@ -232,6 +241,8 @@ def _check(answer: str, question: str, text: str, quote: str, whole_short: bool,
     """(why the claim is dropped or None, its answer spans, whether it reads the question)."""
     if why := not_a_claim(text):
         return why, [], False
+    if only_discourse(text) and not whole_short:
+        return DISCOURSE_ONLY, [], False
     spans = locate(answer, quote, text, index)
     if not spans:
         return "no quote of the answer", [], False
@@ -258,7 +269,8 @@ def admit_sentences(answer: str, question: str, pieces: list[tuple[int, int]]) -
     sentences before it: "It began in 1844.")."""
     out = Admitted()
     whole = len(pieces) == 1
-    for n, (start, end) in enumerate(pieces):
+    first = True  # no piece with words of its own before this one
+    for start, end in pieces:
         marker = LIST_MARKER.match(answer, start, end)
         if marker and marker.end() >= end:  # a number or bullet alone: no claim, unless it is the whole answer
             if not whole:  # (the whole answer "2." answers "how many?")
@@ -266,12 +278,16 @@ def admit_sentences(answer: str, question: str, pieces: list[tuple[int, int]]) -
                 continue
         elif marker:
             start = marker.end()  # "2. The film ..." claims "The film ...": its number is the list's
-        text = answer[start:end]
-        spans = [_span(answer, start, end)]
+        if only_discourse(answer[start:end]) and not whole:  # "Sure!", "Yes." before the answer's statements
+            out.dropped.append(DroppedClaim(text=answer[start:end], quote=answer[start:end], reason=DISCOURSE_ONLY))
+            continue
+        spans = [_span(answer, start, end)]  # "Yes, the bridge ..." claims "the bridge ..."
+        text = spans[0].excerpt
         if why := not_a_claim(text, whole):
             out.dropped.append(DroppedClaim(text=text, quote=text, reason=why))
-        elif question.strip() and not n and needs_question(text, whole_answer=whole):
+        elif question.strip() and first and needs_question(text, whole_answer=whole):
             out.claims.append(AnswerClaim(with_question(question, text), spans, True))
         else:
             out.claims.append(AnswerClaim(text, spans))
+        first = False
     return out

@@ -25,7 +25,7 @@ from judge.text import content_words, word_forms
 from judge.text.normalize import normalized
 from judge.text.memo import text_memo
 from judge.text.tokens import SHARED_START, share_start, text_forms
-from judge.text.proposition import INTERROGATIVES, NO_VERB, SHORT_ANSWER, not_a_proposition
+from judge.text.proposition import INTERROGATIVES, own_clause
 
 YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não nao نعم لا".split())
 PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences in a row
@@ -34,13 +34,13 @@ PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences i
 def short_answer(claim: str, question: str | None) -> str | None:
     """The answer's own words when the claim means what its question asks, else None: a claim the boundary
     wrote as "<question> <answer>" (:func:`judge.stages.claims.answer_part`, what runs judge), or a short
-    answer or verbless fragment given beside its question."""
+    answer or a phrase with no clause of its own given beside its question."""
     if not (question and question.strip()):
         return None
     part = answer_part(claim, question)
     if part is not None:
         return part
-    return claim if not_a_proposition(claim) in (SHORT_ANSWER, NO_VERB) else None
+    return None if own_clause(claim) else claim  # the boundary's rule (judge.stages.claims.needs_question)
 
 
 @text_memo()

@@ -78,3 +78,25 @@ def find_word(text: str, needle: str, start: int = 0) -> int:
 def contains_word(text: str, needle: str) -> bool:
     """``needle`` occurs in ``text`` on word boundaries."""
     return find_word(text, needle) >= 0
+
+
+def inside_word(text: str, at: int) -> bool:
+    """Whether offset ``at`` falls inside a word of ``text`` (between two characters of one token)."""
+    if at <= 0 or at >= len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    if is_word_char(before) and is_word_char(after):
+        return True
+    if is_word_char(after) and at > 1 and _joins(before, after, text[at - 2]):
+        return True  # after a joiner: "second-|largest", "1,|450"
+    return is_word_char(before) and at + 1 < len(text) and _joins(after, before, text[at + 1])  # "2021|.5"
+
+
+def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened to the token boundaries of ``text``: a span that would start or end inside a
+    word or a number takes the whole of it ("... 1964 and 202" -> "... 1964 and 2021")."""
+    while start > 0 and inside_word(text, start):
+        start -= 1
+    while end < len(text) and inside_word(text, end):
+        end += 1
+    return start, end

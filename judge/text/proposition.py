@@ -13,6 +13,10 @@ wherever it is read. Not for:
   irregular pasts) and by endings in context (English ``-ed`` after no determiner, ``-s`` after a subject;
   Portuguese ``-ou``, ``-aram``, ``-am`` ...). A verb these miss costs a model call, never a wrong verdict.
 
+Whether a short answer is read with its question (:func:`own_clause`) asks the opposite question, with the
+opposite bias: "Photosynthesis releases oxygen as a by-product." must never be glued to its question, so
+there any word that may be a finite verb in its place counts (English forms from a lexicon, lemminflect).
+
 Hebrew and Arabic verbs cannot be told from nouns by their letters alone (``נפתח``, ``مدرسة``/``درس``) and
 their nominal sentences have no verb at all (``ירושלים היא בירת ישראל``): for them the shape of the
 sentence stands in, which triage checks against the source (the claim is a whole sentence there, ending
@@ -21,6 +25,7 @@ with a full stop; see :mod:`judge.judges.triage`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
@@ -124,11 +129,14 @@ def _english_verb(words: list[str], capitalised: list[bool]) -> bool:
     return False
 
 
-def _portuguese_verb(words: list[str], capitalised: list[bool]) -> bool:
-    """Whether a Portuguese (or Spanish) claim has a word that is, by the list and endings above, a finite verb."""
+def _portuguese_verb(words: list[str], capitalised: list[bool], main_clause: bool = False) -> bool:
+    """Whether a Portuguese (or Spanish) claim has a word that is, by the list and endings above, a finite verb
+    (with ``main_clause``, not one of a relative clause: "atividades que não constam")."""
     for i, w in enumerate(words):
         if _in_name(i, capitalised):
             continue  # "São Paulo"
+        if main_clause and _after_relative(words, i):
+            continue
         if w in _PT_VERBS:
             return True
         if not i:
@@ -139,6 +147,11 @@ def _portuguese_verb(words: list[str], capitalised: list[bool]) -> bool:
 
 
 _PT_ARTICLES = frozenset("o a os as um uma uns umas de do da dos das no na nos nas ao aos pelo pela seu sua meu minha el la los las".split())
+
+
+def latin_script(text: str) -> bool:
+    """Whether most letters of ``text`` are Latin: the scripts whose verbs :func:`own_clause` can tell."""
+    return _is_latin(_WORD.findall(text.lower()))
 
 
 def _is_latin(words: list[str]) -> bool:
@@ -177,3 +190,160 @@ def not_a_proposition(text: str) -> str | None:
         if not (_portuguese_verb if romance else _english_verb)(words, capitalised):
             return NO_VERB
     return None
+
+
+# -- has a clause of its own: what is never read with its question ---------------------------------------------
+# An answer that opens with one of these is a dependent clause, whatever its verb: "because the river floods".
+SUBORDINATORS = frozenset("because cause porque pois que כי מפני משום כיוון لأن بسبب".split())
+_ROMANCE_MARKS = frozenset("o os da do das dos um uma não em é na pelo pela el los del".split())  # no English words
+_PURPOSE = frozenset("para pra por".split())
+_FOCUS = frozenset("just only simply mainly partly justamente apenas somente só principalmente simplesmente".split())
+_RELATIVES = frozenset("who whom which that whose where".split())  # a verb after them is a relative clause's
+CLOSING = "\"'\u201d\u2019\u05f4)]"
+FULL_SENTENCE_WORDS = 6  # a sentence this long with a finite verb stands alone, however few its content words
+_EN_PLURAL_SUBJECT = frozenset("i we you they".split())
+_DEMONSTRATIVES = frozenset("this that these those".split())
+_PLURAL = re.compile(r"^[a-z]{3,}[^s]s$")  # a plural the lexicon lacks: "temps fall"
+# English auxiliaries that are no Portuguese or Spanish word ("do" is de + o, "a" and "am" are words there)
+_EN_AUX_ONLY = _EN_AUX - frozenset("do am".split())
+_CONTRACTED = re.compile(r"^(?:it|that|there|here|he|she|what|who|where|this|they|we|you|i)'(?:s|re|ve|ll|d|m)$")
+
+
+def _lexicon():
+    """lemminflect's English lexicon (lemmas and inflections by part of speech, shipped in the package)."""
+    try:
+        import lemminflect
+    except ImportError:  # pragma: no cover - a declared dependency; without it the closed lists above decide
+        return None
+    return lemminflect
+
+
+@functools.lru_cache(maxsize=50_000)
+def _finite_forms(word: str) -> frozenset[str]:
+    """The finite tags an English word form may have: VBZ ("flows"), VBD ("dated"), VBP ("feed")."""
+    lex = _lexicon()
+    if lex is None:
+        return frozenset()
+    tags = set()
+    for lemma in lex.getAllLemmas(word, upos="VERB").get("VERB", ()):
+        inflections = lex.getAllInflections(lemma, upos="VERB")
+        tags |= {t for t in ("VBZ", "VBD", "VBP") if word in inflections.get(t, ())}
+        if "VBD" in tags and word in (inflections.get("VBN") or lex.getInflection(lemma, "VBN")):  # VBN = VBD: kept once
+            tags.add("VBN")
+    return frozenset(tags)
+
+
+def _nominal(word: str) -> bool:
+    """The lexicon knows ``word`` as a noun or an adjective too ("talented", "dates")."""
+    lex = _lexicon()
+    return lex is None or bool(lex.getAllLemmas(word).keys() & {"NOUN", "ADJ", "PROPN"})
+
+
+def _plural_noun(word: str) -> bool:
+    lex = _lexicon()
+    return lex is not None and any(lemma != word for lemma in lex.getAllLemmas(word, upos="NOUN").get("NOUN", ()))
+
+
+def _english_may_be_verb(words: list[str], capitalised: list[bool]) -> bool:
+    """Whether some word may be a finite verb of a main clause where it stands (recall first: "releases",
+    "dates back", "whales feed", "It's a series"); not after a determiner or a preposition ("the dates of"),
+    not a participle before "by" ("novels written by"), not in a relative clause ("the river that flows")."""
+    if any(_CONTRACTED.match(w) or (w in _EN_AUX and not _in_name(i, capitalised)) for i, w in enumerate(words)):
+        return True  # "is", "was", "has", "it's": no lexicon needed (it takes a second or two to load)
+    lex = _lexicon()
+    if lex is None:
+        return _english_verb(words, capitalised)
+    for i, w in enumerate(words):
+        if not i or _in_name(i, capitalised):
+            continue  # the first word: a capitalised noun or an imperative as often as a verb
+        before = words[i - 1]
+        tags = _finite_forms(w)
+        if before in _DEMONSTRATIVES and tags & {"VBZ", "VBD"} and not _nominal(w):
+            return True  # "This resulted in ...": a demonstrative subject, not "this talented player"
+        if before in _EN_NOMINAL_BEFORE or before in _RELATIVES or before.isdigit():
+            continue
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if "VBN" in tags and after == "by":
+            continue  # "the games hosted by Tokyo": a participle
+        if tags & {"VBZ", "VBD"} or w in _EN_IRREGULAR:
+            return True
+        if "VBP" in tags and (before in _EN_PLURAL_SUBJECT or _plural_noun(before) or _PLURAL.search(before)):
+            return True  # "Blue whales feed", "they live"
+        if not tags and len(w) >= 5 and w.endswith("ed") and after != "by" and not lex.getAllLemmas(w):
+            return True  # a past the lexicon does not know ("googled")
+    return False
+
+
+_ROMANCE_RELATIVES = frozenset("que quem onde cujo cuja cujos cujas qual quais".split())
+def _after_relative(words: list[str], i: int) -> bool:
+    return any(w in _ROMANCE_RELATIVES for w in words[max(0, i - 3) : i])
+
+
+_NOT_FINITE = re.compile(r"(?:[aeiô]r|ndo|[aiíó]d[oa]s?|[st]os?|[st]as)$")  # infinitive, gerund, participle ("escrito")
+# closed-class words the dictionary also knows as verb forms ("fora" of "ser", "segundo" of "seguir")
+_ROMANCE_CLOSED = frozenset("fora dentro sobre entre após contra durante mediante segundo conforme como quando onde mais menos muito pouco bem mal ainda já sempre nunca também só apenas".split())
+_INFINITIVE = re.compile(r"(?:[aeiô]r)$")
+
+
+def _romance_may_be_verb(words: list[str], capitalised: list[bool], language: str) -> bool:
+    """Whether some word is an inflected form of a verb by simplemma's dictionary ("corre" of "correr",
+    "libera" of "liberar"), where it stands: not the first word, not a closed-class word, not after an
+    article or a preposition ("o rio" is no form of "rir"), not in a relative clause, not an infinitive, a
+    gerund or a participle."""
+    try:
+        import simplemma
+    except ImportError:  # pragma: no cover - a declared dependency; without it the endings above decide
+        return False
+    from judge.text.tokens import STOPWORDS
+
+    lang = "es" if language == "Spanish" else "pt"
+    for i in range(1, len(words)):
+        w, before = words[i], words[i - 1]
+        if _in_name(i, capitalised) or w in STOPWORDS or w in _PT_ARTICLES or before in _PT_ARTICLES or before in STOPWORDS:
+            continue
+        if _after_relative(words, i):
+            continue  # "o aluno que não comparece": a relative clause's verb
+        if len(w) < 3 or not w.isalpha() or _NOT_FINITE.search(w) or w in _ROMANCE_CLOSED:
+            continue
+        lemma = simplemma.lemmatize(w, lang=lang)
+        if lemma != w and _INFINITIVE.search(lemma):
+            return True
+    return False
+
+
+def own_clause(text: str) -> bool:
+    """Whether ``text`` has a clause of its own, so that it is read as written and never with its question.
+
+    An answer with no clause of its own means something only with its question: a word or a few ("yes",
+    "Delhi", "in 1952", "10 minutes": fewer than MIN_CONTENT_WORDS content words), a dependent clause
+    ("because the river floods"), or in Latin script a phrase with no word that may be a finite verb ("a
+    series of fantasy novels written by J. K. Rowling"). In Hebrew and Arabic, whose verbs letters do not
+    tell, enough content words make a clause (a nominal sentence has no verb), and so does a closed sentence
+    of FULL_SENTENCE_WORDS words or more. A Latin-script sentence of FULL_SENTENCE_WORDS words or more with a
+    finite verb stands alone whatever its content words ("It was one of the first.")."""
+    stripped = text.strip()
+    found = [(m.group(), m.group()[:1].isupper()) for m in _WORD.finditer(stripped)]
+    words = [w.lower().replace("\u2019", "'") for w, _ in found]
+    if not words or words[0] in SUBORDINATORS or (len(words) > 1 and words[0] in _FOCUS and words[1] in SUBORDINATORS):
+        return False  # "because the river floods", "justamente porque ..."
+    if len(words) > 1 and words[0] in _PURPOSE and _INFINITIVE.search(words[1]):
+        return False  # "para definir o estudo de ...": a purpose, not a statement
+    from judge.text.tokens import STOPWORDS
+
+    enough = sum(w.isdigit() or (len(w) > 1 and w not in STOPWORDS) for w in words) >= MIN_CONTENT_WORDS
+    if not _is_latin(words):  # a closed sentence this long is one, whatever its content words
+        return enough or (len(words) >= FULL_SENTENCE_WORDS and stripped.rstrip(CLOSING)[-1:] in ".!\u06d4")
+    if not enough and len(words) < FULL_SENTENCE_WORDS:
+        return False  # "It is in Paris.": its subject is the question's
+    capitalised = [c for _, c in found]
+    from judge.text.language import detect_language
+
+    language = detect_language(stripped)
+    if language in ("Portuguese", "Spanish"):  # short lower-case English may be taken for them
+        return (_portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, language)
+                or any(w in _EN_AUX_ONLY or _CONTRACTED.match(w) for w in words))
+    if _english_may_be_verb(words, capitalised):
+        return True
+    # a short Portuguese text the detector took for English ("A universidade representa o estado.")
+    return bool(_ROMANCE_MARKS.intersection(words)) and (
+        _portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, "Portuguese"))

@@ -2,7 +2,8 @@
 
 The core rule is the one the Hebrew fixtures define ``sentence_id`` with: a sentence ends after a run of
 terminators plus closing quotes/brackets when whitespace or the end of the text follows. On top of it:
-abbreviations and initials do not end a sentence; a lower-case continuation does not either; a blank line
+abbreviations and initials do not end a sentence; a lower-case continuation after an ellipsis or a dotted
+abbreviation does not either (any other period does: lower-cased, tokenised text is split); a blank line
 always does; a single line break ends a sentence before a bullet, a heading, a speaker turn
 (``שם: ...``) or, in Latin script, a capitalised line after a line with no final punctuation (titles,
 menus). Any other line break stays inside its sentence.
@@ -86,6 +87,20 @@ def _lowercase_follows(text: str, end: int) -> bool:
     return bool(rest) and rest[0].isalpha() and rest[0].islower()
 
 
+_DOTTED = re.compile(r"(?:^|(?<=[\s(\[\"'\u201c]))(?:[^\W\d_]\.)*[^\W\d_]$")  # "u.s", "a.m", "e.g", an initial "j"
+
+
+def _continues(text: str, m: re.Match) -> bool:
+    """A period that a lower-case word follows ends no sentence when it closes an ellipsis ("and then...
+    we left") or a dotted abbreviation or initial ("the U.S. president", "at 10 a.m. sharp"). Any other one
+    does: lower-cased and tokenised text ("it is a great job. the species ...", "friday . locke replaced")
+    starts its sentences in lower case."""
+    dots = m.group().rstrip(CLOSERS)
+    if len(dots) > 1 or dots == "\u2026":
+        return True
+    return bool(_DOTTED.search(text, max(0, m.start() - 12), m.start()))
+
+
 def _line_break_splits(text: str, nl_start: int, nl_end: int) -> bool:
     """Whether a single line break (at [nl_start, nl_end)) ends the sentence running across it."""
     line_start = text.rfind("\n", 0, nl_start) + 1
@@ -115,7 +130,7 @@ def split_sentences(text: str) -> list[Sentence]:
             continue
         if m.group().startswith(".") and len(m.group().rstrip(CLOSERS)) == 1 and _is_abbreviation(text, m.start()):
             continue
-        if m.group().startswith(".") and _lowercase_follows(text, end):
+        if m.group()[:1] in ".\u2026" and _lowercase_follows(text, end) and _continues(text, m):
             continue
         cuts.add(end)
     for m in _BLANK_LINE.finditer(text):
