@@ -154,6 +154,11 @@ def deterministic_verdict(
     p, f = claim_probability(claim, context.question if context else None, sources, weights, context.language if context else None)
     profile = weights.profile(context.language if context else None)
     rule, why = decide(f, params)
+    if rule == CONTRADICTED and claim.checks.conflicts:
+        why += f": {claim.checks.conflicts[0].detail}"
+    elif rule == CONTRADICTED and claim.checks.numbers_mismatched:
+        m = claim.checks.numbers_mismatched[0]
+        why += f": the claim says {m.claim} where the evidence says {m.candidate}"
     if profile.mode == "rule" or (rule == CONTRADICTED and f.conflicts):  # the source itself corrects or retracts it
         label = rule
     elif p >= profile.supported_from and rule == CONTRADICTED:  # the two disagree: a model judge decides, or not verified
@@ -169,12 +174,6 @@ def deterministic_verdict(
     else:
         label = PARTIALLY_SUPPORTED if rule == SUPPORTED else rule
         why = f"{why} (the learned judge gives {p:.2f})"
-    if label == CONTRADICTED:
-        if claim.checks.conflicts:
-            why += f": {claim.checks.conflicts[0].detail}"
-        elif claim.checks.numbers_mismatched:
-            m = claim.checks.numbers_mismatched[0]
-            why += f": the claim says {m.claim} where the evidence says {m.candidate}"
     best = claim.candidates[f.span] if claim.candidates else None  # the span the claim was judged against
     evidence = [best] if best is not None and label not in (UNSUPPORTED, UNSURE) else []
     return JudgeVerdict(
