@@ -79,6 +79,8 @@ def _arrays(items: list[Item]) -> dict[str, np.ndarray]:
         "absent_run": np.array([x.absent_run for x in f]),
         "negation": np.array([x.added_negation for x in f]),
         "dropped": np.array([x.dropped_negation for x in f]),
+        "withheld": np.array([x.withheld_negation or x.name_slots > 0 for x in f]),  # keep a claim from supported
+        "offered": np.array([max(x.coverage, x.offered_coverage) for x in f]),
         "short": np.array([x.short for x in f]),
         "qcov": np.array([x.question_coverage for x in f]),
         "answer_in_source": np.array([x.answer_in_source for x in f]),
@@ -98,10 +100,10 @@ def _predict(a: dict[str, np.ndarray], p: dict) -> np.ndarray:
         a["dropped"] & (cov >= DROPPED_NEGATION_CONTRADICTS_FROM),
         a["verbatim"] & ~a["dropped"],
         a["mismatches"] & p["contradict_mismatch"],
-        cov < p["unsupported_below"],
+        a["offered"] < p["unsupported_below"],
         (cov >= p["supported_min_coverage"]) & (a["max_run"] <= p["supported_max_run"]) & (a["tail_run"] <= p["supported_max_tail_run"])
         & ~a["numbers_missing"] & ~a["names_missing"] & ~(a["connective"] & p["partial_on_added_connective"])
-        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent_share"] <= p["supported_max_absent_share"]) & ~a["negation"] & ~a["dropped"],
+        & ~a["absent_key"] & (a["absent_run"] <= p["supported_max_absent_run"]) & (a["absent_share"] <= p["supported_max_absent_share"]) & ~a["negation"] & ~a["dropped"] & ~a["withheld"],
     ]
     pred = np.select(conditions, [C, U, S, P, C, S, C, U, S], default=P)
     return np.where(a["collapse"] & (pred == C), U, pred)

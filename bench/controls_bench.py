@@ -107,7 +107,31 @@ def bundled_set(tmp: Path, limit: int | None) -> dict:
     }
 
 
-SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set, "bundled": bundled_set}
+def heq_set(tmp: Path, limit: int | None) -> dict:
+    """HeQ questions as one-claim answers: each question's first gold answer as the answer (supported), or,
+    for every other question, another question's gold answer from the same paragraph (unsupported: its words
+    are in the source, but it answers something else). Short answers become "<question> <answer>" claims."""
+    from judge.datasets import load
+
+    records = load(SHARED / "external" / "heq" / "test_v1.1.json")[: limit or 1000]
+    by_context: dict[str, list] = {}
+    for r in records:
+        by_context.setdefault(r.sources[0].text, []).append(r)
+    rows, answers = [], []
+    for i, r in enumerate(records):
+        right = r.claims[0].text if r.claims else ""
+        others = [o.claims[0].text for o in by_context[r.sources[0].text] if o.id != r.id and o.claims and o.claims[0].text not in right and right not in o.claims[0].text]
+        wrong = i % 2 == 1 and others
+        answer = others[0] if wrong else right
+        rows.append({"id": r.id, "question": r.question, "source_text": r.sources[0].text})
+        answers.append({"record_id": r.id, "model": "heq-answer", "answer": answer, "gold_claims": [{"text": answer, "label": "unsupported" if wrong else "supported"}]})
+    dataset, answers_path = tmp / "heq.json", tmp / "heq_answers.jsonl"
+    dataset.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    answers_path.write_text("".join(json.dumps(a, ensure_ascii=False) + "\n" for a in answers), encoding="utf-8")
+    return {"name": f"heq{len(rows)}", "dataset": str(dataset), "format": "hebrew-qa", "answers": str(answers_path), "decompose": "sentences"}
+
+
+SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set, "bundled": bundled_set, "heq": heq_set}
 
 
 # -- the scripted judges ------------------------------------------------------------------------------------
@@ -138,12 +162,23 @@ def _question(request: dict) -> str:
     return html.unescape(m.group(1)).strip() if m else ""
 
 
-def scripted(kind: str, truth: dict[tuple[str, str], str], p: float = 1.0):
+def scripted(kind: str, truth: dict[tuple[str, str], str], p: float = 1.0, detector=None):
     def label_for(cid: str, request: dict) -> str:
         text = claim_text(request, cid).strip()
         rng = random.Random(f"{kind}:{text}")
         if kind == "lenient":
             return "supported"
+        if kind == "call-shape":
+            from tests.test_controls_attacks import SHAPE_RULES, shape_judge
+
+            return shape_judge(SHAPE_RULES["alone supported, else by place"])(cid, request)
+        if kind == "detector":
+            from tests.test_controls_attacks import detector_judge
+
+            return detector_judge(*detector)(cid, request)
+        if kind == "fail-one-label":
+            true = truth.get((_question(request), text))
+            return "supported" if true in (None, "contradicted") else true
         if kind == "strict":
             return "unsupported"
         if kind == "random":
@@ -171,7 +206,7 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
         "adjudicate": {"judges": [judge], "batch_claims": True, "triage": False},
         "cache_dir": str(tmp / "cache"),
         "record_concurrency": 4,
-        "controls": {"per_label": 24},  # the default gate: each run says passed / failed / unverified
+        "controls": {"per_label": PER_LABEL[0]},  # the default gate and cap: each run says passed / failed / unverified
     }
     path = tmp / f"{config['name']}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
@@ -186,6 +221,10 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
     run_dir = Path(summary["run_dir"])
     scores = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
     health = next(h for h in summary["judge_health"]["judges"] if h["judge"] == judge)
+    jh = summary["judge_health"]
+    cost = jh["cost"]
+    share = (cost["prompt_tokens"] + cost["completion_tokens"]) / jh["judge_tokens"] if jh.get("judge_tokens") else None
+    tells = jh.get("tells") or {}
     gold = scores["gold_labels"][judge]
     recall = {r["label"]: f"{r['correct']}/{r['controls']}" for r in health["by_label"]}
     gold_recall = {k: v["recall"] for k, v in gold.get("per_label", {}).items()}
@@ -203,7 +242,39 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
         "gold_claims": gold["n"] if "n" in gold else gold.get("support"),
         "verdict": health["verdict"],
         "seconds": round(time.perf_counter() - started, 1),
+        "exit": out.returncode,
+        "token_share": share,
+        "detector_auc": tells.get("detector_auc"),
+        "kinds": {r["label"]: f"{r['correct']}/{r['controls']}" for r in health["by_kind"]},
     }
+
+
+PER_LABEL = [24]
+
+
+def train_detector(name: str, tmp: Path, limit: int | None):
+    """The control detector of tests/test_controls_attacks.py, trained on set ``name``'s controls and real
+    claims (every answer given a control answer)."""
+    import numpy as np
+
+    from judge.controls.detector import fit
+    from judge.controls.make import ControlsConfig
+    from judge.controls.tells import DETECTOR_FEATURES, measure
+    from judge.datasets import load
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    labelled = SETS[name](tmp, limit)
+    records = load(labelled["dataset"], labelled.get("format"))
+    by: dict[str, list[list[str]]] = {}
+    for line in Path(labelled["answers"]).read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        by.setdefault(row["record_id"], []).append([s.text for s in split_sentences(row["answer"])])
+    made = measure(records, lambda r: by.get(r.id, []), config=ControlsConfig(max_share=0.5), keep=True)
+    controls, real = made["rows"]["controls"], made["rows"]["real"]
+    x = np.asarray([[r[f] for f in DETECTOR_FEATURES] for r in controls + real])
+    control = fit(x, np.asarray([1.0] * len(controls) + [0.0] * len(real)))
+    labels = ("supported", "contradicted", "unsupported")
+    return control, {lbl: fit(x[: len(controls)], np.asarray([float(r["label"] == lbl) for r in controls])) for lbl in labels}
 
 
 def correlations(rows: list[dict]) -> dict:
@@ -223,12 +294,15 @@ def main() -> None:
     ap.add_argument("--embedded-15b", action="store_true", help="with --embedded: also Qwen2.5-Coder-1.5B")
     ap.add_argument("--judges", default="", help="only these judges (comma-separated names)")
     ap.add_argument("--json", type=Path, help="write the rows here")
+    ap.add_argument("--per-label", type=int, default=24)
+    ap.add_argument("--heq-limit", type=int, default=1000)
     args = ap.parse_args()
+    PER_LABEL[0] = args.per_label
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for name in args.sets.split(","):
-            limit = {"wice": args.wice_limit, "faithbench": args.faithbench_limit}.get(name)
+            limit = {"wice": args.wice_limit, "faithbench": args.faithbench_limit, "heq": args.heq_limit}.get(name)
             labelled = SETS[name](tmp, limit)
             probe = run_one(labelled, "deterministic", {}, tmp)
             controls = {}
@@ -238,9 +312,15 @@ def main() -> None:
                 r = RecordResult.model_validate_json(line)
                 controls.update({(r.question.strip(), c.control.text.strip()): c.control.label for c in r.controls})
             truth = truth_table(labelled, controls)
+            other = "wice" if name != "wice" else "he"  # the detector is trained on another set
+            detector = train_detector(other, tmp / "train", {"wice": args.wice_limit}.get(other)) if not args.judges or "detector" in args.judges else None
             judges = {
                 "surface-cheater": scripted("surface", truth),
                 "lenient": scripted("lenient", truth),
+                "fail-one-label": scripted("fail-one-label", truth),
+                "call-shape": scripted("call-shape", truth),
+                "detector": scripted("detector", truth, detector=detector),
+                "right": scripted("oracle", truth, 1.0),
                 "strict": scripted("strict", truth),
                 "random": scripted("random", truth),
                 "oracle-90": scripted("oracle", truth, 0.9),
@@ -259,6 +339,7 @@ def main() -> None:
                     if args.embedded_15b:
                         models.update({"local-qwen-1.5b": {"model": "local/qwen2.5-coder-1.5b", "max_tokens": 1024, "max_concurrency": 1, "timeout": 900}})
                         names.append("local-qwen-1.5b")
+                (tmp / "train").mkdir(exist_ok=True)
                 for judge in [n for n in names if not args.judges or n in args.judges.split(",")]:
                     row = run_one(labelled, judge, models, tmp)
                     rows.append(row)
@@ -267,12 +348,14 @@ def main() -> None:
                 for srv in servers.values():
                     srv.stop()
     print()
-    print("| set | judge | controls | control recall S / C / U | gate | gold claims | gold recall S / C / U | gold accuracy |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| set | judge | controls | control recall S / C / U | exit | gate | detector AUC | token share | gold claims | gold recall S / C / U | gold accuracy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         cr = " / ".join(r["control_recall"].get(k, "-") for k in ("supported", "contradicted", "unsupported"))
         gr = " / ".join(f"{r['gold_recall'][k]:.2f}" if r["gold_recall"].get(k) is not None else "-" for k in ("supported", "contradicted", "unsupported"))
-        print(f"| {r['set']} | {r['judge']} | {r['controls']} | {cr} | {r['status']} | {r['gold_claims']} | {gr} | {r['gold_accuracy']:.2f} |")
+        auc = f"{r['detector_auc']:.2f}" if r["detector_auc"] is not None else "-"
+        share = f"{r['token_share']:.1%}" if r["token_share"] is not None else "-"
+        print(f"| {r['set']} | {r['judge']} | {r['controls']} | {cr} | {r['exit']} | {r['status']} | {auc} | {share} | {r['gold_claims']} | {gr} | {r['gold_accuracy']:.2f} |")
     print()
     overall = correlations(rows)
     print(f"all rows: n={overall['n']}, Pearson r={overall['pearson']:.2f}, Spearman rho={overall['spearman']:.2f}")

@@ -9,7 +9,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from judge.controls.mix import ControlPlan, interleave
+from judge.controls.mix import ControlPlan
 from judge.judges import ClaimToJudge, JudgeContext, JudgeSetup, Panel, build_judge, model_judges, offer, panel_verdict
 from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
 from judge.llm.families import UNKNOWN_FAMILY_HINT, answer_family, require_known_family, unknown_answer_models
@@ -27,7 +27,7 @@ from judge.stages.decompose import decompose
 from judge.stages.generate import generate
 from judge.text import detect_language
 from judge.text.control import defuse
-from judge.verdicts import JUDGE_ERROR
+from judge.verdicts import JUDGE_ERROR, SUPPORTED
 
 PROMPTS = ("answer", "decompose", "judge")
 
@@ -167,7 +167,7 @@ def budget_tokens(search: SearchSection, indexes: list[Index]) -> int | None:
 async def _process_answer(
     p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage, index: int = 0, given: int = 0
 ) -> tuple[AnswerResult, ControlCost, list[ControlResult]]:
-    """One answer's claims, judged together with the controls mixed into its calls (returned apart)."""
+    """One answer's claims, judged; and its control answer, if the plan chose it, judged in calls of its own."""
     cfg = p.config
     if not text.strip():
         how = Decomposition(method="sentences", fallback_reason="empty answer" if error is None else error)
@@ -179,20 +179,12 @@ async def _process_answer(
         usage.add_call(c)
     sources = {s.doc_id: s.text for s in record.sources}
     texts = JudgeContext(record.question, language, record.sources).texts  # what triage reads its matches in
-    real = [to_judge(indexes, c.text, f"claim{i}", cfg.search, sources) for i, c in enumerate(claims)]
+    real = [to_judge(indexes, c.text, str(i + 1), cfg.search, sources) for i, c in enumerate(claims)]
     settled = settle(real, texts) if p.panel.triage else {}
-    open_real = len(real) - len(settled)
-    controls = p.controls.for_answer(record, index, real, given, open_real, lambda t: candidates(indexes, t, cfg.search), settled) if p.controls else []
-    order = interleave(len(claims), len(controls), key=f"{record.id}:{index}", seed=cfg.controls.seed)
-    shown_controls = [replace(to_judge(indexes, c.text, f"control{j}", cfg.search, sources), control=True) for j, c in enumerate(controls)]
-    items = {("claim", i): c for i, c in enumerate(real)} | {("control", j): c for j, c in enumerate(shown_controls)}
-    shown = [_renumbered(items[item], str(at + 1)) for at, item in enumerate(order)]
-    verdicts, calls = await judge_claims(p, record, language, shown, usage)
-    cost = _control_cost([c for item, c in zip(order, shown) if item[0] == "control"], shown, calls, texts if p.panel.triage else None)
-    by_item = dict(zip(order, shown))
+    controls = p.controls.for_answer(record, index, real, len(real) - len(settled), settled, given, p.panel.triage) if p.controls else []
+    verdicts, _ = await judge_claims(p, record, language, real, usage)
     out = []
-    for i, claim in enumerate(claims):
-        c = by_item[("claim", i)]
+    for i, (claim, c) in enumerate(zip(claims, real)):
         label, evidence = panel_verdict(verdicts[c.cid])
         out.append(
             ClaimResult(
@@ -208,7 +200,29 @@ async def _process_answer(
             )
         )
     answer = AnswerResult(model=model, family=family, answer=text, generation_error=error, decomposition=how, claims=out)
-    return answer, cost, [_control_result(control, index, order.index(("control", j)), by_item[("control", j)], verdicts) for j, control in enumerate(controls)]
+    if not controls:
+        return answer, ControlCost(), []
+    shown = [replace(to_judge(indexes, c.text, str(j + 1), cfg.search, sources), control=True) for j, c in enumerate(controls)]
+    mixed, cost = await judge_controls(p, record, language, controls, shown, index, usage, texts if p.panel.triage else None)
+    return answer, cost, withdraw(mixed, out)
+
+
+async def judge_controls(p: Pipeline, record: Record, language: str, controls: list[ControlClaim], shown: list[ClaimToJudge], index: int,
+                         usage: Usage, triage_texts) -> tuple[list[ControlResult], ControlCost]:
+    """A control answer judged as an answer is, in calls of its own; its results and what its calls cost."""
+    verdicts, calls = await judge_claims(p, record, language, shown, usage)
+    results = [_control_result(c, index, j, tj, verdicts) for j, (c, tj) in enumerate(zip(controls, shown))]
+    return results, _control_cost(shown, calls, triage_texts)
+
+
+def withdraw(controls: list[ControlResult], claims: list[ClaimResult]) -> list[ControlResult]:
+    """A supported control's label is certain only where no judge flagged the answer it was made from: one
+    that some judge labelled otherwise than supported (an error aside) is kept but not counted."""
+    flagged = sorted({v.judge for c in claims for v in c.verdicts if v.label not in (SUPPORTED, JUDGE_ERROR)})
+    if not flagged:
+        return controls
+    why = f"made from an answer {', '.join(flagged)} flagged"
+    return [c.model_copy(update={"withdrawn": why}) if c.control.label == SUPPORTED else c for c in controls]
 
 
 def to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, sources: dict[str | None, str]) -> ClaimToJudge:
@@ -217,32 +231,23 @@ def to_judge(indexes: list[Index], text: str, cid: str, search: SearchSection, s
     return ClaimToJudge(cid, text, offered, check_claim(text, offered, sources))
 
 
-def _renumbered(claim: ClaimToJudge, cid: str) -> ClaimToJudge:
-    """The claim under the id the judges see it by (its place in the call), its candidates' ids with it."""
-    offered = offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], cid)
-    return ClaimToJudge(cid, claim.text, offered, claim.checks, claim.control)
-
-
-def _control_cost(controls: list[ClaimToJudge], shown: list[ClaimToJudge], calls: list, triage_texts) -> ControlCost:
-    """The controls' share of this answer's judge calls: each call's tokens and cost times the share of the
-    claims it asked about that were controls (claims triage settled reach no call; ``triage_texts``: the
-    record's sources when triage is on, else None)."""
-    def reaches(c: ClaimToJudge) -> bool:
-        return triage_texts is None or triage_verdict(c, triage_texts) is None
-
-    open_ = [c for c in shown if reaches(c)]
-    open_controls = sum(1 for c in controls if reaches(c))
+def _control_cost(controls: list[ClaimToJudge], calls: list, triage_texts) -> ControlCost:
+    """What a control answer's judge calls spent (calls served from the cache spent nothing); ``shown``: its
+    controls that reached a model judge (triage settles none that it would settle; ``triage_texts``: the
+    record's sources when triage is on, else None), once per judge. A price unknown makes the cost unknown."""
+    open_controls = sum(1 for c in controls if triage_texts is None or triage_verdict(c, triage_texts) is None)
     cost = ControlCost()
-    if not open_ or not open_controls or not calls:
+    if not open_controls or not calls:
         return cost
-    share = open_controls / len(open_)
     for c in calls:
         if c.cached:
             continue
-        cost.calls += share
-        cost.prompt_tokens += share * c.prompt_tokens
-        cost.completion_tokens += share * c.completion_tokens
-        cost.cost_usd += share * (c.cost_usd or 0.0)
+        cost.calls += 1
+        cost.prompt_tokens += c.prompt_tokens
+        cost.completion_tokens += c.completion_tokens
+        if c.cost_usd is None:
+            cost.priced = False
+        cost.cost_usd += c.cost_usd or 0.0
     cost.shown = open_controls * len({c.model for c in calls})
     return cost
 
@@ -264,59 +269,42 @@ async def judge_claims(p: Pipeline, record: Record, language: str, claims: list[
 
 
 async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> RecordResult:
-    """A finished record's stored claims, controls and candidates, judged again by this pipeline's panel, in
-    the order (and so with the ids) the original calls showed them."""
+    """A finished record's stored claims, controls and candidates, judged again by this pipeline's panel with
+    the ids the original calls showed them by: each answer's claims, then its control answer in calls of its
+    own. An answer the plan now chooses that had no control answer (a rejudge asking more controls per label)
+    gets one, made from its stored claims as a run makes them, so the new judges' gate has its evidence."""
     usage = Usage()
     cost = ControlCost()
     answers, controls = [], []
     texts = JudgeContext(record.question, old.language, record.sources).texts if p.panel.triage else None
     indexes = cache(lambda: [Index(s.text, s.doc_id) for s in record.sources])  # built once, and only if a control needs a search
     for index, a in enumerate(old.answers):
-        mine = [c for c in old.controls if c.answer == index]
-        at = {c.position: c for c in mine}
-        real = iter(enumerate(a.claims))
-        order = [("control", at[n]) if n in at else ("claim", next(real)) for n in range(len(a.claims) + len(mine))]
-        order = _with_more_controls(p, record, old, index, a, mine, order, len(controls), texts, indexes)
-        shown = [
-            ClaimToJudge(str(n + 1), item.control.text, item.candidates, item.checks, control=True) if kind == "control" else ClaimToJudge(str(n + 1), item[1].text, item[1].candidates, item[1].checks)
-            for n, (kind, item) in enumerate(order)
-        ]
-        verdicts, calls = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])
-        cost.add(_control_cost([tj for (kind, _), tj in zip(order, shown) if kind == "control"], shown, calls, texts))
+        shown = [ClaimToJudge(str(n + 1), c.text, c.candidates, c.checks) for n, c in enumerate(a.claims)]
+        verdicts, _ = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])
         new_claims = []
-        for n, ((kind, item), tj) in enumerate(zip(order, shown)):
+        for c, tj in zip(a.claims, shown):
             label, evidence = panel_verdict(verdicts[tj.cid])
-            if kind == "control":
-                controls.append(ControlResult(**{**item.model_dump(), "position": n, "verdicts": verdicts[tj.cid], "label": label}))
-            else:
-                c = item[1]
-                new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
+            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
         answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
+        mine = sorted((c for c in old.controls if c.answer == index), key=lambda c: c.position)
+        made = [c.control for c in mine] or _more_controls(p, record, index, a, len(controls), texts, indexes)
+        if not made:
+            continue
+        shown_controls = [ClaimToJudge(str(n + 1), c.control.text, c.candidates, c.checks, control=True) for n, c in enumerate(mine)] or [
+            replace(to_judge(indexes(), c.text, str(n + 1), p.config.search, {s.doc_id: s.text for s in record.sources}), control=True)
+            for n, c in enumerate(made)]
+        results, spent = await judge_controls(p, record, old.language, made, shown_controls, index, usage, texts)
+        cost.add(spent)
+        controls += withdraw(results, new_claims)
     return RecordResult(**{**old.model_dump(), "answers": answers, "controls": controls, "usage": usage, "control_cost": cost.rounded()})
 
 
-def _with_more_controls(p: Pipeline, record: Record, old: RecordResult, index: int, answer: AnswerResult, mine: list, order: list,
-                        given: int, texts, indexes) -> list:
-    """The order a rejudge shows one answer in: the run's own controls where they stood, plus the controls
-    this config's plan asks for beyond them (a run made with fewer controls, or none, gets what its new
-    judges' gate needs: rejudge adds controls until the gate has its evidence). Made from the answer's stored
-    claims and candidates as a run makes them, the new ones put at seeded places. ``indexes()``: the record's
-    source indexes."""
+def _more_controls(p: Pipeline, record: Record, index: int, answer: AnswerResult, given: int, texts, indexes) -> list[ControlClaim]:
+    """The control answer this config's plan makes for an answer that had none (``indexes()``: the record's
+    source indexes), its ids marked "-r" so that none takes an id of the run's own controls."""
     if p.controls is None or not answer.claims:
-        return order
-    cfg = p.config
-    sources = {s.doc_id: s.text for s in record.sources}
-    real = [ClaimToJudge(f"claim{i}", c.text, c.candidates, c.checks) for i, c in enumerate(answer.claims)]
+        return []
+    real = [ClaimToJudge(str(i + 1), c.text, c.candidates, c.checks) for i, c in enumerate(answer.claims)]
     settled = settle(real, texts) if texts is not None else {}
-    planned = p.controls.for_answer(record, index, real, given, len(real) - len(settled), lambda t: candidates(indexes(), t, cfg.search), settled)
-    have = {c.control.text for c in old.controls}
-    extra = [c for c in planned if c.text not in have][: max(0, len(planned) - len(mine))]
-    if not extra:
-        return order
-    places = interleave(len(order), len(extra), key=f"{record.id}:{index}:rejudge", seed=cfg.controls.seed)
-    made = {}
-    for j, c in enumerate(extra):  # judged in the call below; "-r": no id of the run's own controls is taken
-        shown = to_judge(indexes(), c.text, f"control{j}", cfg.search, sources)
-        made[j] = ControlResult(control=c.model_copy(update={"id": f"{c.id}-r"}), answer=index, position=0, candidates=shown.candidates,
-                                checks=shown.checks, verdicts=[], label=JUDGE_ERROR)
-    return [order[i] if kind == "claim" else ("control", made[i]) for kind, i in places]
+    planned = p.controls.for_answer(record, index, real, len(real) - len(settled), settled, given, texts is not None)
+    return [c.model_copy(update={"id": f"{c.id}-r"}) for c in planned]

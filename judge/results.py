@@ -31,6 +31,7 @@ class CallRecord(BaseModel):
     latency_s: float = 0.0
     error: str | None = None
     truncated: bool = False  # the answer was cut at max_tokens and kept (only where the caller allowed it)
+    controls: int = 0  # control claims the call carried (a judge call of a control answer: all its claims)
 
 
 class Usage(BaseModel):
@@ -175,7 +176,7 @@ class AnswerResult(BaseModel):
         return self.model[: -len(suffix)] if self.prompt and self.model.endswith(suffix) else self.model
 
 
-ControlKind = Literal["claim", "copy", "reworded", "number", "date", "entity", "negation", "subject", "unrelated"]
+ControlKind = Literal["claim", "copy", "reworded", "recombined", "number", "date", "entity", "negation", "detail", "about", "subject", "unrelated"]
 
 
 class ControlClaim(BaseModel):
@@ -192,32 +193,38 @@ class ControlClaim(BaseModel):
 
 
 class ControlCost(BaseModel):
-    """What the controls cost, apart from the real claims: their share of each judge call they sat in."""
+    """What the controls cost, apart from the real claims: the judge calls of the control answers."""
 
     shown: int = 0  # control slots the model judges were asked about
-    calls: float = 0.0  # call-equivalents (a call's share that was controls)
+    calls: float = 0.0  # judge calls (call-equivalents in runs made before controls had calls of their own)
     prompt_tokens: float = 0.0
     completion_tokens: float = 0.0
     cost_usd: float = 0.0
+    priced: bool = True  # False when some call's price is unknown: the cost is then "unknown", never $0
 
     def add(self, other: ControlCost) -> None:
         for name in ControlCost.model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            if name != "priced":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.priced = self.priced and other.priced
 
     def rounded(self) -> ControlCost:
-        return ControlCost(shown=self.shown, calls=round(self.calls, 3), prompt_tokens=round(self.prompt_tokens), completion_tokens=round(self.completion_tokens), cost_usd=round(self.cost_usd, 8))
+        return ControlCost(shown=self.shown, calls=round(self.calls, 3), prompt_tokens=round(self.prompt_tokens), completion_tokens=round(self.completion_tokens),
+                           cost_usd=round(self.cost_usd, 8), priced=self.priced)
 
 
 class ControlResult(BaseModel):
-    """A control as the judges saw it, mixed into one answer's claims; never counted in the answers' scores."""
+    """A control as the judges saw it, in the control answer of one answer (calls of its own); never counted
+    in the answers' scores."""
 
     control: ControlClaim
-    answer: int  # the index of the answer whose judge calls it was mixed into
-    position: int  # its place among the claims the judges saw (0-based)
+    answer: int  # the index of the answer it was made from (judged in calls of its own, never beside it)
+    position: int  # its place among the control answer's claims (0-based): the id the judges saw it by, less 1
     candidates: list[OfferedCandidate] = []
     checks: ClaimChecks = ClaimChecks()
     verdicts: list[JudgeVerdict] = []
     label: VerdictLabel = JUDGE_ERROR  # the panel's verdict
+    withdrawn: str = ""  # why it is not counted: a supported control of an answer some judge flagged
 
 
 class RecordResult(BaseModel):

@@ -1,6 +1,8 @@
-"""Control claims: made from verified claims, each label holding by construction; the rules per language;
-and the gate: exact intervals, a lower bound per label, failed / unverified / passed, against noisy and
-lopsided judges (the false-pass rates the defaults promise)."""
+"""Control claims: made only from claims whose support is certain by alignment, each label holding by
+construction (a contradicted one never found in its source, an unsupported one with nothing the source could
+contradict); the rules per language; and the gate: exact intervals, a lower bound per label, failed /
+unverified / passed against noisy and lopsided judges, and "controls can be told apart" from the run's own
+detector."""
 
 from __future__ import annotations
 
@@ -9,8 +11,12 @@ from collections import Counter
 
 import pytest
 
-from judge.controls import ControlData, Verified, control_count, controls_for_answer, floor_plan, verified
+from judge.controls import ControlData, Verified, certain, control_answer
+from judge.controls.detector import auc, grouped_cv_auc
 from judge.controls.health import ControlObservation, GateConfig, exact_interval, judge_health, lower_bound, min_per_label
+from judge.controls.make import aligned_in_order, source_bases
+from judge.controls.mix import chance, draw
+from judge.controls.make import ControlsConfig
 from judge.controls.perturb import flip_negation
 from judge.controls.reword import move_lead_in, reword, swap_synonyms
 from judge.stages.numbers import NUMBER as _NUMBER, canon_number as _canon_number
@@ -45,86 +51,131 @@ def to_judge(record, texts: list[str], k: int = 4):
 
 
 def bases_of(record, texts: list[str]) -> list[Verified]:
-    return [v for c in to_judge(record, texts) if (v := verified(c.text, c.candidates, c.checks)) is not None]
+    return [v for c in to_judge(record, texts) if (v := certain(c.text, c.candidates, c.checks)) is not None]
 
 
-def answer_sentences(records, answers) -> dict[str, list[str]]:
-    """Each record's recorded answers, split into sentences (the deterministic decomposer's claims)."""
-    out: dict[str, list[str]] = {}
+def answer_sentences(records, answers) -> dict[str, list[list[str]]]:
+    """Each record's recorded answers, each split into sentences (the deterministic decomposer's claims)."""
+    out: dict[str, list[list[str]]] = {}
     for a in answers:
-        out.setdefault(a.record_id, []).extend(s.text for s in split_sentences(a.answer))
+        out.setdefault(a.record_id, []).append([s.text for s in split_sentences(a.answer)])
     return out
 
 
-def check_controls(records, claims: dict[str, list[str]], per_record: int = 9) -> Counter:
-    """Controls for every record from its claims; assert that each one's label holds; returns kinds made."""
+def check_controls(records, answers: dict[str, list[list[str]]], size: int = 6) -> Counter:
+    """A control answer for every answer; assert that each control's label holds; returns the kinds made."""
     data = ControlData.from_records(records)
     kinds: Counter = Counter()
     for r in records:
-        bases = bases_of(r, claims.get(r.id, []))
-        texts = {b.text for b in bases}
-        for c in controls_for_answer(r.id, bases, data, per_record, seed=7):
-            kinds[(c.label, c.kind)] += 1
-            if c.origin is not None:
-                origin_source = data.records[c.origin_record_id].source(c.origin.doc_id).text
-                assert origin_source[c.origin.start_char : c.origin.end_char] == c.origin.excerpt  # offsets are sacred
-            own = [normalize(s.text).text for s in r.sources]
-            best = data.best_match(r.id, c.text)
-            assert "Regarding" not in c.text and "Sobre" not in c.text  # no template
-            if c.label == "supported":
+        own = [normalize(s.text).text for s in r.sources]
+        for index, claims in enumerate(answers.get(r.id, [])):
+            bases = bases_of(r, claims) or source_bases(r.id, claims, data, size, triage=False)
+            made = control_answer(r.id, bases, data, size, seed=7, key=str(index))
+            origins = [c.origin.excerpt for c in made if c.origin is not None]
+            assert len(origins) == len(set(origins)), "two controls of one call made from one claim"
+            for c in made:
+                kinds[(c.label, c.kind)] += 1
                 assert c.origin_record_id == r.id
-                assert c.text in texts or c.kind == "reworded", c
-                if c.kind == "reworded":
-                    assert any(_numbers(c.text) == _numbers(t) for t in texts)  # rewording never touches a number
-            else:
-                assert c.text not in texts
+                if c.origin is not None:
+                    assert r.source(c.origin.doc_id).text[c.origin.start_char : c.origin.end_char] == c.origin.excerpt  # offsets are sacred
+                best = data.best_match(r.id, c.text)
+                if c.label == "supported":
+                    assert c.text in {b.text for b in bases} or c.kind == "reworded", c
+                    if c.kind == "reworded":
+                        assert any(not _numbers(c.text) - _numbers(b.text) for b in bases)  # rewording adds or changes no number
+                    continue
                 norm = normalize(c.text).text.strip(" .")
                 assert not any(norm in s for s in own), c  # found nowhere in the record's sources
                 assert best is None or best.method not in VERBATIM_METHODS, c
-            if c.label == "contradicted" and c.kind == "number":
-                old, new = (x.strip() for x in c.change.split("->"))
-                assert _canon_number(new) != _canon_number(old)
-                assert _canon_number(old).rstrip("%") in _numbers(c.origin.excerpt)  # the source states the slot otherwise
-            if c.label == "unsupported" and c.kind == "subject":
-                new = c.change.split("->")[1].split("(")[0].strip()
-                assert normalize(new).text not in " ".join(own)  # what it is now about, the source never mentions
+                assert c.text not in {t for other in answers.get(r.id, []) for t in other}, "never a real claim verbatim"
+                if c.kind in ("recombined", "number"):
+                    old, new = (x.strip() for x in c.change.split("(")[0].split("->"))
+                    stated = _numbers(c.origin.excerpt) if any(ch.isdigit() for ch in old) else None
+                    if stated is not None:  # the aligned sentence states the slot otherwise
+                        assert stated[_canon_number(old).rstrip("%")] and not stated[_canon_number(new).rstrip("%")], c
+                    else:
+                        assert old in c.origin.excerpt and new not in c.origin.excerpt, c
+                if c.kind == "recombined":
+                    assert any(new in s.text for s in r.sources), c  # the source's own value, in the wrong slot
+                if c.kind == "detail":
+                    # nothing the source could contradict: the only number added is a report's year no source writes
+                    added = _numbers(c.text) - _numbers(c.origin.excerpt)
+                    assert len(added) == 1 and all(n not in " ".join(s.text for s in r.sources) for n in added), c
+                if c.kind == "about":  # no number but the subjects' own ("Apollo 11")
+                    assert not _numbers(c.text) - _numbers(c.change), c
     return kinds
 
 
-def test_bundled_sample_controls_are_made_from_verified_claims_and_hold():
+def test_bundled_sample_controls_hold_and_make_every_label():
     records = load(BUNDLED_SAMPLE)
     kinds = check_controls(records, answer_sentences(records, load(BUNDLED_ANSWERS, "answers")))
     assert {label for label, _ in kinds} == set(CONTROL_LABELS), kinds
-    assert kinds[("supported", "claim")] and kinds[("contradicted", "number")]
 
 
 def test_hebrew_sample_controls_hold():
     records = load(shared("he_qa_sample.json"))
-    answers = load(shared("he_model_answers_sample.jsonl"), "answers")
-    kinds = check_controls(records, answer_sentences(records, answers))
+    kinds = check_controls(records, answer_sentences(records, load(shared("he_model_answers_sample.jsonl"), "answers")))
     assert {label for label, _ in kinds} == set(CONTROL_LABELS), kinds
-    assert kinds[("unsupported", "subject")] + kinds[("unsupported", "unrelated")] >= 10, kinds
+    assert kinds[("contradicted", "recombined")] >= 5 and kinds[("unsupported", "detail")] >= 5, kinds
 
 
-def test_claims_the_search_cannot_vouch_for_are_no_base():
+def test_wice_controls_hold():
+    records = load(shared("external/wice/claim_test.jsonl"), "wice")[:120]
+    kinds = check_controls(records, {r.id: [[c.text for c in r.claims]] for r in records}, size=1)
+    assert kinds[("contradicted", "recombined")] and kinds[("unsupported", "about")], kinds
+
+
+def test_support_is_certain_only_when_every_word_aligns_in_order_within_one_sentence():
     record = load(BUNDLED_SAMPLE)[1]
     first = split_sentences(record.sources[0].text)[0].text
-    assert bases_of(record, [first])  # a sentence of the source is verified
+    assert bases_of(record, [first])  # a sentence of the source, verbatim
     assert not bases_of(record, ["The weather on Mars is mild in the afternoon."])
     assert not bases_of(record, [first.rstrip(".") + "?"])  # a question is no claim
+    # the same words in another order may say another thing: a role swap is no base
+    assert aligned_in_order(["peter", "played", "norman", "dike"], ["peter", "played", "norman", "dike", "in", "the", "film"])
+    assert not aligned_in_order(["norman", "dike", "played", "peter"], ["peter", "played", "norman", "dike"])
+    words = first.rstrip(".").split()
+    if len(words) >= 6:
+        swapped = " ".join(words[len(words) // 2 :] + words[: len(words) // 2]) + "."
+        assert not bases_of(record, [swapped])
 
 
-def test_controls_are_seeded_and_labels_take_turns():
+def test_gold_labelled_claims_are_never_bases_unless_the_answer_says_them():
+    """The record's reference statements make no control (they leaked gold): only the answer's claims do."""
+    records = load(shared("he_qa_sample.json"))
+    answers = answer_sentences(records, load(shared("he_model_answers_sample.jsonl"), "answers"))
+    data = ControlData.from_records(records)
+    for r in records:
+        said = {t for a in answers.get(r.id, []) for t in a}
+        for index, claims in enumerate(answers.get(r.id, [])):
+            for c in control_answer(r.id, bases_of(r, claims), data, 6, key=str(index)):
+                if c.label == "supported" and c.kind == "claim":
+                    assert c.text in said
+
+
+def test_controls_are_seeded_and_the_choice_of_answers_reads_no_label():
     records = load(BUNDLED_SAMPLE)
     claims = answer_sentences(records, load(BUNDLED_ANSWERS, "answers"))
     data = ControlData.from_records(records)
     r = records[1]
-    bases = bases_of(r, claims[r.id])
-    first = controls_for_answer(r.id, bases, data, 3, seed=1)
-    assert first == controls_for_answer(r.id, bases, ControlData.from_records(records), 3, seed=1)
-    assert [c.label for c in first] == list(CONTROL_LABELS)
-    assert controls_for_answer(r.id, bases, data, 1, seed=1, offset=1)[0].label == "contradicted"
-    assert controls_for_answer(r.id, [], data, 3) == []  # no verified claim, no control
+    bases = bases_of(r, claims[r.id][0])
+    first = control_answer(r.id, bases, data, 3, seed=1)
+    assert first == control_answer(r.id, bases, ControlData.from_records(records), 3, seed=1)
+    assert control_answer(r.id, [], data, 0) == []
+    # which answers get a control answer: a hash of record and answer, uniform, monotone in the chance
+    draws = [draw(f"record-{k}", 0) for k in range(4000)]
+    assert 0.45 < sum(d < 0.5 for d in draws) / len(draws) < 0.55
+    assert 0.08 < sum(d < 0.1 for d in draws) / len(draws) < 0.12
+    cfg = ControlsConfig()
+    assert chance(cfg, 10) == pytest.approx(cfg.max_share / (1 - cfg.max_share))  # small data: the cap binds
+    assert chance(cfg, 100_000) == pytest.approx(cfg.per_label * 3 * cfg.margin / 100_000)  # large data: what the gate asks
+
+
+def test_labels_of_control_answers_are_balanced_over_a_run():
+    from judge.controls.make import label_turn
+
+    turns = Counter(label_turn(f"record-{k}", "0") % 3 for k in range(3000))
+    assert all(900 < n < 1100 for n in turns.values()), turns
 
 
 @pytest.mark.parametrize(
@@ -169,23 +220,19 @@ def test_lead_in_moves_both_ways_and_keeps_the_words():
     assert move_lead_in("In 4,000 cases nothing changed at all.", "English") is None  # a thousands comma is no clause
 
 
+def test_an_aside_is_dropped():
+    from judge.controls.reword import drop_parenthetical
+
+    assert drop_parenthetical("Irene Hervey (born 1909) was an American film actress.") == "Irene Hervey was an American film actress."
+    assert drop_parenthetical("It (a) is short.") is None  # too little left to state anything
+    assert drop_parenthetical("No aside here at all.") is None
+
+
 def test_synonyms_and_number_forms():
     assert swap_synonyms("Approximately 40 people began the race.", "English") == "About 40 people started the race."
     assert reword("כ־12% מהנסיעות בוטלו אולם הקו נשאר.", "Hebrew") == "בערך 12 אחוזים מהנסיעות בוטלו אך הקו נשאר."
     assert reword("Cerca de 12% dos alunos começaram o curso.", "Portuguese") == "Cerca de 12 por cento dos alunos iniciaram o curso."
     assert reword("Nothing here has a rule.", "English") is None
-
-
-def test_control_count_rate_and_floor():
-    counts = [control_count(8, 0.125, key=f"r{i}") for i in range(400)]
-    assert set(counts) == {1}
-    counts = [control_count(4, 0.125, key=f"r{i}") for i in range(2000)]
-    assert set(counts) == {0, 1} and 0.4 < sum(counts) / len(counts) < 0.6
-    assert control_count(4, 0.125, key="x") == control_count(4, 0.125, key="x")
-    assert floor_plan(["a", "b", "c", "d"], 3) == {"a": 1, "b": 1, "c": 1}
-    assert floor_plan(["a"], 3) == {"a": 3}
-    assert floor_plan([], 3) == {} and floor_plan(["a"], 0) == {}
-
 
 
 # -- the gate ----------------------------------------------------------------------------------------------
@@ -234,7 +281,7 @@ def test_a_judge_that_fails_one_label_fails_and_the_verdict_names_it():
 
 
 def test_too_few_controls_is_unverified_never_passed():
-    """3 of 3 right is not [1.00, 1.00] trustworthy: the exact interval is wide and the run is unverified."""
+    """3 of 3 right is not [1.00, 1.00] evidence: the exact interval is wide and the run is unverified."""
     h = judge_health(_observe("j", lambda label, i: label, per_label=3)).judges[0]
     assert h.status == "unverified" and h.passed is False
     assert "needs >= 4" in h.verdict
@@ -264,8 +311,38 @@ def test_rules_and_an_open_gate_are_reported_not_gated_and_blind_spots_are_named
     assert d.status == "reported" and d.passed is None and not d.gated
     assert "misses negations: 0 of 7, calls 7 supported" in d.verdict
     off = judge_health(_observe("j", lambda label, i: "supported"), gate=GateConfig(gate=False))
-    assert off.judges[0].status == "reported" and not off.failed and off.headline().startswith("JUDGES NOT VERIFIED")
-    assert judge_health([], enabled=False).headline().startswith("JUDGES NOT VERIFIED: controls are off")
+    assert off.judges[0].status == "reported" and not off.failed and off.headline().startswith("JUDGES UNCHECKED")
+    assert judge_health([], enabled=False).headline().startswith("JUDGES UNCHECKED: controls are off")
+
+
+def test_a_passing_judge_caught_planted_errors_and_nothing_more_and_a_detector_unverifies_it():
+    """Honest words: "caught N of M planted ...", planted errors are easier than real ones, the corrected rate
+    is the estimate to trust; never the old upper-case word, nor "trust" said of a judge. Controls the run's
+    detector tells apart: no pass."""
+    rows = _observe("j", lambda label, i: label if i else "supported")
+    report = judge_health(rows)
+    (j,) = report.judges
+    assert j.status == "passed" and "caught 24 of 24 planted supported, 23 of 24 contradicted, 23 of 24 unsupported" in j.verdict
+    text = " ".join([report.headline(), *report.lines()])
+    assert "planted errors are easier" in text and "human labels" in text
+    assert "VERIFIED" not in text and "trustworth" not in text.lower()
+    told = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.83})
+    (t,) = told.judges
+    assert t.status == "unverified" and t.verdict.startswith("unverified: controls can be told apart") and told.failed
+    assert "AUC 0.83" in told.tells_line() and "can be told apart" in told.tells_line()
+    fine = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.6})
+    assert fine.judges[0].status == "passed"
+
+
+def test_an_unknown_price_is_unknown_never_zero():
+    from judge.results import ControlCost
+
+    cost = ControlCost(shown=3, calls=3, prompt_tokens=900, completion_tokens=90, cost_usd=0.0, priced=False)
+    lines = judge_health(_observe("j", lambda label, i: label), cost=cost, judge_tokens=9000).lines()
+    (line,) = [x for x in lines if x.startswith("controls cost")]
+    assert "unknown" in line and "$0.0000" not in line and "11.0% of judge tokens" in line
+    priced = judge_health(_observe("j", lambda label, i: label), cost=cost.model_copy(update={"priced": True, "cost_usd": 0.5})).lines()
+    assert any("$0.5000" in x for x in priced)
 
 
 def test_errors_are_misses():
@@ -273,39 +350,61 @@ def test_errors_are_misses():
     assert h.errors == 48 and h.status == "failed" and "calls 16 judge error" in h.verdict
 
 
-# -- no surface tells ------------------------------------------------------------------------------------
+# -- no tells -------------------------------------------------------------------------------------------
 
 
-def _sentences_by_record(answers) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for a in answers:
-        out.setdefault(a.record_id, []).extend(s.text for s in split_sentences(a.answer))
-    return out
+def test_the_detector_finds_a_planted_tell_and_none_in_noise():
+    rng = random.Random(0)
+    rows = [{"a": rng.random(), "b": rng.random()} for _ in range(400)]
+    labels = [int(i < 100) for i in range(400)]
+    groups = [f"r{i // 2}" for i in range(400)]
+    noise = grouped_cv_auc(rows, labels, groups, ["a", "b"])
+    assert noise is not None and noise < 0.62
+    told = [{**r, "a": r["a"] + (0.6 if y else 0.0)} for r, y in zip(rows, labels)]
+    assert grouped_cv_auc(told, labels, groups, ["a", "b"]) > 0.8
+    assert grouped_cv_auc(rows[:10], labels[:10], groups[:10], ["a"]) is None  # too few to train and test on
+    assert auc([1, 3, 2, 0], [1, 1, 0, 0]) == pytest.approx(0.75) and auc([0, 0], [1, 0]) == 0.5
 
 
-def _no_tell(result: dict, bar: float = 0.7) -> None:
-    assert result["controls"] >= 10 and result["real"] >= 10, result
-    for feature, value in result["auc"].items():
-        assert value <= bar, (feature, result)
-
-
-def test_no_surface_feature_tells_controls_from_real_claims_on_the_bundled_sample():
+def test_control_calls_are_shaped_like_real_calls_and_never_hold_their_base():
+    """On the Hebrew answers (every answer given a control answer): the call features (claims per call, place,
+    the nearest other claim and what it shares) tell nothing, where controls put beside their bases (round 2)
+    were told apart by the nearest claim alone."""
     from judge.controls.tells import measure
 
-    records = load(BUNDLED_SAMPLE)
-    by = _sentences_by_record(load(BUNDLED_ANSWERS, "answers"))
-    _no_tell(measure(records, lambda r: by.get(r.id, [])))
+    by = answer_sentences([], load(shared("he_model_answers_sample.jsonl"), "answers"))
+    result = measure(load(shared("he_qa_sample.json")), lambda r: by.get(r.id, []), config=ControlsConfig(max_share=0.5), keep=True)
+    assert result["controls"] >= 30 and result["detector_auc"] is not None, result
+    for feature in ("call_claims", "place", "nearest", "nearest_shared"):
+        assert result["auc"][feature] <= 0.7, (feature, result["auc"])
+    # round 2 put each control in its base's call: its nearest other claim was its base
+    from judge.controls.tells import auc as feature_auc, call_features
+
+    real_near = [f["nearest"] for answers in by.values() for claims in answers for f in call_features(claims)]
+    beside = []
+    for m in result["made"]:
+        claims = max(by[m["record_id"]], key=lambda a: max((len(set(c.split()) & set(m["text"].split())) for c in a), default=0))
+        beside.append(call_features([m["text"], *claims])[0]["nearest"])
+    assert feature_auc(beside, real_near) > 0.7 > result["auc"]["nearest"]
 
 
-def test_no_surface_feature_tells_controls_from_real_claims_on_the_hebrew_sample():
-    from judge.controls.tells import measure
+def test_a_supported_control_of_an_answer_some_judge_flagged_is_withdrawn_and_not_counted():
+    from judge.controls.health import ControlTally, observations
+    from judge.pipeline import withdraw
+    from judge.results import ClaimResult, ControlClaim, ControlResult, JudgeVerdict, RecordResult
 
-    by = _sentences_by_record(load(shared("he_model_answers_sample.jsonl"), "answers"))
-    _no_tell(measure(load(shared("he_qa_sample.json")), lambda r: by.get(r.id, [])))
+    def verdict(label, judge="j"):
+        return JudgeVerdict(judge=judge, model="m", family="f", label=label)
 
-
-def test_no_surface_feature_tells_controls_from_real_claims_on_wice():
-    from judge.controls.tells import measure
-
-    records = load(shared("external/wice/claim_test.jsonl"), "wice")[:150]
-    _no_tell(measure(records, lambda r: [c.text for c in r.claims]))
+    controls = [ControlResult(control=ControlClaim(id=f"c{i}", record_id="r", text=f"t{i}", label=lbl, kind="claim", origin_record_id="r"),
+                              answer=0, position=i, verdicts=[verdict(lbl)], label=lbl) for i, lbl in enumerate(CONTROL_LABELS)]
+    clean = [ClaimResult(claim_id=0, text="a", verdicts=[verdict("supported"), verdict("judge_error", "k")])]
+    assert withdraw(controls, clean) == controls  # an error is no flag
+    flagged = [ClaimResult(claim_id=0, text="a", verdicts=[verdict("supported"), verdict("unsupported", "k")])]
+    out = withdraw(controls, flagged)
+    assert [c.withdrawn != "" for c in out] == [lbl == "supported" for lbl in CONTROL_LABELS] and "k flagged" in out[0].withdrawn
+    result = RecordResult(record_id="r", question="q", language="English", controls=out)
+    assert {o.label for o in observations(result)} == set(CONTROL_LABELS) - {"supported"}
+    tally = ControlTally()
+    tally.add(result)
+    assert sum(tally.counts.values()) == 2

@@ -1,9 +1,11 @@
 """Controls in real runs, against judges that want to pass without judging: through the scripted server (real
-litellm and instructor), mixed into the same calls as the answers' claims, measured apart, gated per label
-on exact lower bounds (exit 3 when a judge fails or cannot be verified), reproducible from the cache."""
+litellm and instructor), judged in calls of their own shaped like the answers' calls (never beside the claim,
+answer or record they were made from), measured apart, gated per label on exact lower bounds (exit 3 when a
+judge fails or cannot be verified), kept to a share of the run, reproducible from the cache."""
 
 from __future__ import annotations
 
+import html
 import json
 import random
 import re
@@ -30,9 +32,12 @@ def _folder(path: Path) -> Path:
     return path
 
 
+OPEN = {"per_label": 4, "max_share": 0.5}  # the bundled sample is 3 records: every answer gets its control answer
+
+
 def _gated(tmp_path, server, **overrides) -> Path:
-    """The config as a user writes it: the default gate (the test helper turns it off)."""
-    controls = {"per_label": 4, "gate": True, **overrides.pop("controls", {})}
+    """The config as a user writes it: the default gate (the test helper turns it off), the cap opened."""
+    controls = {**OPEN, "gate": True, **overrides.pop("controls", {})}
     return write_config(tmp_path, server, controls=controls, **overrides)
 
 
@@ -72,7 +77,14 @@ def test_a_judge_that_calls_everything_supported_never_exits_0(scripted_server, 
     # the terminal says it first, before the table
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs2"), "--no-progress")
     assert result.returncode == 3
-    assert result.stdout.index("JUDGES NOT VERIFIED") < result.stdout.index("model under test")
+    assert result.stdout.index("JUDGES NOT CLEARED") < result.stdout.index("model under test")
+    assert "VERIFIED" not in result.stdout and "trustworth" not in result.stdout.lower()
+    # at the default cap three records make too few controls to verify: exit 3, never a swamped run
+    default = write_config(_folder(tmp_path / "default"), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"gate": True})
+    result, summary = _run(default, tmp_path / "default")
+    assert result.returncode == 3 and _health(summary, "judge-b")["status"] == "unverified"
+    cost = summary["judge_health"]["cost"]
+    assert cost["shown"] <= 0.2 * sum(v["claims"] for v in summary["by_model"].values()) + 1
 
 
 def test_a_surface_cheater_fails_its_controls(scripted_server, tmp_path):
@@ -99,7 +111,7 @@ def _question(request: dict) -> str:
 def test_an_honest_judge_and_noisy_ones_through_the_whole_run(scripted_server, tmp_path):
     """A first run (gate off) tells the controls; then judges answering from that truth with probability p."""
     probe = scripted_server(pipeline_model())
-    _, first = _run(write_config(_folder(tmp_path / "probe"), probe, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"per_label": 4, "gate": False}), tmp_path / "probe")
+    _, first = _run(write_config(_folder(tmp_path / "probe"), probe, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": False}), tmp_path / "probe")
     truth = _truth(first["run_dir"])
     assert set(truth.values()) == {"supported", "contradicted", "unsupported"}
 
@@ -115,46 +127,93 @@ def test_an_honest_judge_and_noisy_ones_through_the_whole_run(scripted_server, t
     for p, seed in ((1.0, 0), (0.4, 1), (0.4, 2)):
         server = scripted_server(pipeline_model(judge_with(p, seed)))
         folder = _folder(tmp_path / f"p{p}-{seed}")
-        result, summary = _run(write_config(folder, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"per_label": 4, "gate": True}), folder)
+        result, summary = _run(write_config(folder, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True}), folder)
         outcomes[(p, seed)] = (result.returncode, _health(summary, "judge-b"))
     code, h = outcomes[(1.0, 0)]
-    # the bundled sample is small: a perfect judge passes only where every label has >= 4 controls
+    # the bundled sample is small: a perfect judge passes only where every label has >= 4 controls (and the
+    # run's detector, on a dozen controls, cannot tell them apart)
     assert (code, h["status"]) in ((0, "passed"), (3, "unverified")), h
+    assert code == 3 or "caught" in h["verdict"]
     assert all(r["correct"] == r["controls"] for r in h["by_label"])
     for key in ((0.4, 1), (0.4, 2)):
         assert outcomes[key][0] == 3 and outcomes[key][1]["status"] != "passed"
 
 
-def test_controls_stay_out_of_the_answers_and_share_their_calls(scripted_server, tmp_path):
+def _calls(server) -> list[list[str]]:
+    """The claims each judge call showed, by text."""
+    out = []
+    for body in server.stats.bodies:
+        text = json.dumps(body, ensure_ascii=False)
+        if '"verdicts"' in text or '"label"' in text:
+            out.append([html.unescape(json.loads(f'"{c}"')) for c in re.findall(r'<claim id=\\"\d+\\">(.*?)</claim>', text)])
+    return [c for c in out if c]
+
+
+def test_controls_never_sit_beside_their_base_and_calls_keep_their_shape(scripted_server, tmp_path):
+    """Every judge call holds real claims only or controls only; a control's call holds nothing of the answer
+    it was made from; each control answer has as many claims as its answer showed a judge (a one-claim answer
+    gives a one-claim control call); calls.jsonl counts each call's controls; the answers' numbers are those
+    of the same run without controls."""
     server = scripted_server(pipeline_model())
-    config = write_config(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"per_label": 4, "gate": False})
+    config = write_config(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": False})
     result, summary = _run(config, tmp_path)
     assert result.returncode == 0, result.stderr
     results = results_of(summary["run_dir"])
     controls = [c for r in results for c in r.controls]
     assert controls and summary["judge_health"]["cost"]["shown"] == len(controls)
     assert summary["judge_health"]["cost"]["prompt_tokens"] > 0
-    for r in results:
-        real = {c.text for a in r.answers for c in a.claims}
-        for c in r.controls:
-            # made from the answer's own claims: a supported control is one of them as it stands or reworded
-            assert c.control.label != "supported" or c.control.text in real or c.control.kind in ("reworded",) or c.control.origin_record_id == r.record_id
-    # no call holds controls only: every verdicts request names at least one real claim
-    bodies = [b for b in server.stats.bodies if "verdicts" in json.dumps(b)]
     texts = {c.control.text for c in controls}
-    for body in bodies:
-        shown = re.findall(r'<claim id="\d+">(.*?)</claim>', json.dumps(body, ensure_ascii=False))
-        assert any(json.loads(f'"{s}"') not in texts for s in shown) or not shown
-    # the answers' numbers are those of the same run without controls
+    real = {c.text for r in results for a in r.answers for c in a.claims}
+    calls = _calls(server)
+    for call in calls:
+        mine = [t in texts and t not in real for t in call]
+        assert all(mine) or not any(mine), call  # never mixed
+    sizes = []
+    for r in results:
+        for index, a in enumerate(r.answers):
+            mine = [c for c in r.controls if c.answer == index]
+            if mine:  # the control answer's size: the claims a judge saw of the answer, where the rules can fill it
+                sizes.append((len(mine), len(a.claims)))
+                assert sorted(c.position for c in mine) == list(range(len(mine)))
+                said = {c.text for c in a.claims}
+                assert not any(c.control.text in said for c in mine if c.control.label != "supported")
+    assert all(n <= m for n, m in sizes) and sum(n for n, _ in sizes) >= 0.7 * sum(m for _, m in sizes), sizes
+    for call in calls:
+        if call[0] in texts:  # a control call: nothing of the answer it was made from
+            origin = next(c for c in controls if c.control.text == call[0])
+            record = next(r for r in results if any(c is origin for c in r.controls))
+            assert not set(call) & {c.text for c in record.answers[origin.answer].claims if c.text not in texts}
+    lines = [json.loads(x) for x in Path(summary["run_dir"], "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    judged = [x for x in lines if x["model"] == "judge-b"]
+    assert sum(x["controls"] for x in judged) == len(controls) and any(x["controls"] == 0 for x in judged)
     off, off_summary = _run(write_config(_folder(tmp_path / "off"), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"enabled": False}), tmp_path / "off")
     assert off.returncode == 0, off.stderr
     assert off_summary["by_model"] == summary["by_model"]
     assert off_summary["judge_health"]["enabled"] is False
 
 
+def test_one_claim_answers_give_one_claim_control_calls(scripted_server, tmp_path):
+    """One-claim data: a call without controls holds 1 claim, and so does every call with them."""
+    rows = [{"id": f"r{i}", "question": f"Question {i}?", "source": f"The bridge number {i} opened to traffic in {1900 + i}. It is {i + 2}.5 km long and "
+             f"was built by the Smith Company over {i + 3} years.", "answer": f"The bridge opened to traffic in {1900 + i}."} for i in range(12)]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    server = scripted_server(pipeline_model())
+    config = tmp_path / "run.yaml"
+    config.write_text(json.dumps({
+        "dataset": {"path": str(data)}, "decompose": {"method": "sentences"},
+        "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b", "timeout": 3, "max_attempts": 2}},
+        "adjudicate": {"judges": ["judge-b"], "triage": False}, "controls": {**OPEN, "gate": False}, "cache_dir": str(tmp_path / "cache"),
+    }), encoding="utf-8")
+    result, summary = _run(config, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sum(len(r.controls) for r in results_of(summary["run_dir"])) >= 6
+    assert all(len(call) == 1 for call in _calls(server))
+
+
 def test_controls_are_byte_identical_from_the_cache(scripted_server, tmp_path):
     server = scripted_server(pipeline_model())
-    config = write_config(tmp_path, server, controls={"per_label": 4, "gate": False})
+    config = write_config(tmp_path, server, controls={**OPEN, "gate": False})
     first, s1 = _run(config, tmp_path)
     calls = server.stats.requests
     second, s2 = _run(config, tmp_path)
@@ -197,6 +256,19 @@ def test_an_always_supported_judge_never_passes_the_readme_example(scripted_serv
         assert result.returncode == 3, (extra, result.stdout[-2000:], result.stderr[-2000:])
         assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
         assert summary["judge_health"]["judges"][0]["passed"] is False
+    # every answer given controls: an unsupported control holds nothing its source could contradict (never
+    # "It is 5 km long and painted blue." against a source saying 2.7 km), and is no other record's claim
+    config.write_text(json.dumps({**json.loads(config.read_text(encoding="utf-8")), "controls": {**OPEN, "gate": False}}), encoding="utf-8")
+    result, summary = _run(config, tmp_path / "open")
+    assert result.returncode == 0, result.stderr
+    results = results_of(summary["run_dir"])
+    answers = {c.text for r in results for a in r.answers for c in a.claims}
+    unsupported = [(r, c.control) for r in results for c in r.controls if c.control.label == "unsupported"]
+    for r, c in unsupported:
+        source = " ".join(x["source"] if "source" in x else x["sources"][0]["text"] for x in README_EXAMPLE if x["id"] == r.record_id)
+        numbers = re.findall(r"\d+(?:\.\d+)?", c.text)
+        assert all(n not in source for n in numbers if n not in (c.origin.excerpt if c.origin else "")), c
+        assert c.text not in answers and "5 km" not in c.text
 
 
 def test_no_judge_call_holds_only_controls_when_triage_settles_every_real_claim(scripted_server, tmp_path):
@@ -224,17 +296,18 @@ def test_no_judge_call_holds_only_controls_when_triage_settles_every_real_claim(
     for i in range(3):
         assert all(any(v.how == "triage" for v in c.verdicts) for a in results[f"copy{i}"].answers for c in a.claims)
         assert not results[f"copy{i}"].controls
-    bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "verdicts" in json.dumps(b) or '"label"' in json.dumps(b)]
-    assert all("Traffic first crossed" in b for b in bodies if "claim id" in b)
+    made = {c.control.text for c in results["own"].controls}
+    for call in _calls(server):  # the real claim alone, or its control answer alone: one claim each
+        assert call == ["Traffic first crossed the Golden Gate Bridge in 1937."] or (len(call) == 1 and call[0] in made), call
 
 
 def test_rejudge_adds_controls_until_the_gate_has_its_evidence(scripted_server, tmp_path):
     """A run made with no controls (or too few) is rejudged with --controls-per-label: the new judge meets
-    controls made from the run's stored claims, in the same calls as the claims, and is gated on them; the
-    claims keep their verdict order (each real claim still gets its own label)."""
+    controls made from the run's stored claims, in calls of their own, and is gated on them; the claims keep
+    their verdict order (each real claim still gets its own label)."""
     server = scripted_server(pipeline_model())
     first_dir = _folder(tmp_path / "first")
-    made, first = _run(write_config(first_dir, server, adjudicate={"judges": ["deterministic"], "triage": False}, controls={"enabled": False}), first_dir)
+    made, first = _run(write_config(first_dir, server, adjudicate={"judges": ["deterministic"], "triage": False}, controls={"enabled": False, "max_share": 0.5}), first_dir)
     assert made.returncode == 0, made.stderr
     assert all(not r.controls for r in results_of(first["run_dir"]))
     models = tmp_path / "more.yaml"
@@ -260,12 +333,9 @@ def test_rejudge_adds_controls_until_the_gate_has_its_evidence(scripted_server, 
         for index, (ao, an) in enumerate(zip(o.answers, n.answers)):
             assert [c.text for c in ao.claims] == [c.text for c in an.claims]
             assert all(c.verdicts and c.verdicts[0].judge == "judge-c" for c in an.claims)
-            mine = sorted(c.position for c in n.controls if c.answer == index)  # places among the claims, each once
-            assert len(set(mine)) == len(mine) and all(0 <= p < len(an.claims) + len(mine) for p in mine)
-    # the controls were asked in the same calls as the claims they sit among
+            mine = sorted(c.position for c in n.controls if c.answer == index)  # places in its control answer, each once
+            assert mine == list(range(len(mine)))
+    # the controls were asked in calls of their own
     texts = {c.control.text for c in controls}
-    bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "judge-c" in json.dumps(b)]
-    assert any(any(t in b for t in texts) for b in bodies)
-    for body in bodies:
-        shown = [json.loads(f'"{s}"') for s in re.findall(r'<claim id=\\"\d+\\">(.*?)</claim>', body)]
-        assert not shown or any(s not in texts for s in shown)
+    calls = [call for call in _calls(server) if set(call) & texts]
+    assert calls and all(set(call) <= texts for call in calls)

@@ -181,14 +181,15 @@ def test_the_bench_vectorised_rule_agrees_with_decide():
     sys.modules[spec.name] = bench  # its dataclasses resolve their annotations through sys.modules
     spec.loader.exec_module(bench)
     items = []
-    for verbatim, cov, run, tail, nm, mm, na, cf, conn, absent, key, neg, short, qcov, held, dropped in itertools.product(
+    for n, (verbatim, cov, run, tail, nm, mm, na, cf, conn, absent, key, neg, short, qcov, held, dropped) in enumerate(itertools.product(
         (False, True), (0.2, 0.5, 0.95), (0, 2, 4), (0, 2), (0, 1), (0, 1), (0, 1), (0, 1), ([], ["mainly"]),
         (0, 2), ([], ["1936"]), (False, True), (False, True), (0.3, 0.8), (False, True), (False, True),
-    ):
+    )):
         f = SupportFeatures(verbatim=verbatim, coverage=cov, max_run=run, tail_run=tail, numbers_missing=nm, mismatches=mm,
                             names_missing=na, conflicts=cf, added_connectives=conn, absent=absent, absent_run=absent, absent_share=absent / 4,
                             absent_key=key, added_negation=neg, short=short, question_coverage=qcov, answer_in_source=held,
-                            dropped_negation=dropped)
+                            dropped_negation=dropped, offered_coverage=(0.6, 0.0, 1.0)[n % 3], withheld_negation=n % 5 == 0,
+                            name_slots=int(n % 7 == 0))  # the alignment's: a wider pool's share, a withheld denial, a name's slot
         items.append(bench.Item("t", "g", "x", "supported", "en", {}, features=f))
     arrays = bench._arrays(items)
     for params in (RuleParams(), RuleParams(supported_max_tail_run=0, partial_on_added_connective=False, contradict_mismatch=False,

@@ -1,5 +1,6 @@
 """Claims per judge call are bounded (issue 28.5): a long answer is cut into calls of at most call_claims
-claims and about call_tokens tokens, every claim still judged once, and no call made of controls alone."""
+claims and about call_tokens tokens, every claim still judged once; a control answer is cut by the same
+rule, in calls of its own (issue 37)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,11 @@ from tests.conftest import BUNDLED_SAMPLE, run_cli
 
 
 @settings(deadline=None, max_examples=300, derandomize=True)
-@given(sizes=st.lists(st.integers(1, 5000), min_size=1, max_size=80), flags=st.lists(st.booleans(), min_size=80, max_size=80),
-       tokens=st.integers(200, 3000), most=st.integers(1, 12))
-def test_groups_keep_order_and_bounds_and_never_hold_controls_alone(sizes, flags, tokens, most):
-    controls = flags[: len(sizes)]
-    groups = call_groups(sizes, controls, tokens, most)
+@given(sizes=st.lists(st.integers(1, 5000), min_size=1, max_size=80), tokens=st.integers(200, 3000), most=st.integers(1, 12))
+def test_groups_keep_order_and_bounds(sizes, tokens, most):
+    groups = call_groups(sizes, tokens, most)
     assert [i for g in groups for i in g] == list(range(len(sizes)))  # every claim once, in order
-    if not all(controls):
-        assert all(not all(controls[i] for i in g) for g in groups)
-    plain = call_groups(sizes, [False] * len(sizes), tokens, most)  # without controls: the bounds hold exactly
-    for g in plain:
+    for g in groups:
         assert len(g) <= most and (len(g) == 1 or sum(sizes[i] for i in g) <= tokens * 4)
 
 
@@ -43,7 +39,7 @@ def test_a_long_answer_is_judged_in_several_bounded_calls(scripted_server, tmp_p
         "name": "long", "dataset": {"path": str(data)}, "answers": {"path": str(answers)},
         "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b"}},
         "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["judge-b"], "triage": False, "call_tokens": 3000, "call_claims": 24},
-        "controls": {"per_label": 4, "gate": False}, "cache_dir": str(tmp_path / "cache"),
+        "controls": {"per_label": 4, "gate": False, "max_share": 0.5}, "cache_dir": str(tmp_path / "cache"),
     }, allow_unicode=True))
     result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr[-2000:]
@@ -53,11 +49,13 @@ def test_a_long_answer_is_judged_in_several_bounded_calls(scripted_server, tmp_p
     assert len(bodies) >= 200 // 24 and all(1 <= len(ids) <= 24 for ids in shown)
     assert all(len(b) < 3000 * 4 * 3 for b in bodies)  # prompt, schema and one claim's passages over the budget at most
     ids = [i for call in shown for i in call]
-    assert len(ids) == len(set(ids))  # each claim and control asked once
+    assert all(len(call) == len(set(call)) for call in shown)
     results = [json.loads(line) for line in (tmp_path / "runs").glob("*/results.jsonl").__next__().read_text(encoding="utf-8").splitlines()]
     claims = [c for r in results for a in r["answers"] for c in a["claims"]]
     controls = [c for r in results for c in r["controls"]]
     assert len(claims) == 200 and all(c["label"] == "supported" and c["verdicts"][0]["how"] == "model" for c in claims)
     assert len(ids) == len(claims) + len(controls) and summary["usage"]["errors"] == 0
-    at = {str(c["position"] + 1) for c in controls}  # the ids the judge saw them by (one answer: ids are places)
-    assert at and all(any(i not in at for i in call) for call in shown)  # no call of controls alone
+    texts = {c["control"]["text"] for c in controls}
+    control_calls = [b for b, ids in zip(bodies, shown) if any(t in b for t in texts)]
+    assert controls and control_calls and all(1 <= len(ids) <= 24 for ids in shown)  # a control answer is cut the same way
+    assert 12 <= len(controls) <= 24  # as many as the answer's claims, at most controls.max_per_answer

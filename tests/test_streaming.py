@@ -398,7 +398,8 @@ def test_control_data_from_a_stream_keeps_no_record_and_a_bounded_donor_sample(m
     assert (streamed.numbers, streamed.names, streamed.subjects, streamed.months) == (kept.numbers, kept.names, kept.subjects, kept.months)
     for r in records:
         bases = bases_of(r, [s.text for s in r.sources[0].text and __import__("judge.text", fromlist=["split_sentences"]).split_sentences(r.sources[0].text)])
-        assert make.controls_for_answer(r.id, bases, streamed.seeing(r), 6, seed=3) == make.controls_for_answer(r.id, bases, kept, 6, seed=3)
+        assert bases
+        assert make.control_answer(r.id, bases, streamed.seeing(r), 6, seed=3) == make.control_answer(r.id, bases, kept, 6, seed=3)
     monkeypatch.setattr(make_data, "DONOR_SAMPLE", 5)
     small = make_data.ControlData.from_records(iter(records), keep=False)
     backwards = make_data.ControlData.from_records(reversed(records), keep=False)

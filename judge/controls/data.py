@@ -1,5 +1,5 @@
-"""What control rules draw from across a run: a bounded sample of donor records (their claim-like sentences
-and words), pools of numbers, names, months and subjects, and the profile of the record being worked on.
+"""What control rules draw from across a run: a bounded sample of donor records (their claim-like sentences,
+claims, subject and words), pools of numbers, names, months and subjects, and the profile of the record being worked on.
 Built in one pass over the records, holding none (memory stays flat at any size)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from judge.controls.lexicon import month_pattern
-from judge.controls.shapes import MAX_CHARS, MIN_CHARS, Sentence, WORD, claim_sentences, name_shape, number_matches, number_shape, subject_of
+from judge.controls.shapes import MAX_CHARS, MIN_CHARS, Sentence, WORD, claim_sentences, name_shape, named_subject, number_matches, number_shape, subject_of
 from judge.models import Record
 from judge.search import Index
 from judge.stages.names import names_in
@@ -66,23 +66,25 @@ class _Donor:
     texts: tuple[tuple[str, str], ...]  # (doc_id, text prefix)
     has_sentences: bool
     claims: tuple[str, ...] = ()  # what the dataset says of it in claim form: gold claims, reference and recorded answers' sentences
+    subject: str = ""  # what it is about, where that is a name its sources write (shapes.named_subject)
 
     @classmethod
     def of(cls, record: Record, language: str, sentences: list[Sentence] | None = None) -> _Donor:
         """``sentences``: the record's claim sentences, where the caller has them already."""
         claims = _answer_claims(record)
+        subject = named_subject(record) or ""
         if sum(len(s.text) for s in record.sources) <= DONOR_CHARS:
             texts = tuple((s.doc_id, s.text) for s in record.sources)
             if sentences is None:
                 sentences = _sentences_of(record.id, texts)
-            return cls(record.id, language, _words_of(t for _, t in texts), texts, bool(sentences), claims)
+            return cls(record.id, language, _words_of(t for _, t in texts), texts, bool(sentences), claims, subject)
         out, left = [], DONOR_CHARS
         for src in record.sources:
             if left <= 0:
                 break
             out.append((src.doc_id, src.text[:left]))
             left -= len(out[-1][1])
-        return cls(record.id, language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)), claims)
+        return cls(record.id, language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)), claims, subject)
 
     def sentences(self) -> list[Sentence]:
         return _sentences_of(self.record_id, self.texts)

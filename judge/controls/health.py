@@ -5,11 +5,13 @@ Per judge and per control label (supported, contradicted, unsupported): recall w
 *every* label clears ``floor``: a point estimate on a dozen controls passes judges that guess (DESIGN.md,
 "Control claims are adversarial by design"). A judge is
 
-- ``passed``: every label's lower bound >= floor;
+- ``passed``: every label's lower bound >= floor, and the run's own detector cannot tell its controls from
+  its real claims (AUC <= ``detector_bar``); the verdict says what it caught ("caught 22 of 24 planted
+  supported, ...") and nothing more: planted errors are easier than real ones;
 - ``failed``: some label recalled below ``WEAK`` (0.5) on at least ``min_per_label`` controls: it misses
   that label, and the verdict says which and how ("misses contradicted: 0 of 7, calls them supported");
-- ``unverified``: neither: too few controls to tell (exit 3 all the same: a run is "passed" only with
-  evidence), and the verdict says what it lacked;
+- ``unverified``: neither: too few controls to verify (exit 3 all the same: a run is "passed" only with
+  evidence), or controls the run's detector can tell apart; the verdict says which;
 - ``reported``: a rule with no model (the deterministic judge, triage) or a run whose gate is off: its
   figures are shown, nothing is gated.
 
@@ -31,7 +33,9 @@ from pydantic import BaseModel, computed_field
 from judge.results import ControlCost, RecordResult
 from judge.verdicts import CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE
 
-TELL_BAR = 0.7  # a surface feature separating controls from real claims better than this is flagged
+TELL_BAR = 0.7  # a surface feature (or the detector) separating controls from real claims better than this is flagged
+PLANTED = ("planted errors are easier to catch than real ones: passing says the judge is not broken, not how often it "
+           "is right; the rate corrected by human labels (judge label) is the estimate to trust")
 WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
 Status = Literal["passed", "failed", "unverified", "reported"]
 RULE_HOWS = (DETERMINISTIC, TRIAGE)  # verdicts of rules, not models: reported, never gated
@@ -71,6 +75,7 @@ class GateConfig(BaseModel):
     gate: bool = True
     floor: float = 0.4
     confidence: float = 0.95
+    detector_bar: float = TELL_BAR  # the run's own detector AUC above which no judge passes
 
 
 class ControlObservation(BaseModel):
@@ -124,7 +129,8 @@ class HealthReport(BaseModel):
     judges: list[JudgeHealth] = []
     cost: ControlCost = ControlCost()
     judge_tokens: int = 0  # prompt + completion tokens of every judge call, for the controls' share
-    tells: dict | None = None  # judge.controls.tells: each surface feature's AUC between controls and real claims
+    tells: dict | None = None  # judge.controls.tells: each surface feature's AUC and the detector's between controls and real claims
+    detector_bar: float = TELL_BAR
 
     @property
     def failed(self) -> list[JudgeHealth]:
@@ -140,16 +146,17 @@ class HealthReport(BaseModel):
     def headline(self) -> str:
         """The first line of every report about the judges: whether their verdicts can be trusted."""
         if not self.enabled:
-            return "JUDGES NOT VERIFIED: controls are off (controls.enabled: false); no judge was checked on claims of known label"
+            return "JUDGES UNCHECKED: controls are off (controls.enabled: false); no judge was checked on claims of known label"
         if not self.gate:
-            return "JUDGES NOT VERIFIED: the control gate is off (controls.gate: false); health is reported, nothing gated"
+            return "JUDGES UNCHECKED: the control gate is off (controls.gate: false); health is reported, nothing gated"
         gated = [j for j in self.judges if j.gated]
         if not gated:
             return "judges: no model judge to verify (rules are reported with their control figures)"
         bad = [j for j in gated if j.status != "passed"]
         if not bad:
-            return f"judges verified: {', '.join(j.judge for j in gated)} cleared recall {self.floor:.2f} on every control label ({self.confidence:.0%} lower bound)"
-        return "JUDGES NOT VERIFIED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
+            caught = "; ".join(f"{j.judge} {caught_line(j.by_label)}" for j in gated)
+            return f"judges passed the control check: {caught} (recall >= {self.floor:.2f} on every label at {self.confidence:.0%}); {PLANTED}"
+        return "JUDGES NOT CLEARED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
 
     def lines(self) -> list[str]:
         """One plain line per judge (terminal, report.md): recall per label with its interval, the verdict."""
@@ -160,17 +167,29 @@ class HealthReport(BaseModel):
                 continue
             recalls = ", ".join(f"{r.label} {r.correct}/{r.controls} [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" for r in j.by_label)
             out.append(f"{j.judge}: {recalls}; {j.verdict}")
+            kinds = ", ".join(f"{_KIND_NAMES.get(k.label, k.label)} {k.controls} ({k.controls / j.controls:.0%}) caught {k.correct}" for k in j.by_kind)
+            out.append(f"{j.judge} by kind of planted control: {kinds}")
         if self.cost.shown:
             c = self.cost
             share = f", {(c.prompt_tokens + c.completion_tokens) / self.judge_tokens:.1%} of judge tokens" if self.judge_tokens else ""
-            out.append(f"controls cost: {c.shown} control claims shown to model judges, {c.calls:.1f} call-equivalents, "
-                       f"{c.prompt_tokens + c.completion_tokens:.0f} tokens{share}, ${c.cost_usd:.4f}")
+            out.append(f"controls cost: {c.shown} control claims shown to model judges, {c.calls:.1f} calls, "
+                       f"{c.prompt_tokens + c.completion_tokens:.0f} tokens{share}, " + (f"${c.cost_usd:.4f}" if c.priced else "cost unknown (no price for some model)"))
         if self.tells:
-            auc = ", ".join(f"{k} {v:.2f}" for k, v in self.tells["auc"].items() if v is not None)
-            worst = max((v for v in self.tells["auc"].values() if v is not None), default=0.5)
-            out.append(f"controls vs real claims, AUC per surface feature (0.5: no tell; {self.tells['controls']} controls, "
-                       f"{self.tells['real']} claims): {auc}" + (" - above 0.7: a judge could tell them apart here" if worst > TELL_BAR else ""))
+            out.append(self.tells_line())
+        if any(j.gated for j in self.judges):
+            out.append(PLANTED[:1].upper() + PLANTED[1:] + ".")
         return out
+
+    def tells_line(self) -> str:
+        """How far the surface features and the run's own detector tell its controls from its real claims."""
+        t = self.tells or {}
+        auc = ", ".join(f"{k} {v:.2f}" for k, v in t.get("auc", {}).items() if v is not None)
+        worst = max((v for v in t.get("auc", {}).values() if v is not None), default=0.5)
+        d = t.get("detector_auc")
+        detector = "too few to train" if d is None else f"{d:.2f}" + (" - above the bar: controls can be told apart" if d > self.detector_bar else "")
+        return (f"controls vs real claims ({t.get('controls', 0)} controls, {t.get('real', 0)} claims; 0.5: no tell): the run's own detector "
+                f"(claim and call features, cross-validated by record) AUC {detector}; per surface feature {auc}"
+                + (" - one above 0.7" if worst > TELL_BAR else ""))
 
     def table(self) -> tuple[list[str], list[list]]:
         """Headers and rows of the judge-health table that report.md and report.html both render."""
@@ -186,6 +205,11 @@ class HealthReport(BaseModel):
         return [f"judge {j.judge} {j.status} on its controls: {j.verdict}" for j in self.failed]
 
 
+def caught_line(by_label: list[LabelRecall]) -> str:
+    """'caught 22 of 24 planted supported, 20 of 24 contradicted, 23 of 24 unsupported'."""
+    return "caught " + ", ".join(f"{r.correct} of {r.controls}" + (" planted " if i == 0 else " ") + r.label for i, r in enumerate(by_label))
+
+
 def observations(result: RecordResult) -> list[ControlObservation]:
     """Every judge's verdict on each control of a record (triage's settlements under the name "triage")."""
     return [
@@ -198,6 +222,7 @@ def observations(result: RecordResult) -> list[ControlObservation]:
             how=v.how,
         )
         for c in result.controls
+        if not c.withdrawn
         for v in c.verdicts
     ]
 
@@ -224,7 +249,7 @@ class ControlTally:
     def add(self, result: RecordResult) -> None:
         """A record's controls, as :func:`observations` gives them."""
         for c in result.controls:
-            for v in c.verdicts:
+            for v in c.verdicts if not c.withdrawn else ():
                 self.count(TRIAGE if v.how == TRIAGE else v.judge, c.control.label, c.control.kind, v.label, v.how)
 
     def update(self, other: ControlTally) -> None:
@@ -290,13 +315,15 @@ def _assess(by_label: list[LabelRecall], errors: int, gate: GateConfig) -> tuple
                 f"{label} recall {r.correct}/{r.controls}, lower bound {r.lower:.2f} < {gate.floor:.2f}"
             lacking.append(more)
     if lacking:
-        return "unverified", "too little evidence: " + "; ".join(lacking) + " (raise controls.per_label or judge more records)"
+        return "unverified", "too few controls to verify: " + "; ".join(lacking) + \
+            " (judge more records: controls are kept to controls.max_share of the claims judged)"
     bounds = ", ".join(f"{r.label} >= {r.lower:.2f}" for r in by_label)
-    return "passed", f"passed: recall {bounds} ({gate.confidence:.0%} lower bounds, floor {gate.floor:.2f})"
+    return "passed", f"passed: {caught_line(by_label)} (recall {bounds} at {gate.confidence:.0%}, floor {gate.floor:.2f})"
 
 
 _KIND_NAMES = {"number": "numbers", "date": "dates", "entity": "names", "negation": "negations", "subject": "swapped subjects",
-               "claim": "verified claims", "reworded": "reworded claims"}
+               "claim": "aligned claims", "reworded": "reworded claims", "recombined": "slots filled from elsewhere in the source",
+               "detail": "added details", "about": "claims the source does not make"}
 
 
 def judge_health(
@@ -335,6 +362,10 @@ def judge_health(
                                          "one from, or triage settled their claims (judge more records, or set adjudicate.triage: false)")
         else:
             status, why = _assess(by_label, errors, gate)
+            told = (tells or {}).get("detector_auc")
+            if status == "passed" and told is not None and told > gate.detector_bar:
+                status, why = "unverified", (f"unverified: controls can be told apart (the run's own detector: AUC {told:.2f} > "
+                                             f"{gate.detector_bar:.2f}); on them it {caught_line(by_label)}")
         if blind and status != "failed":
             why += "; blind spots: " + "; ".join(blind)
         judges.append(JudgeHealth(
@@ -344,4 +375,4 @@ def judge_health(
             blind_spots=blind, status=status, verdict=why,
         ))
     return HealthReport(enabled=enabled, gate=gate.gate, floor=gate.floor, confidence=gate.confidence, judges=judges,
-                        cost=(cost or ControlCost()).rounded(), judge_tokens=judge_tokens, tells=tells)
+                        cost=(cost or ControlCost()).rounded(), judge_tokens=judge_tokens, tells=tells, detector_bar=gate.detector_bar)

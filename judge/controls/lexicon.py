@@ -169,3 +169,14 @@ def month_pattern(language: str) -> re.Pattern | None:
     prefix = MONTH_PREFIX.get(language, "")
     flags = re.IGNORECASE if language in ("English", "Portuguese", "Spanish") else 0
     return re.compile(rf"(?<!\w){prefix}({'|'.join(names)})(?!\w)", flags)
+
+
+# Unsupported controls: a detail the source does not state, added to a claim aligned to it: who says so.
+# "{claim}" is the claim without its closing mark; "{year}" a year no source of the record writes.
+DETAILS: dict[str, dict[str, tuple[str, ...]]] = {
+    "English": {"year": ("{claim}, according to a {year} report", "{claim}, as a {year} survey found")},
+    "Portuguese": {"year": ("{claim}, segundo um relatório de {year}",)},
+    "Spanish": {"year": ("{claim}, según un informe de {year}",)},
+    "Hebrew": {"year": ("{claim}, לפי דוח משנת {year}", "{claim}, כך לפי סקר משנת {year}")},
+    "Arabic": {"year": ("{claim}، وفقا لتقرير صدر عام {year}",)},
+}

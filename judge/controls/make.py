@@ -1,59 +1,64 @@
-"""Control claims: claims whose label is known by construction, made from the run's own claims, so that no
-surface feature (length, words shared with the question or the passages, near-copy of a passage, template,
-a call holding only controls) tells them from the real claims a judge sees (DESIGN.md, "Control claims are
-adversarial by design").
+"""Control claims: claims whose label is known by construction, made from the run's own claims and judged in
+calls of their own, shaped like the answer's real calls, so that nothing in a call (its size, its ids, a near
+copy beside it) tells them from real claims (DESIGN.md, "Controls are a smoke alarm").
 
-The bases are the answer's claims the search verified (:func:`verified`: every content word in the best
-candidate, numbers and names as the source states them, no conflict in the source). From each:
+The bases are the answer's claims whose support is certain by alignment (:func:`certain`): every content word
+of the claim aligned, in order, to one sentence of its best candidate, its numbers and names as that sentence
+states them, no negation added or dropped (and a supported control is withdrawn, not counted, where a judge
+flagged the answer it was made from). From each:
 
-- supported: the verified claim as it stands (or reworded by rule where triage would settle it as it is);
-- contradicted: the verified claim with one fact the source states changed: a number, year or month swapped
-  for another of the same kind found elsewhere in the data, a name swapped for one of the same shape that
-  the record never mentions, or a negation inserted or removed;
-- unsupported: the verified claim with what it is about (the record's subject, or a name the question
-  asks about) swapped for another record's subject the source never mentions; where no claim names it, a
-  claim-like sentence of another record on the nearest topic.
+- supported: the claim as it stands (or reworded by rule where triage would settle it as it is);
+- contradicted: one fact the aligned sentence states changed: a name, number or date taken from elsewhere
+  in the same source put in its slot (a recombination), a number, month or name swapped for another of the
+  data, or a negation inserted or removed;
+- unsupported: the claim with a detail the source does not state (who says so), or a claim another record's
+  data makes, said of this record's subject, that the source does not make (neither leaves a number, date or
+  name the source could contradict).
 
 The rooms: :mod:`judge.controls.shapes` (what the rules read in a text), :mod:`judge.controls.data` (what
 they draw from across the run), :mod:`judge.controls.reword` (supported), :mod:`judge.controls.perturb`
-(contradicted), :mod:`judge.controls.unsupported`; this module verifies the bases and assembles an answer's
-controls.
+(contradicted), :mod:`judge.controls.unsupported`; this module finds the bases and assembles one control
+answer; :mod:`judge.controls.mix` decides which answers get one and how large.
 
 Every contradicted or unsupported control is checked against its own record's sources with the project's
 search: it must not be found verbatim there. Every choice is drawn from a seeded generator keyed by record
 and answer, so the same data and seed give the same controls. ``origin`` is the source span the base claim
-was verified on (it slices its source exactly).
+was aligned to (it slices its source exactly).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
 from judge.controls.data import ControlData
-from judge.controls.perturb import flip_negation, swap_month, swap_name, swap_number
+from judge.controls.perturb import flip_negation, recombine, swap_month, swap_name, swap_number
 from judge.controls.reword import reword
-from judge.controls.shapes import MAX_CHARS, Sentence
-from judge.controls.unsupported import swap_subject, unrelated_claim
-from judge.models import Record, Span
+from judge.controls.unsupported import about_subject, added_detail
+from judge.models import Span
 from judge.results import ClaimChecks, ControlClaim, ControlKind
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
-from judge.text import content_words, normalize
+from judge.text import content_words, normalize, word_forms
+from judge.text.negation import dropped_negation, negated
 from judge.verdicts import CONTRADICTED, CONTROL_LABELS, SUPPORTED, UNSUPPORTED
 
-CONTRADICTION_KINDS: tuple[str, ...] = ("number", "date", "entity", "negation")
-UNRELATED_MAX_SCORE = 0.5  # an unsupported control's best candidate in its record scores below this
+CONTRADICTION_KINDS: tuple[str, ...] = ("recombined", "number", "date", "entity", "negation")
+UNSUPPORTED_KINDS: tuple[str, ...] = ("detail", "about")
 
 
 class ControlsConfig(BaseModel):
-    """How many controls a run mixes into its judges' calls, and what the gate asks of a judge on them.
+    """How many controls a run judges beside its real claims, and what the gate asks of a judge on them.
 
-    A run asks for ``per_label`` controls of each label (spread over its records), or ``rate`` per real
-    claim where that is more, at most ``max_per_answer`` in one answer's calls. The gate (on unless
-    ``gate: false``) passes a model judge only when the one-sided ``confidence`` lower bound of its recall on
-    every label clears ``floor``; bench/README.md gives the false-pass rates behind the defaults."""
+    A run asks for ``per_label`` controls of each label; an answer gets a control answer of its own with a
+    probability set so that the run makes about that many (x ``margin``, for answers no control can be made
+    from), never more than ``max_share`` of the claims its judges see (so of their calls and tokens). Where
+    that cap binds the run says "too few controls to verify" (exit 3). The gate (on unless ``gate: false``)
+    passes a model judge only when the one-sided ``confidence`` lower bound of its recall on every label clears
+    ``floor``, and the run's own detector cannot tell controls from real claims (AUC <= ``detector_bar``);
+    bench/README.md gives the rates behind the defaults."""
 
     model_config = {"extra": "forbid"}
     enabled: bool = True
@@ -61,8 +66,10 @@ class ControlsConfig(BaseModel):
     floor: float = Field(0.4, gt=0, lt=1)
     confidence: float = Field(0.95, ge=0.5, lt=1)
     per_label: int = Field(24, ge=1, le=10_000)
-    rate: float = Field(0.125, ge=0, le=1)  # controls per real claim (about 1 per 8)
-    max_per_answer: int = Field(24, ge=1, le=1000)  # a judge call holds real claims too: at most this many controls
+    max_share: float = Field(0.12, gt=0, le=0.5)  # of the claims the judges see: controls never swamp a run
+    margin: float = Field(2.0, ge=1, le=10)  # answers asked per control wanted (some give none, or fewer labels)
+    max_per_answer: int = Field(24, ge=1, le=1000)  # claims of one control answer (as many as the real answer's)
+    detector_bar: float = Field(0.7, gt=0.5, le=1)  # the run's own detector AUC above which controls "can be told apart"
     seed: int = 0
 
 
@@ -71,49 +78,80 @@ class ControlsConfig(BaseModel):
 
 @dataclass(frozen=True)
 class Verified:
-    """A real claim the search verified: every content word of it in its best candidate, whose number and
-    names it states as the source does, with no conflict anywhere in the source. Its label is known:
-    supported. ``triaged``: found verbatim, so triage settles it (as it would settle it shown as a control)."""
+    """A real claim whose support is certain by alignment within one span (see :func:`certain`). Its label is
+    known: supported. ``triaged``: triage settles it as it stands (so it reaches no judge shown as it is)."""
 
     text: str
-    span: Span  # where the source states it (the part of the best candidate sharing most of its words)
+    span: Span  # the one sentence every content word of it aligns to, in order
     triaged: bool
 
 
-def verified(text: str, candidates: list, checks, triaged: bool | None = None) -> Verified | None:
-    """The claim as a base for controls, or None where the search cannot vouch for it. ``triaged``: whether
-    triage settles it (the pipeline knows; else the verbatim rule's necessary part is used)."""
-    if not candidates or text.rstrip().endswith(("?", "\u061f", ":")):
+def aligned_in_order(claim: list[str], span: list[str]) -> bool:
+    """Every claim word has a partner in ``span`` (by its forms: stems, number forms, Hebrew prefixes), the
+    partners in the claim's order: the same words in another order may say another thing ("A played B's
+    brother" against "B's brother played A")."""
+    at = 0
+    for w in claim:
+        forms = set(word_forms(w))
+        while at < len(span) and not forms & set(word_forms(span[at])):
+            at += 1
+        if at == len(span):
+            return False
+        at += 1
+    return True
+
+
+def certain(text: str, candidates: list, checks: ClaimChecks, triaged: bool | None = None) -> Verified | None:
+    """The claim as a base for controls, or None where its support is not certain by alignment: 3+ content
+    words, all aligned in order to one part (sentence) of its best candidate, no number or name missing or
+    stated otherwise, no conflict in the source, no negation added or dropped. ``triaged``: whether triage
+    settles it (the pipeline knows; else the verbatim rule's necessary part is used)."""
+    if not candidates or text.rstrip().endswith(("?", "\u061f", ":")) or flagged(checks):
         return None
-    f = support_features(text, candidates[:1], checks)
-    if f.conflicts or f.mismatches or f.numbers_missing or f.names_missing or f.coverage < 1.0 or f.words < 3:
+    words = content_words(normalize(text).text)
+    if len(words) < 3:
         return None
-    mine = set(content_words(normalize(text).text))
-    part = max(candidates[0].parts, key=lambda p: len(mine & set(content_words(normalize(p.excerpt).text))))  # first of the best
-    return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt),
-                    free_supported(f) if triaged is None else triaged)
+    for part in candidates[0].parts:
+        if aligned_in_order(words, content_words(normalize(part.excerpt).text)) and negated(text) == negated(part.excerpt) \
+                and not dropped_negation(text, part.excerpt):
+            f = support_features(text, candidates[:1], checks)
+            return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt),
+                            free_supported(f) if triaged is None else triaged)
+    return None
 
 
-def gold_bases(record: Record, candidates_of) -> list[Verified]:
-    """The record's own gold statements as bases: its claims labelled supported (or with a verified gold
-    attribution) and its reference answer. Their label is the data set's, so they need no search to vouch
-    for them, and a short answer ("1892", "David Ben-Gurion") gives controls as short as the answers a QA
-    run judges. ``candidates_of(text)``: the search's candidates, for the span a control points at."""
-    texts = [c.text for c in record.claims if c.label == SUPPORTED or (c.label is None and any(a.verified for a in c.attribution))]
-    if record.reference_answer and record.reference_answer.strip():
-        texts.append(record.reference_answer.strip())
-    out = []
-    for text in dict.fromkeys(t.strip() for t in texts if t and t.strip()):
-        found = candidates_of(text)
-        if not found or len(text) > MAX_CHARS:
-            continue
-        part = found[0].parts[0]
-        f = support_features(text, found[:1], ClaimChecks())
-        out.append(Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free_supported(f)))
-    return out
+def source_bases(record_id: str, claims: list[str], data: ControlData, most: int, triage: bool = True) -> list[Verified]:
+    """Where too few claims of the answer are certain (a data set that paraphrases its sources), claim-like sentences
+    of the record's own source, verbatim (so certain), sharing words with the answer's claims, those as long
+    as its typical claim first (length is no tell), then those sharing most words: what the answer talks
+    about, as the source states it. Triage
+    (``triage``: on) would settle them as they stand, so a supported one is then shown reworded."""
+    mine = {f for t in claims for w in content_words(normalize(t).text) for f in word_forms(w)}
+    longest = max((len(t) for t in claims), default=0)
+    typical = sorted(len(t) for t in claims)[len(claims) // 2] if claims else 0
+
+    def shared(s) -> int:
+        return sum(1 for w in content_words(normalize(s.text).text) if set(word_forms(w)) & mine)
+
+    near = [s for s in data.sentences(record_id) if len(s.text) <= max(1.5 * longest, 80) and shared(s)]
+    ranked = sorted(near, key=lambda s: (abs(len(s.text) - typical) // 20, -shared(s), s.start))  # as long as the answer's claims, then nearest in words
+    picked: list = []
+    seen: list[set[str]] = []
+    for s in ranked:  # claims of one answer share few words with each other: so do the sentences of one control answer
+        words = set(content_words(normalize(s.text).text))
+        if all(len(words & other) <= 1 for other in seen):
+            picked.append(s)
+            seen.append(words)
+    picked += [s for s in ranked if s not in picked]
+    return [Verified(s.text, Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text), triage) for s in picked[:most]]
 
 
-# -- one answer's controls ------------------------------------------------------------------------------
+def flagged(checks: ClaimChecks) -> bool:
+    """The checks flag the claim: a number or name the evidence lacks or states otherwise, a conflict."""
+    return bool(checks.conflicts or checks.numbers_missing or checks.numbers_mismatched or checks.names_missing)
+
+
+# -- one control answer ---------------------------------------------------------------------------------
 
 
 def _found_verbatim(record_id: str, text: str, data: ControlData) -> bool:
@@ -124,28 +162,26 @@ def _found_verbatim(record_id: str, text: str, data: ControlData) -> bool:
     return best is not None and best.method in VERBATIM_METHODS
 
 
-def _span(s: Sentence) -> Span | None:
-    return Span(doc_id=s.doc_id, start_char=s.start, end_char=s.end, excerpt=s.text) if s.text else None
-
-
-def _supported_forms(base: Verified, language: str) -> list[tuple[str, ControlKind, str]]:
-    """A verified claim shown as any claim is (unless triage would settle it), and its rewording."""
-    out: list[tuple[str, ControlKind, str]] = []
+def _supported(base: Verified, language: str, rng: random.Random) -> tuple[str, ControlKind, str] | None:
+    """The claim as it stands (unless triage would settle it), or its rewording."""
+    forms: list[tuple[str, ControlKind, str]] = []
     if not base.triaged:
-        out.append((base.text, "claim", "a verified claim of the answer, as it stands"))
+        forms.append((base.text, "claim", "a claim aligned word for word to its source, as it stands"))
     reworded = reword(base.text, language)
     if reworded:
-        out.append((reworded, "reworded", "a verified claim, reworded by rule"))
-    return out
+        forms.append((reworded, "reworded", "a claim aligned word for word to its source, reworded by rule"))
+    return rng.choice(forms) if forms else None
 
 
-def _perturbed(base: Verified, record_id: str, language: str, data: ControlData, rng: random.Random) -> list[tuple[str, ControlKind, str]]:
-    """The verified claim with one fact the source states changed: a number, a month, a name, a negation."""
-    kinds = list(CONTRADICTION_KINDS)
-    rng.shuffle(kinds)
-    out: list[tuple[str, ControlKind, str]] = []
-    for kind in kinds:
-        if kind == "number":
+def _contradicted(base: Verified, record_id: str, language: str, data: ControlData, rng: random.Random) -> tuple[str, ControlKind, str] | None:
+    """One fact the aligned sentence states changed; a recombination (a value from elsewhere in the same
+    source) first where the source offers one, else another kind at random."""
+    others = list(CONTRADICTION_KINDS[1:])
+    rng.shuffle(others)
+    for kind in ("recombined", *others):
+        if kind == "recombined":
+            made = recombine(base.text, base.span.excerpt, record_id, data, rng)
+        elif kind == "number":
             made = swap_number(base.text, record_id, data, rng)
         elif kind == "date":
             made = swap_month(base.text, language, data, rng)
@@ -154,90 +190,64 @@ def _perturbed(base: Verified, record_id: str, language: str, data: ControlData,
         else:
             made = flip_negation(base.text, language)
         if made is not None and not _found_verbatim(record_id, made[0], data):
-            out.append((made[0], kind, made[1]))  # type: ignore[arg-type]
-    return out
+            return made[0], kind, made[1]  # type: ignore[return-value]
+    return None
 
 
-def controls_for_answer(
-    record_id: str, bases: list[Verified], data: ControlData, count: int, seed: int = 0, key: str = "", offset: int = 0, first_id: int = 0
-) -> list[ControlClaim]:
-    """Up to ``count`` controls made from one answer's verified claims, labels taken in turn (supported,
-    contradicted, unsupported) from ``offset``: a verified claim as it is (or reworded), with one stated fact
-    changed, or with what it is about swapped for something the source never mentions. A label no rule can
-    make here is skipped; when no claim of the answer names its subject, an unsupported control is a
-    claim-like sentence of another record on the nearest topic. Pure: the same inputs give the same controls."""
-    if count <= 0 or not bases:
+def _unsupported(base: Verified | None, record_id: str, data: ControlData, rng: random.Random, turn: int, detail: bool = True) -> tuple[str, ControlKind, str] | None:
+    """``detail``: an added detail may be made (one a call: two share the words of who says so)."""
+    kinds = list(UNSUPPORTED_KINDS) if base is not None and detail else ["about"]
+    rng.shuffle(kinds)
+    for kind in kinds:
+        made = added_detail(base.text, record_id, data, rng) if kind == "detail" else about_subject(record_id, data, rng, turn)
+        if made is not None and not _found_verbatim(record_id, made[0], data):
+            return made[0], kind, made[1]  # type: ignore[return-value]
+    return None
+
+
+def label_turn(record_id: str, key: str, seed: int = 0) -> int:
+    """Where a control answer's labels start: a stable number from its record and answer, so labels are
+    balanced over a run and the same answer gets the same controls whatever else the run selects."""
+    return int.from_bytes(hashlib.blake2b(f"{seed}:{record_id}:{key}:labels".encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def control_answer(record_id: str, bases: list[Verified], data: ControlData, size: int, seed: int = 0, key: str = "",
+                   first_id: int = 0) -> list[ControlClaim]:
+    """Up to ``size`` controls for one control answer, labels taken in turn from a seeded start: each base
+    gives at most one (a control never sits beside another made from the same claim); a label no rule can
+    make from the bases left takes the next label's turn (a supported one is withdrawn after judging where a
+    judge flagged the answer: judge.pipeline.withdraw). Pure: the same inputs give the same controls."""
+    if size <= 0:
         return []
     rng = random.Random(f"{seed}:{record_id}:{key}")
     language = data.language(record_id)
     order = list(bases)
     rng.shuffle(order)
-    options: dict[str, list] = {label: [] for label in CONTROL_LABELS}
-    for base in order:
-        options[SUPPORTED] += [(base, *m) for m in _supported_forms(base, language)]
-        options[CONTRADICTED] += [(base, *m) for m in _perturbed(base, record_id, language, data, rng)]
-        swapped = swap_subject(base.text, record_id, data, rng)
-        if swapped and not _found_verbatim(record_id, swapped[0], data):
-            options[UNSUPPORTED].append((base, swapped[0], "subject", swapped[1]))
-    # one control per base and label first (breadth), then the rest of each base's forms
-    for label, made in options.items():
-        seen: set = set()
-        first = [m for m in made if not (m[0].text in seen or seen.add(m[0].text))]
-        options[label] = first + [m for m in made if not any(m is f for f in first)]
     out: list[ControlClaim] = []
     texts = {b.text for b in bases}
+    turn = label_turn(record_id, key, seed)
     failed: set[str] = set()
-    turn = offset
-    while len(out) < count and len(failed) < len(CONTROL_LABELS):
+    while len(out) < size and len(failed) < len(CONTROL_LABELS):
         label = CONTROL_LABELS[turn % len(CONTROL_LABELS)]
         turn += 1
         if label in failed:
             continue
-        pick = None
-        while options[label]:
-            cand = options[label].pop(0)
-            if cand[1] not in texts or label == SUPPORTED:
-                pick = cand
+        made = None
+        for base in list(order) + ([None] if label == UNSUPPORTED else []):
+            if label == SUPPORTED and base is not None:
+                made = _supported(base, language, rng)
+            elif label == CONTRADICTED and base is not None:
+                made = _contradicted(base, record_id, language, data, rng)
+            elif label == UNSUPPORTED:
+                made = _unsupported(base, record_id, data, rng, first_id + len(out), detail=not any(c.kind == "detail" for c in out))
+            if made is not None and (made[0] not in texts or label == SUPPORTED):
+                if base is not None and made[1] != "about":  # "about" borrows another record's claim, not the base
+                    order.remove(base)
+                texts.add(made[0])
+                out.append(ControlClaim(id=f"control:{record_id}:{first_id + len(out)}", record_id=record_id, text=made[0], label=label,
+                                        kind=made[1], origin_record_id=record_id, origin=base.span if base else None, change=made[2]))
                 break
-        if pick is None and label == UNSUPPORTED:
-            unrelated = unrelated_claim(record_id, data, rng, first_id + len(out))
-            if unrelated and unrelated[0] not in texts:
-                text, sentence = unrelated
-                best = data.best_match(record_id, text)
-                if (best is None or best.score < UNRELATED_MAX_SCORE) and not _found_verbatim(record_id, text, data):
-                    texts.add(text)
-                    out.append(_control(record_id, first_id + len(out), text, label, "unrelated", f"a sentence of record {sentence.record_id}", sentence.record_id, _span(sentence)))
-                    continue
-        if pick is None:
+            made = None
+        if made is None:
             failed.add(label)
-            continue
-        base, text, kind, change = pick
-        texts.add(text)
-        out.append(_control(record_id, first_id + len(out), text, label, kind, change, record_id, base.span))
     return out
-
-
-def _control(record_id: str, n: int, text: str, label: str, kind: str, change: str, origin_record: str, origin: Span | None) -> ControlClaim:
-    return ControlClaim(
-        id=f"control:{record_id}:{n}", record_id=record_id, text=text, label=label, kind=kind,
-        origin_record_id=origin_record, origin=origin, change=change,
-    )
-
-
-def control_count(n_claims: int, rate: float, key: str, seed: int = 0) -> int:
-    """Controls for an answer of ``n_claims`` claims: n x rate, the fraction rounded up with that probability
-    (seeded by ``key``), so the expected count over a run is exactly rate x claims."""
-    whole = n_claims * rate
-    base = int(whole)
-    return base + (1 if random.Random(f"{seed}:{key}:count").random() < whole - base else 0)
-
-
-def floor_plan(record_ids: list[str], minimum: int) -> dict[str, int]:
-    """At least ``minimum`` controls per run, spread over the records in turn (more each when there are fewer)."""
-    if not record_ids or minimum <= 0:
-        return {}
-    plan: dict[str, int] = {}
-    for i in range(minimum):
-        rid = record_ids[i % len(record_ids)]
-        plan[rid] = plan.get(rid, 0) + 1
-    return plan

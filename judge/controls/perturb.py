@@ -1,6 +1,7 @@
-"""Contradicted controls: a verified claim with one fact the source states changed: a number, year or month
-swapped for another of the same kind found in the data, a name for one of the same shape the record never
-mentions, or a negation inserted or removed."""
+"""Contradicted controls: a claim aligned to its source with one fact that source states changed: a name,
+number or date taken from elsewhere in the same source put in its slot (the recombination errors that fool
+judges on summaries), a number, year or month swapped for another of the same kind found in the data, a name
+for one of the same shape the record never mentions, or a negation inserted or removed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,44 @@ from judge.controls.reword import match_case
 from judge.controls.shapes import magnitude, name_shape, number_matches, number_shape
 from judge.stages.names import names_in
 from judge.stages.numbers import canon_number
+
+
+def recombine(text: str, span: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
+    """A number, name or month of the claim that its aligned sentence ``span`` states, replaced by another of
+    the same shape that the record's sources state elsewhere (and the sentence does not): the source's own
+    words, put in the wrong slot."""
+    sources = data.records[record_id].sources
+    options: list[tuple[int, int, str, str]] = []  # (start, end, old, new)
+    in_span = {canon_number(m.group()) for m in number_matches(span)}
+    elsewhere = [m.group() for src in sources for m in number_matches(src.text)]
+    present = {canon_number(m.group()) for m in number_matches(text)}
+    for m in number_matches(text):
+        if canon_number(m.group()) not in in_span:
+            continue
+        shape = number_shape(m.group())
+        pool = sorted({n for n in elsewhere if number_shape(n) == shape and canon_number(n) not in in_span | present})
+        options += [(m.start(), m.end(), m.group(), n) for n in pool]
+    names = [n for s in data.sentences(record_id) for n in names_in(s.text)]
+    for old in names_in(text):
+        shape = name_shape(old)
+        if shape in (None, "acronym") or old not in span or text.find(old) <= 0:
+            continue
+        old_words = set(old.split())
+        pool = sorted({n for n in names if name_shape(n) == shape and n not in span and n not in text and not old_words & set(n.split())})
+        at = text.find(old)
+        options += [(at, at + len(old), old, n) for n in pool]
+    pattern = month_pattern(data.language(record_id))
+    if pattern is not None:
+        months = {m.group(1) for src in sources for m in pattern.finditer(src.text)}
+        for m in pattern.finditer(text):
+            if m.group(1) not in span:
+                continue
+            pool = sorted(x for x in months if x.lower() not in span.lower() and x.lower() != m.group(1).lower())
+            options += [(m.start(1), m.end(1), m.group(1), match_case(x, m.group(1))) for x in pool]
+    if not options:
+        return None
+    start, end, old, new = rng.choice(options)
+    return text[:start] + new + text[end:], f"{old} -> {new} (stated elsewhere in the source)"
 
 
 def swap_number(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:

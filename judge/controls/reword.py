@@ -17,14 +17,14 @@ def match_case(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-def _split_terminal(text: str) -> tuple[str, str]:
+def split_terminal(text: str) -> tuple[str, str]:
     m = re.search(r"[.!?\u061f\u06d4]+[\"'\u05f3\u05f4\u201d\u2019\u00bb)\]]*$", text)
     return (text[: m.start()], m.group()) if m else (text, "")
 
 
 def move_lead_in(text: str, language: str) -> str | None:
     """"According to X, Y." -> "Y, according to X." and the reverse; None when neither form applies."""
-    body, end = _split_terminal(text)
+    body, end = split_terminal(text)
     lead_ins = LEAD_INS.get(language, ())
     comma = "،" if language == "Arabic" and "، " in body else ","
     first = body.find(comma + " ")  # a clause comma, not a thousands separator
@@ -64,9 +64,20 @@ def rewrite_forms(text: str, language: str) -> str | None:
     return out if out != text else None
 
 
+_PARENTHETICAL = re.compile(r"\s*\([^()]{1,80}\)")
+
+
+def drop_parenthetical(text: str, language: str = "") -> str | None:
+    """A parenthetical aside dropped ("Irene Hervey (born 1909) was an actress." -> "Irene Hervey was an
+    actress."): what is left is still stated by the source, and no longer a verbatim copy that triage settles."""
+    out = _PARENTHETICAL.sub("", text, count=1)
+    return out if out != text and len(WORD.findall(out)) >= 5 else None
+
+
 def reword(text: str, language: str) -> str | None:
-    """The sentence reworded by every rule that applies (clause order, synonyms, number forms), or None."""
+    """The sentence reworded by every rule that applies (an aside dropped, clause order, synonyms, number
+    forms), or None."""
     out = text
-    for rule in (move_lead_in, swap_synonyms, rewrite_forms):
+    for rule in (drop_parenthetical, move_lead_in, swap_synonyms, rewrite_forms):
         out = rule(out, language) or out
     return out if out != text else None

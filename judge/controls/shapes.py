@@ -115,3 +115,17 @@ def subject_of(record: Record) -> str | None:
             return best[1]
     counted = sorted(((source.count(w), w) for w in tokens if w.lower() in content and w not in NOT_SUBJECTS and len(w) > 2), reverse=True)
     return counted[0][1] if counted and counted[0][0] else None
+
+
+def named_subject(record: Record) -> str | None:
+    """What the record is about where that is a name its sources write: its source title, else the longest
+    name of its question (Latin names: a phrase of a Hebrew question is as often "almost no projects"). An
+    "about" control puts a claim on it."""
+    from judge.stages.names import names_in
+
+    source = " ".join(s.text for s in record.sources)
+    title = (record.sources[0].title or "").strip()
+    if title and len(title.split()) <= 6 and title in source:
+        return title
+    names = [n for n in names_in(record.question) if name_shape(n) not in (None, "acronym") and n in source]
+    return max(names, key=len) if names else None

@@ -1,6 +1,6 @@
-"""Unsupported controls: a verified claim about another subject (the record's key entity swapped for another
-record's subject the source never mentions), or, as a last resort, another record's own claim on the nearest
-topic."""
+"""Unsupported controls, never contradicted by the source the call shows: a claim aligned to its source with
+a detail that source does not state added (who says so: a report of a year that no source of the record writes), or a claim another record's data makes about its own subject, said of this record's subject,
+that this record's sources do not make. Neither keeps a number, date or name the source could contradict."""
 
 from __future__ import annotations
 
@@ -8,68 +8,82 @@ import random
 import re
 
 from judge.controls.data import ControlData
-from judge.controls.shapes import Sentence, WORD, name_shape, subject_of
-from judge.models import Record
+from judge.controls.lexicon import DETAILS, month_pattern
+from judge.controls.reword import split_terminal
+from judge.controls.shapes import named_subject, number_matches, number_shape
 from judge.stages.names import names_in
-from judge.text import content_words, normalize
+from judge.text import content_words, normalize, word_forms
+
+UNRELATED_MAX_SCORE = 0.5  # an "about" control's best candidate in its record scores below this
+MAX_SHARED = 0.5  # and at most this share of its content words (its subject's aside) is written in the record's sources
 
 
-def _key_entity(text: str, record: Record) -> str | None:
-    """What a claim is about: the record's subject where the claim names it, else its longest name that the
-    question names too, else its first name (a claim about the record's subject names it, or one of its parts)."""
-    subject = subject_of(record)
-    if subject and len(subject.split()) >= 2 and _whole(subject, text):  # one word may be a verb or an adjective
-        return subject
-    names = [n for n in names_in(text) if name_shape(n) not in (None, "acronym") and _whole(n, text)]
-    asked = [n for n in names if n in record.question]
-    pick = max(asked, key=len) if asked else (names[0] if names else None)
-    return pick
+def _whole(phrase: str, text: str) -> re.Match | None:
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text)
 
 
-def _whole(phrase: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
-
-
-def swap_subject(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
-    """The claim's key entity replaced by another record's subject (or a name of the data) of the same
-    language that its own sources never mention: the same sentence, now about something the source is silent
-    on. Its length, its words shared with the question and passage, and its similarity stay a real claim's."""
-    record = data.records[record_id]
-    old = _key_entity(text, record)
-    if not old:
-        return None
-    own = normalize(" ".join(s.text for s in record.sources)).text
-    old_words = set(WORD.findall(old.lower()))
+def added_detail(text: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
+    """The claim with who says so added: a report of a year no source of the record writes (the source states
+    the claim, not that a report of that year did). A name is not used: the data's names are places and
+    works as often as people ("according to Great Malvern")."""
     language = data.language(record_id)
-    pool = [x for x in data.subjects.get(language, []) if x != old]
-    if name_shape(old):
-        pool += [n for n in data.names if name_shape(n) == name_shape(old)]
-    pool = [x for x in dict.fromkeys(pool) if normalize(x).text not in own and not (set(WORD.findall(x.lower())) & old_words)]
-    if not pool:
+    table = DETAILS.get(language, {})
+    own = " ".join(s.text for s in data.records[record_id].sources)
+    options: list[tuple[str, str]] = []
+    years = [n for kind, pool in data.numbers.items() if kind.startswith("year:") for n in pool if n not in own]
+    stated = [int(m.group()) for m in number_matches(own) if number_shape(m.group()).startswith("year:")]
+    if years:  # a year near the source's latest: a report of 1881 on this year's budget reads as planted
+        latest = max(stated, default=max(int(y) for y in years))
+        years.sort(key=lambda y: (abs(int(y) - latest), y))
+        options += [(t, rng.choice(years[:8])) for t in table.get("year", ())]
+    if not options:
         return None
-    new = rng.choice(sorted(pool))
-    new = new[:1].upper() + new[1:] if text.startswith(old) else new
-    at = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", text)
-    return text[: at.start()] + new + text[at.end() :], f"{old} -> {new} (absent from the source)"
+    template, value = rng.choice(options)
+    body, end = split_terminal(text)
+    made = template.format(claim=body, year=value, name=value) + (end or ".")
+    return made, f"added: {template.format(claim='...', year=value, name=value)}"
 
 
-def unrelated_claim(record_id: str, data: ControlData, rng: random.Random, turn: int = 0) -> tuple[str, Sentence] | None:
-    """A claim-like sentence of another record on the nearest topic (most words shared with this record's
-    question), as it stands: a last resort where no claim of the answer names what it is about."""
+def _topical(record_id: str, data: ControlData) -> list[str]:
+    """Donors of the record's language, nearest topic first (most words shared with its question)."""
     record = data.records[record_id]
     language = data.language(record_id)
     asked = set(content_words(normalize(record.question).text))
-    donors = [r for r, d in data.donors.items() if r != record_id and d.language == language and (d.has_sentences or d.claims)]
-    if not donors:
+    donors = [r for r, d in data.donors.items() if r != record_id and d.language == language and d.subject]
+    return sorted(donors, key=lambda r: (-len(asked & data.donors[r].words), r))
+
+
+def about_subject(record_id: str, data: ControlData, rng: random.Random, turn: int = 0) -> tuple[str, str] | None:
+    """A claim another record's data makes about its subject (its dataset's claims and answers, else a
+    sentence of its source), said of this record's subject instead: about what this source is about, but
+    not what it says. Kept only with no number, month or other name this source could contradict, and few
+    of its words in this record's sources."""
+    record = data.records[record_id]
+    subject = named_subject(record)
+    own = " ".join(s.text for s in record.sources)
+    if not subject or not _whole(subject, own):
         return None
-    donors.sort(key=lambda r: (not data.donors[r].claims, -len(asked & data.donors[r].words), r))
-    near = donors[: max(1, min(3, len(donors)))]
-    donor = near[turn % len(near)]  # the nth control of a record takes the next donor, then the donor's next claim
-    if data.donors[donor].claims:  # a real claim of another record, as the dataset states it
-        claims = sorted(data.donors[donor].claims, key=lambda t: (-len(asked & set(content_words(normalize(t).text))), t))
-        text = claims[(turn // len(near)) % len(claims)]
-        return text, Sentence(donor, "", 0, 0, "")
-    sentences = data.donors[donor].sentences()
-    sentences.sort(key=lambda s: (-len(asked & set(content_words(normalize(s.text).text))), s.start))
-    sentence = rng.choice(sentences[: max(1, min(3, len(sentences)))])
-    return sentence.text, sentence
+    own_forms = {f for w in content_words(normalize(own).text) for f in word_forms(w)}
+    subject_words = set(content_words(normalize(subject).text))
+    pattern = month_pattern(data.language(record_id))
+    donors = _topical(record_id, data)[:24]
+    rng.shuffle(donors)
+    for donor_id in donors[:8]:
+        donor = data.donors[donor_id]
+        said = list(donor.claims) + [s.text for s in donor.sentences()]
+        said = [t for t in said if _whole(donor.subject, t) and not number_matches(t) and not (pattern and pattern.search(t))]
+        rng.shuffle(said)
+        for claim in said:
+            at = _whole(donor.subject, claim)
+            made = claim[: at.start()] + (subject[:1].upper() + subject[1:] if at.start() == 0 else subject) + claim[at.end():]
+            if any(n not in subject and n not in donor.subject for n in names_in(made)):
+                continue  # another name: the source may say otherwise of it
+            words = [w for w in content_words(normalize(made).text) if w not in subject_words]
+            if len(words) < 3 or sum(1 for w in words if set(word_forms(w)) & own_forms) > MAX_SHARED * len(words):
+                continue
+            best = data.best_match(record_id, made)
+            if best is not None and best.score >= UNRELATED_MAX_SCORE:
+                continue
+            return made, f"a claim of record {donor_id} about {donor.subject}, said of {subject}"
+    return None
+

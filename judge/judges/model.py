@@ -169,7 +169,7 @@ class ModelJudge:
         views = {c.cid: {"id": c.cid, "text": c.text, "passages": passages(c, context.texts, self.context_chars)} for c in claims}
         if self.batch:
             sizes = [len(c.text) + sum(len(p["before"]) + len(p["text"]) + len(p["after"]) for p in views[c.cid]["passages"]) for c in claims]
-            cuts = call_groups(sizes, [c.control for c in claims], self.call_tokens, self.call_claims)
+            cuts = call_groups(sizes, self.call_tokens, self.call_claims)
             groups = [[claims[i] for i in cut] for cut in cuts]
         else:
             groups = [[c] for c in claims]
@@ -184,7 +184,8 @@ class ModelJudge:
                 full_sources=context.sources if self.full_context else None,
             )
             try:
-                result, record = await self.llm.structured(self.cfg, messages, model, prompt_hash=self.prompt.hash)
+                result, record = await self.llm.structured(self.cfg, messages, model, prompt_hash=self.prompt.hash,
+                                                            controls=sum(c.control for c in group))
             except LLMCallError as e:
                 context.calls.extend([e.record] if e.record else [])
                 for c in group:

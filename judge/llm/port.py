@@ -140,7 +140,8 @@ class LLM:
         )
 
     async def structured(
-        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], *, prompt_hash: str = "", keep_truncated: bool = False
+        self, cfg: ModelConfig, messages: list[dict], response_model: type[T], *, prompt_hash: str = "", keep_truncated: bool = False,
+        controls: int = 0,
     ) -> tuple[T, CallRecord]:
         """A validated ``response_model`` from ``cfg``'s model, and the record of the call.
 
@@ -148,10 +149,11 @@ class LLM:
         ``record.truncated`` set (a free-text answer cut short is still an answer; a verdict is not).
 
         Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
-        the call still fails after its retries; the error carries the record with the tokens spent."""
+        the call still fails after its retries; the error carries the record with the tokens spent. ``controls``:
+        how many control claims the call carries, for its record (calls.jsonl)."""
         messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
         key = self.key_for(cfg, messages, response_model, prompt_hash)
-        record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash)
+        record = CallRecord(model=cfg.label, model_id=cfg.model, family=family_of(cfg), cache_key=key, prompt_hash=prompt_hash, controls=controls)
         hit = await self.cache.aget(key, lambda v: (_masked(response_model, v["result"]), bool(v.get("truncated"))))
         if hit is not None:  # an entry that is tampered, undecodable or stale is a miss: called again
             record.cached = True

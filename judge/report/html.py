@@ -319,7 +319,7 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
              f"<h1>judge report: {_d(name)}</h1>",
              f"<p class=\"muted\">{_d(scores.get('run_dir', ''))} · judges: {_d(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
     if headline := JudgeHealth.headline(scores.get(JudgeHealth.key)):
-        parts.append(f'<p class="{"muted" if headline.startswith("judges verified") else "warn"} health">{_d(headline)}</p>')
+        parts.append(f'<p class="{"muted" if headline.startswith("judges passed") else "warn"} health">{_d(headline)}</p>')
     for note in scores.get("notes") or []:
         parts.append(f'<p class="warn demo">{_d(note)}</p>')
     if scores.get("same_family_clashes"):

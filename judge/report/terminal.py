@@ -80,7 +80,8 @@ def summary(s: dict) -> None:
         c.print(line, soft_wrap=True, markup=False)
     u = s["usage"]
     run = s.get("run", {})
-    cost = f"${u['cost_usd']:.4f}" + (f" (+{u['unknown_cost_calls']} calls of unknown price)" if u["unknown_cost_calls"] else "")
+    cost = "unknown (no price for these models)" if u["unknown_cost_calls"] and u["unknown_cost_calls"] >= u["calls"] else \
+        f"${u['cost_usd']:.4f}" + (f" (+{u['unknown_cost_calls']} calls of unknown price)" if u["unknown_cost_calls"] else "")
     c.print(
         f"judges: {', '.join(s['judges'])}; claims triaged: {s['claims_triaged']}; model calls {u['calls']} "
         f"(errors {u['errors']}), cache hits {u['cache_hits']}, tokens {u['prompt_tokens']} + {u['completion_tokens']}, cost {cost}",

@@ -78,7 +78,7 @@ def health(config, seen, by_judge, cost: ControlCost, usage: Usage, tells: dict 
     """The judges' health under the config's gate; the controls' share of the judges' tokens, and how far
     each surface feature tells the run's controls from its real claims, beside it."""
     c = config.controls
-    return judge_health(seen, by_judge, GateConfig(gate=c.gate, floor=c.floor, confidence=c.confidence), enabled=c.enabled,
+    return judge_health(seen, by_judge, GateConfig(gate=c.gate, floor=c.floor, confidence=c.confidence, detector_bar=c.detector_bar), enabled=c.enabled,
                         cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens, tells=tells)
 
 

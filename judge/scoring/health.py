@@ -23,7 +23,7 @@ class JudgeHealth(Section):
             return None
         report = HealthReport.model_validate(value)
         headers, rows = report.table()
-        cost = [line for line in report.lines() if line.startswith("controls")]
+        cost = [line for line in report.lines() if line.startswith(("controls", "Planted"))]
         return Block(cls.title, [Table(headers, rows)], text="\n".join([report.headline(), *cost]))
 
     @staticmethod

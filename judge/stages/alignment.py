@@ -28,7 +28,7 @@ from typing import Literal
 from judge.stages.names import related_names
 from judge.stages.numbers import mentions
 from judge.stages.slots import aligned_mismatches
-from judge.stages.words import Token, forms_of, sentence_bounds, tokens
+from judge.stages.words import SPAN_CACHE_CHARS, Token, forms_of, sentence_bounds, tokens
 from judge.text.memo import text_memo
 from judge.text.negation import WITHHOLDS, denials
 from judge.text.normalize import normalized
@@ -336,7 +336,7 @@ def align(claim: str, span: str, language: str | None = None) -> Alignment:
     return _align(claim, span)
 
 
-@text_memo()
+@text_memo(max_chars=SPAN_CACHE_CHARS)
 def _align(claim: str, span: str) -> Alignment:
     c, s = tokens(claim), tokens(span)
     pairs = _pair(c, s)

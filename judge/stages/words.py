@@ -30,13 +30,16 @@ class Token:
     number: str | None  # its value, for a number (digits, a number word, an ordinal)
 
 
+SPAN_CACHE_CHARS = 100_000  # claims and spans a few records at once hold; a token weighs ~70 bytes a character
+
+
 @text_memo()
 def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
     """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
     return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
 
 
-@text_memo()
+@text_memo(max_chars=SPAN_CACHE_CHARS)
 def tokens(text: str) -> tuple[Token, ...]:
     """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
     nt = normalized(text)
@@ -76,5 +79,6 @@ def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
 
 @text_memo()
 def forms_of(text: str) -> frozenset[str]:
-    """Every form of every word of ``text``."""
-    return frozenset().union(*sentence_forms(text))
+    """Every form of every word of ``text`` (no sentences: the spans a claim is not judged against are read
+    only this far)."""
+    return frozenset(f for _, _, w in word_spans(normalized(text).text) for f in word_forms(w))

@@ -90,3 +90,20 @@ def stamped(script: Callable[[dict, int], Reply], stamps: list[float], lock, lat
         return out
 
     return reply
+
+
+_CLAIM = re.compile(r'<claim id="([^"]+)">(.*?)</claim>', re.S)
+_PASSAGE = re.compile(r'<passage id="([^".]+)\.[^"]*">(.*?)</passage>', re.S)
+_QUESTION = re.compile(r"<question>(.*?)</question>", re.S)
+
+
+def shown_claims(request: dict) -> tuple[str, list[tuple[str, str, list[str]]]]:
+    """What a judge call shows, as an attacker reads it: the question, and each claim's id, text and passages
+    (unescaped, marks dropped), in the call's order."""
+    text = user_text(request)
+    question = _QUESTION.search(text)
+    passages: dict[str, list[str]] = {}
+    for cid, body in _PASSAGE.findall(text):
+        passages.setdefault(cid, []).append(html.unescape(re.sub(r"</?mark>", "", body)))
+    claims = [(cid, html.unescape(body), passages.get(cid, [])) for cid, body in _CLAIM.findall(text)]
+    return (html.unescape(question.group(1)).strip() if question else ""), claims
