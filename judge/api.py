@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judge.boundary import MAX_FLAG, SURROGATE, check_value
+from judge.boundary import MAX_FLAG, SURROGATE, check_text, check_value
 from judge.datasets.plain import PlainRecord
 from judge.problems import DatasetError, Problem, problems_from_validation, shown
 from judge.runs.config import ConfigError, RunConfig, run_config_from_dict
@@ -142,6 +142,8 @@ def evaluate(
     but cannot pass (judge errors, a failed stage) is returned with ``failures`` saying why."""
     from judge.runs.runner import execute
 
+    for where, value in (("config", config), ("runs_dir", runs_dir), ("name", name)):
+        check_text(where, value)  # a NUL byte or a lone surrogate: one line, never a raw ValueError from the OS
     if answers is not None and records is None:
         raise ConfigError("answers need records: give both (plain-format records, and answers by record id)")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_FLAG):

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import InputError
+from judge.numeric import MAX_DIGITS, MAX_INT, BadNumber, Refused, _TooManyDigits, digits_message, parse_number  # noqa: F401 (the JSON door and its callers)
 
 MAX_DEPTH = 64  # as the dataset readers (judge.datasets.base.MAX_DEPTH): far beyond what any of our files needs
 MAX_YAML_BYTES = 4_000_000  # a config or models file is a few KB
 MAX_ALIASES = 200
 MAX_YAML_NODES = 200_000  # after expanding every alias
-MAX_INT = 2**53
 MAX_FLAG = 10**12  # records, documents, candidates, workers: far beyond any real run, far below what breaks
 
 SURROGATE = re.compile("[\ud800-\udfff]")
@@ -75,6 +75,8 @@ def value_problem(value: Any) -> tuple[str, str] | None:
             return None if -MAX_INT <= v <= MAX_INT else f"a number of about {int(v.bit_length() * 0.30103) + 1} digits, over the limit of {MAX_INT:,} (2**53)"
         if isinstance(v, float):
             return None if math.isfinite(v) else f"expected a finite number, found {v}"
+        if isinstance(v, _TooManyDigits):
+            return digits_message(v.digits)
         return None
 
     problem = leaf(value)
@@ -183,6 +185,13 @@ def _loader():
                     seen.add((key.tag, key.value))
             return super().construct_mapping(node, deep=deep)
 
+        def construct_yaml_int(self, node):
+            """A whole number of thousands of digits is refused where it stands (int() would raise)."""
+            if len(str(node.value)) > MAX_DIGITS:
+                raise YAMLLimit(digits_message(len(str(node.value))), node.start_mark)
+            return super().construct_yaml_int(node)
+
+    BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
     return BoundedLoader
 
 
@@ -255,16 +264,22 @@ def read_yaml_file(path: Path, what: str) -> Any:
 
     from judge.problems import DatasetError
 
+    from judge.input_files import InputFileError, open_input
+
     shown = shown_path(path)
     try:
-        with open(path, "rb") as f:
+        with open_input(path) as f:  # a file, or a stream read once; every OS error one line
             data = f.read(MAX_YAML_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigFileError(f"{what} {shown} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigFileError(f"{shown}: is a directory, expected a {what} (YAML)") from None
-    except (OSError, ValueError) as e:  # ValueError: a path holding a NUL byte
-        raise ConfigFileError(f"{shown}: cannot read the {what}: {getattr(e, 'strerror', None) or e}") from None
+    except InputFileError as e:
+        if e.reason == "does not exist":
+            raise ConfigFileError(f"{what} {shown} does not exist") from None
+        if e.reason.startswith("is a directory"):
+            raise ConfigFileError(f"{shown}: is a directory, expected a {what} (YAML)") from None
+        raise ConfigFileError(f"{shown}: cannot read the {what}: {e.reason.removeprefix('cannot read it: ')}") from None
+    except OSError as e:  # a read that fails after the open (EIO)
+        from judge.input_files import os_error_reason
+
+        raise ConfigFileError(f"{shown}: cannot read the {what}: {os_error_reason(e).removeprefix('cannot read it: ')}") from None
     if len(data) > MAX_YAML_BYTES:
         raise ConfigFileError(f"{shown}: over {MAX_YAML_BYTES / 1e6:.0f} MB; a {what} is a few KB (is this the right file?)")
     try:
@@ -293,7 +308,7 @@ def read_yaml_file(path: Path, what: str) -> Any:
 # -- JSON ---------------------------------------------------------------------------------------------------
 
 
-class DuplicateKey(ValueError):
+class DuplicateKey(Refused):
     """A JSON object that writes one key twice: JSON parsers keep the last value without a word, so the first
     (an answer, an id) would be dropped silently."""
 
@@ -312,10 +327,33 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def loads(text: str) -> Any:
-    """json.loads that refuses a key written twice in one object (DuplicateKey)."""
+    """json.loads that refuses a key written twice in one object (DuplicateKey) and a number no file of ours
+    holds (BadNumber, naming its field): NaN, Infinity, 1e999, 5,000 digits."""
     import json
 
-    return json.loads(text, object_pairs_hook=unique_keys)
+    odd: list[bool] = []
+
+    def whole(s: str):
+        if len(s) > MAX_DIGITS:
+            odd.append(True)
+            return _TooManyDigits(len(s.lstrip("-")))
+        return int(s)
+
+    def real(s: str) -> float:
+        v = float(s)
+        if not math.isfinite(v):
+            odd.append(True)
+        return v
+
+    def constant(s: str) -> float:
+        odd.append(True)
+        return float(s)
+
+    value = json.loads(text, object_pairs_hook=unique_keys, parse_int=whole, parse_float=real, parse_constant=constant)
+    if odd:
+        field, message = value_problem(value) or ("", "a number out of range")
+        raise BadNumber(message, field or None)
+    return value
 
 
 def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
@@ -338,8 +376,8 @@ def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
         value = loads(text)
     except json.JSONDecodeError as e:
         raise refuse(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
-    except DuplicateKey as e:
-        raise refuse(str(e)) from None
+    except Refused as e:
+        raise refuse(str(e), e.field) from None
     except RecursionError:
         raise refuse(f"JSON nested deeper than {MAX_DEPTH} levels; none of judge's inputs needs that") from None
     check_value(value, where, record)
@@ -347,6 +385,17 @@ def parse_json(text: str | bytes, where: str, record: str | None = None) -> Any:
 
 
 # -- Python values and command-line arguments ----------------------------------------------------------------
+
+
+def check_text(where: str, value: Any) -> None:
+    """A path or name given as an argument (of a command or an API function): text without a NUL byte (no
+    file name holds one; ``runs_dir="r\\x00s"`` was a raw ValueError) and without lone surrogates."""
+    if isinstance(value, (str, Path)):
+        text = str(value)
+        if "\0" in text:
+            raise ArgumentError(f"{where} {shown_path(text.replace(chr(0), '<NUL>'))[:200]!r}: holds a NUL byte, which no path or name can hold")
+        if SURROGATE.search(text):
+            raise ArgumentError(f"{where} {shown_path(value)[:200]}: not valid UTF-8 text (a byte that is not UTF-8); rename it or pass another")
 
 
 def check_argument(name: str, value: Any) -> None:
@@ -359,8 +408,7 @@ def check_argument(name: str, value: Any) -> None:
         raise ArgumentError(f"{flag}: a number of about {int(value.bit_length() * 0.30103) + 1} digits, over the limit of {MAX_FLAG:,}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ArgumentError(f"{flag}: expected a finite number, found {value}")
-    if isinstance(value, (str, Path)) and SURROGATE.search(str(value)):
-        raise ArgumentError(f"{flag} {shown_path(value)}: not valid UTF-8 text (a byte that is not UTF-8); rename it or pass another")
+    check_text(flag, value)
     if isinstance(value, (list, tuple)):
         for item in value:
             check_argument(name, item)

@@ -26,7 +26,7 @@ from judge.stages.checks import check_claim
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate
 from judge.text import detect_language
-from judge.text.control import defuse
+from judge.text.control import one_line
 from judge.verdicts import JUDGE_ERROR, SUPPORTED
 
 PROMPTS = ("answer", "decompose", "judge")
@@ -93,7 +93,7 @@ def build_pipeline(
     if unknown := (unknown_answer_models(answers) if model_judged(config) else []):
         logging.getLogger("judge").warning(
             "cannot tell the model family of the recorded answers of %s: the cross-family rule is not checked for them "
-            "(%s)", defuse(", ".join(unknown)), UNKNOWN_FAMILY_HINT)
+            "(%s)", one_line(", ".join(unknown), 300), UNKNOWN_FAMILY_HINT)  # a model name is data: one line, never a forged one
     prompts = {name: load_prompt(name) for name in PROMPTS}
     for variant, path in config.generate.prompts.items():  # the answer prompts under test (checked at config load)
         prompts[f"answer:{variant}"] = load_answer_variant(variant, path)

@@ -16,12 +16,16 @@ class Problem(BaseModel):
     message: str
 
     def __str__(self) -> str:
-        where = [self.file]
+        """One line, whatever the data: a line break, an ESC or a bidi override in a file name, a record id
+        or a field is shown, never acted on (judge.text.control.one_line), and a huge id is cut."""
+        from judge.text.control import one_line
+
+        where = [one_line(self.file, 500)]
         if self.record_id is not None:
-            where.append(f"record {self.record_id}")
+            where.append(f"record {one_line(self.record_id, 200)}")
         if self.field:
-            where.append(f"field {self.field}")
-        return f"{': '.join(where)}: {self.message}"
+            where.append(f"field {one_line(self.field, 200)}")
+        return f"{': '.join(where)}: {one_line(self.message)}"
 
 
 class DatasetError(InputError):

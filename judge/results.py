@@ -24,10 +24,11 @@ class CallRecord(BaseModel):
     cache_key: str
     prompt_hash: str = ""
     cached: bool = False
-    attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = 0.0
+    # never negative, never infinite: a calls.jsonl read back (a downloaded run) cannot refund a budget or a total
+    attempts: int = Field(0, ge=0)
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    cost_usd: float | None = Field(0.0, ge=0, allow_inf_nan=False)
     latency_s: float = 0.0
     error: str | None = None
     truncated: bool = False  # the answer was cut at max_tokens and kept (only where the caller allowed it)
@@ -39,14 +40,14 @@ class Usage(BaseModel):
 
     The port keeps one for the whole run (``LLM.totals``); the pipeline keeps one per record."""
 
-    calls: int = 0  # calls that reached a model (cache misses)
-    cache_hits: int = 0
-    errors: int = 0
-    attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_cost_calls: int = 0
+    calls: int = Field(0, ge=0)  # calls that reached a model (cache misses)
+    cache_hits: int = Field(0, ge=0)
+    errors: int = Field(0, ge=0)
+    attempts: int = Field(0, ge=0)
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    cost_usd: float = Field(0.0, ge=0, allow_inf_nan=False)  # read back from a run: never negative, never infinite
+    unknown_cost_calls: int = Field(0, ge=0)
 
     def add_call(self, rec: CallRecord) -> None:
         """One call's record, as the port or the pipeline sees it end."""

@@ -183,12 +183,17 @@ def _apply(target, rep: Repair) -> None:
 def write_repaired(path: str, format: str, repairs: list[Repair], out_path: Path) -> int:
     """Write a copy of the input with the proposed offsets (and excerpts, for start/end files) applied,
     streaming the input again one record at a time (a SQuAD-style file, one JSON object, is read whole)."""
-    src = Path(path).resolve()
-    if out_path.resolve() == src:
+    from judge.files import check_output, output
+
+    import os
+
+    src = Path(os.path.realpath(path))  # realpath: a link loop raises nothing here (the read has refused it already)
+    if Path(os.path.realpath(out_path)) == src:
         raise ValueError(f"refusing to overwrite the input {path}; --write needs another path")
+    check_output(out_path, (path,), "--write")  # never through a link, into a run, onto a disk; /dev/null as such
     todo = [r for r in repairs if r.new is not None]
     problems: list = []
-    with open(out_path, "w", encoding="utf-8") as out:
+    with output(out_path, follow_streams=True) as out:
         if format == "squad":
             raw = read_json(src, problems)
             for rep in todo:

@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
     # 0. the vocabulary and the plumbing everything uses
     ("judge.errors", "judge.verdicts", "judge.resources", "judge.jsonl", "judge.jsonstream", "judge.text", "judge.llm.redact"),
     # 1. refusing input: problems, the environment, files, the input boundary
-    ("judge.problems", "judge.env", "judge.files", "judge.boundary"),
+    ("judge.problems", "judge.env", "judge.files", "judge.input_files", "judge.numeric", "judge.boundary"),
     # 2. the typed models and the prompts
     ("judge.models", "judge.prompts", "judge.results"),
     # 3. the outside world: the LLM port; Ray

@@ -72,17 +72,39 @@ class _MaskedStream:
 
     def __init__(self, inner):
         self._inner = inner
+        self._gone = False
+
+    def _write(self, text):
+        """Write, unless the reader has gone (``judge run ... | head -c 10``): then the rest of the output is
+        dropped and the command goes on to its own exit code; a closed pipe is no failed gate."""
+        if self._gone:
+            return len(text)
+        try:
+            return self._inner.write(text)
+        except (BrokenPipeError, ValueError):  # ValueError: the stream itself was closed
+            self._gone = True
+            _drop_output(self._inner)
+            return len(text)
 
     def write(self, text):
         from judge.llm.redact import redact_secrets
 
-        return self._inner.write(redact_secrets(text) if isinstance(text, str) else text)
+        return self._write(redact_secrets(text) if isinstance(text, str) else text)
 
     def write_json(self, text: str):
         """JSON text masked in its string values only, so that ``--json`` output stays parseable."""
         from judge.llm.redact import redact_json_text
 
-        return self._inner.write(redact_json_text(text))
+        return self._write(redact_json_text(text))
+
+    def flush(self):
+        if self._gone:
+            return None
+        try:
+            return self._inner.flush()
+        except (BrokenPipeError, ValueError):
+            self._gone = True
+            _drop_output(self._inner)
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -96,6 +118,19 @@ class _MaskedStream:
     @staticmethod
     def remove(before: tuple) -> None:
         sys.stdout, sys.stderr = before
+
+
+def _drop_output(stream) -> None:
+    """Point a stream whose reader has gone at /dev/null, so that what is still buffered, and the flush at
+    exit, go nowhere instead of raising BrokenPipeError again (Python's own advice for SIGPIPE)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's captured stream)
+        pass
 
 
 def _argument_names(fn) -> dict[str, str]:
@@ -144,9 +179,24 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
                     sys.stderr.write(defuse(f"{p}") + "\n")
                 raise typer.Exit(EXIT_BAD_INPUT)
             except _bad_input_errors() + also as e:
+                if isinstance(e, OSError) and not isinstance(e, InputError) and e.errno is not None:
+                    from judge.input_files import describe_os_error
+
+                    fail(describe_os_error(e))
                 fail(str(e))
+            except OSError as e:  # a name too long, a link loop, EIO, a full disk: one line naming the path, never a traceback
+                from judge.input_files import describe_os_error
+
+                fail(describe_os_error(e))
+            except RuntimeError as e:  # Path.resolve() on a link loop (Python < 3.13 raises this, not OSError)
+                if not str(e).startswith("Symlink loop from "):
+                    raise
+                fail(f"{str(e).removeprefix('Symlink loop from ')}: is a loop of symbolic links")
             finally:
                 _MaskedStream.remove(masked)
+                from judge.input_files import forget_streams
+
+                forget_streams()
 
         return app.command(name)(bounded)
 
@@ -154,4 +204,21 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
 
 
 def main() -> None:
-    app()
+    """The console script: the app, then stdout flushed with a reader that has gone treated as above (the exit
+    code stays the command's: ``judge run ... | head -c 10`` is no failed gate)."""
+    import os
+
+    for name in ("stdout", "stderr"):  # a stream closed by the shell (2>&-): written to /dev/null, not crashed on
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))
+    code = 0
+    try:
+        app()
+    except SystemExit as e:
+        code = e.code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            _drop_output(stream)
+    sys.exit(code)

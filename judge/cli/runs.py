@@ -187,9 +187,12 @@ def rejudge(
     """Judge a run's stored claims and candidates again with other judges, into a new run."""
     from judge.runs.rejudge import rejudge as do_rejudge
 
+    from judge.runs.locks import reading
+
     extra = load_models(models) if models else {}
-    store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh,
-                                controls_per_label=controls_per_label)
+    with reading(run_dir):  # refused while a run is being written into it
+        store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh,
+                                    controls_per_label=controls_per_label)
     summary = _finished(store, summary)
     console.print_json(summary) if as_json else terminal.summary(summary)
     _check_run(summary)
@@ -266,7 +269,7 @@ def compare(
         from judge.report.markdown import compare as compare_md
 
         try:
-            replace_with(md_out, [compare_md(result)])
+            replace_with(md_out, [compare_md(result)], follow_streams=True)
         except OSError as e:
             raise BadInput(f"--md {md_out}: cannot write it ({e.strerror or type(e).__name__})") from None
     console.print_json(result) if as_json else terminal.compare(result)
@@ -323,11 +326,12 @@ def agreement(
     from judge.runs.run import Run
     from judge.scoring.agreement import judge_agreement
 
-    if out is not None and (out.exists() or out.is_symlink()):
-        raise BadInput(f"--out {out}: the file exists; judge agreement never overwrites (choose another name)")
     if out is not None:
-        from judge.files import check_output
+        from judge.files import check_output, is_stream
 
+        if not is_stream(out) and (out.exists() or out.is_symlink()):
+            check_output(out, (), "--out")  # a block device, a socket, a folder: said as such
+            raise BadInput(f"--out {out}: the file exists; judge agreement never overwrites (choose another name)")
         check_output(out, (), "--out")  # a new file (a run's own names and links refused); O_EXCL when written
     from judge.runs.locks import reading
 

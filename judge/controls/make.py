@@ -40,9 +40,10 @@ from judge.controls.reword import reword
 from judge.controls.unsupported import about_subject, added_detail
 from judge.models import Span
 from judge.results import ClaimChecks, ControlClaim, ControlKind
+from judge.stages.alignment import align
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
 from judge.text import content_words, normalize, word_forms
-from judge.text.negation import dropped_negation, negated
+from judge.text.negation import negated
 from judge.verdicts import CONTRADICTED, CONTROL_LABELS, SUPPORTED, UNSUPPORTED
 
 CONTRADICTION_KINDS: tuple[str, ...] = ("recombined", "number", "date", "entity", "negation")
@@ -113,7 +114,7 @@ def certain(text: str, candidates: list, checks: ClaimChecks, triaged: bool | No
         return None
     for part in candidates[0].parts:
         if aligned_in_order(words, content_words(normalize(part.excerpt).text)) and negated(text) == negated(part.excerpt) \
-                and not dropped_negation(text, part.excerpt):
+                and align(text, part.excerpt).negation in ("same", "none"):
             f = support_features(text, candidates[:1], checks)
             return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt),
                             free_supported(f) if triaged is None else triaged)

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterator
 
+from judge.boundary import loads
 from judge.datasets import answers, hebrew_qa, plain, squad, wice
 from judge.datasets.base import (
     MAX_DEPTH,
@@ -37,20 +38,22 @@ def sniff(path: Path) -> str:
     """Guess the format from the file's first record (read alone, bounded in size and nesting)."""
     path = Path(path)
     problems: list[Problem] = []
+    from judge.input_files import InputFileError, open_input
+
     try:
-        if path.is_dir():
-            raise DatasetError([Problem(file=str(path), message="is a directory, expected a dataset file")])
-        with open(path, "rb") as f:
+        with open_input(path) as f:  # a stream is read once, into the copy every later reader shares
             head = f.read(min(1 << 20, max_record_bytes()))
-    except OSError as e:
-        raise DatasetError([Problem(file=str(path), message=f"cannot read: {e.strerror or e}")]) from None
+    except InputFileError as e:
+        raise DatasetError([Problem(file=str(path), message=e.reason)]) from None
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DatasetError([Problem(file=str(path), message="is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8")])
     text = head.decode("utf-8-sig", errors="replace").lstrip()
     first = None
     if text.startswith("{"):
         line = text.split("\n", 1)[0]
         try:
-            first = json.loads(line)  # JSONL, or a one-line JSON object
-        except (json.JSONDecodeError, RecursionError):
+            first = loads(line)  # JSONL, or a one-line JSON object
+        except (ValueError, RecursionError):  # malformed, a key twice, NaN or 5,000 digits: the loader names it
             first = None
     elif text.startswith("["):
         for _, item in iter_json_items(path, problems):
@@ -152,7 +155,9 @@ def join_records(path: Path, offsets: dict[str, array], records_path: Path, prob
     offset, ordinal, offset, ... in file order). A record id no record has is a problem."""
     found: set[str] = set()
     record_problems = ProblemList(str(records_path))
-    with open(path, "rb") as f:
+    from judge.input_files import open_input
+
+    with open_input(path) as f:
         for record, _, _ in iter_load(records_path, None, record_problems):
             at = offsets.get(record.id)
             if at is None:

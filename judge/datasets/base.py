@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
-from judge.boundary import DuplicateKey, loads, problem_of
+from judge.boundary import DuplicateKey, Refused, loads, problem_of
 from judge.env import problems_shown
 from judge.problems import Problem, field_path, problems_from_validation
 
@@ -114,13 +114,13 @@ def too_large(size: int, where: str) -> str:
 
 
 def _open(path: Path, problems: list[Problem]):
+    """The one door (judge.files.open_input): a file, or a stream read once; an OS error is one problem."""
+    from judge.input_files import InputFileError, open_input
+
     try:
-        if path.is_dir():
-            problems.append(Problem(file=str(path), message="is a directory, expected a file"))
-            return None
-        return open(path, "rb")
-    except OSError as e:
-        problems.append(Problem(file=str(path), message=f"cannot read: {e.strerror or e}"))
+        return open_input(path)
+    except InputFileError as e:
+        problems.append(Problem(file=str(path), message=e.reason))
         return None
 
 
@@ -233,8 +233,8 @@ def iter_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int, 
             except json.JSONDecodeError as e:
                 problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=f"malformed JSON, column {e.colno}: {e.msg}"))
                 continue
-            except DuplicateKey as e:
-                problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=str(e)))
+            except Refused as e:  # a key twice, NaN, 1e999, 5000 digits
+                problems.append(Problem(file=str(path), record_id=f"line {lineno}", field=e.field, message=str(e)))
                 continue
             except RecursionError:
                 problems.append(Problem(file=str(path), record_id=f"line {lineno}", message=f"JSON nested deeper than {MAX_DEPTH} levels; no record of these formats needs that"))
@@ -268,11 +268,13 @@ def has_surrogate_escapes(path: Path) -> bool:
 
     ijson's fast C backend turns a lone surrogate into "?" without a word; a file with such escapes is
     parsed with its exact pure-Python backend instead, so a lone one is found and named, never altered."""
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
+    from judge.input_files import input_stat, open_input
+
+    st = input_stat(path)
+    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if key not in _escapes_seen:
         found, tail = False, b""
-        with open(path, "rb") as f:
+        with open_input(path) as f:
             while chunk := f.read(1 << 22):
                 if _SURROGATE_ESCAPE.search(tail + chunk):
                     found = True
@@ -346,13 +348,23 @@ def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -
             problems.append(Problem(file=file, message=f"not valid UTF-8 near byte {reader.pos}: {e.reason}"))
 
 
-def read_text(path: Path, problems: list[Problem]) -> str | None:
-    """A whole small file (a qrels table, a manifest) as text; datasets are streamed with iter_jsonl/iter_json_items."""
+def read_text(path: Path, problems: list[Problem], limit: int | None = None) -> str | None:
+    """A whole small file (a qrels table, a manifest) as text; datasets are streamed with iter_jsonl/iter_json_items.
+    With ``limit``: None (and no problem) when the file is longer than that many bytes, for a caller that then
+    reads it line by line instead."""
     f = _open(path, problems)
     if f is None:
         return None
     with f:
-        data = f.read()
+        try:
+            data = f.read() if limit is None else f.read(limit + 1)
+        except OSError as e:  # a read that fails after the open (EIO)
+            from judge.input_files import os_error_reason
+
+            problems.append(Problem(file=str(path), message=os_error_reason(e)))
+            return None
+    if limit is not None and len(data) > limit:
+        return None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -369,8 +381,8 @@ def read_json(path: Path, problems: list[Problem]) -> Any:
         value = loads(text)
     except json.JSONDecodeError as e:
         problems.append(Problem(file=str(path), message=f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"))
-    except DuplicateKey as e:
-        problems.append(Problem(file=str(path), message=str(e)))
+    except Refused as e:
+        problems.append(Problem(file=str(path), field=e.field, message=str(e)))
     except RecursionError:
         problems.append(Problem(file=str(path), message=f"JSON nested deeper than {MAX_DEPTH} levels; no file of these formats needs that"))
     else:

@@ -31,6 +31,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judge.boundary import BadNumber, parse_number
 from judge.datasets.base import read_json, read_jsonl, read_text
 from judge.models import Record, Source
 from judge.problems import DatasetError, Problem, problems_from_validation
@@ -139,6 +140,9 @@ def load_queries(path: Path) -> list[Query]:
     return queries
 
 
+MAX_GRADE = 1_000  # relevance grades are 0-3 in practice; a grade beyond this is a typo or an attack
+
+
 def load_qrels(path: Path) -> tuple[dict[str, dict[str, int]], str]:
     """qrels as {query: {corpus id: grade}}, and which layout the file had."""
     problems: list[Problem] = []
@@ -158,9 +162,9 @@ def load_qrels(path: Path) -> tuple[dict[str, dict[str, int]], str]:
     for n, cols in rows:
         qid, doc, grade = (cols[0], cols[2], cols[3]) if width == 4 else (cols[0], cols[1], cols[2])
         try:
-            qrels.setdefault(qid, {})[doc] = int(grade)
-        except ValueError:
-            problems.append(Problem(file=str(path), record_id=f"line {n}", field="score", message=f"not an integer grade: {grade!r}"))
+            qrels.setdefault(qid, {})[doc] = int(parse_number(grade, integer=True, minimum=-MAX_GRADE, maximum=MAX_GRADE))
+        except BadNumber as e:
+            problems.append(Problem(file=str(path), record_id=f"line {n}", field="score", message=f"not an integer grade: {e}"))
     if problems:
         raise DatasetError(problems)
     return qrels, ("4-column TREC" if width == 4 else "3-column")
@@ -262,7 +266,7 @@ def load_benchmark(
     queries = load_queries(bench_dir / "queries.jsonl")
     if qrels is not None:
         qrels_path = Path(qrels)
-        if not qrels_path.is_file():
+        if not qrels_path.exists():  # anything else (a folder, a pipe, a link loop) is for the reading door to name
             raise DatasetError([Problem(file=str(qrels_path), message="no such qrels file")])
     else:
         qrels_path = next((p for p in (bench_dir / "qrels" / "test.tsv", bench_dir / "qrels.tsv") if p.exists()), None)
@@ -316,10 +320,22 @@ def load_run(path: str | Path) -> dict[str, dict[str, float]]:
         if len(cols) != 6:
             problems.append(Problem(file=str(path), record_id=f"line {n}", message=f"expected 6 TREC run columns (qid Q0 docid rank score tag), got {len(cols)}"))
             continue
-        try:  # ranked by score, as trec_eval does: the rank column is not read
-            run.setdefault(cols[0], {})[cols[2]] = float(cols[4])
-        except ValueError:
-            problems.append(Problem(file=str(path), record_id=f"line {n}", field="score", message=f"not a number: {cols[4]!r}"))
+        try:  # ranked by score, as trec_eval does; the rank is checked, not used
+            parse_number(cols[3], integer=True, minimum=0)
+        except BadNumber as e:
+            problems.append(Problem(file=str(path), record_id=f"line {n}", field="rank", message=str(e)))
+            continue
+        try:
+            score = float(parse_number(cols[4]))  # NaN, inf, 1e999 and 5,000 digits refused: they make the ranking meaningless
+        except BadNumber as e:
+            problems.append(Problem(file=str(path), record_id=f"line {n}", field="score", message=str(e)))
+            continue
+        docs = run.setdefault(cols[0], {})
+        if cols[2] in docs:
+            problems.append(Problem(file=str(path), record_id=f"line {n}", field="docid",
+                                    message=f"document {cols[2]!r} is ranked twice for query {cols[0]!r}; one score per document"))
+            continue
+        docs[cols[2]] = score
     if problems:
         raise DatasetError(problems[:50])
     return run

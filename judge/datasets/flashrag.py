@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from array import array
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.boundary import MAX_DEPTH, SURROGATE, DuplicateKey, loads, problem_of, surrogate_message
-from judge.datasets.base import _SURROGATE_ESCAPE, read_jsonl, read_text
+from judge.boundary import MAX_DEPTH, SURROGATE, Refused, loads, problem_of, surrogate_message
+from judge.datasets.base import _SURROGATE_ESCAPE, max_record_bytes, read_jsonl, read_text
 from judge.problems import DatasetError, Problem
 
 
@@ -87,13 +85,13 @@ def load_predictions(path: str | Path) -> dict[str, str]:
     """Answers by row id: one JSON object ``{id: answer}``, or JSONL lines ``{"id", "answer"}``."""
     path = Path(path)
     problems: list[Problem] = []
-    text = read_text(path, problems)
-    if text is None:
+    text = read_text(path, problems, limit=max_record_bytes())  # the {id: answer} form is one record; JSONL is read a line at a time
+    if text is None and problems:
         raise DatasetError(problems)
     try:
-        whole = loads(text)
-    except DuplicateKey as e:  # {id: answer} with an id twice: one answer would be dropped silently
-        raise DatasetError([Problem(file=str(path), message=str(e))]) from None
+        whole = loads(text) if text is not None else None
+    except Refused as e:  # {id: answer} with an id twice (one answer would be dropped silently), NaN, 1e999
+        raise DatasetError([Problem(file=str(path), field=e.field, message=str(e))]) from None
     except (json.JSONDecodeError, RecursionError):  # JSONL, or too deep (refused line by line below)
         whole = None
     if isinstance(whole, dict) and "id" not in whole:  # {id: answer}; a lone {"id": ..} is a JSONL line
@@ -133,14 +131,27 @@ def share_of(key: str, shards: int) -> int:
 def read_corpus(path: Path, problems: list[Problem], shown: str | None = None):
     """(line number, byte offset, line bytes, Chunk) for every chunk line of a corpus file, in one pass; a line
     that is no chunk is a problem (named ``shown``, else the path) and is skipped."""
+    from judge.datasets.base import max_record_bytes, too_large
+    from judge.input_files import InputFileError, open_input
+
     shown = shown or str(path)
     try:
-        f = open(path, "rb")  # noqa: SIM115 (closed by the with below; the open alone is guarded)
-    except OSError as e:
-        raise DatasetError([Problem(file=shown, message=f"cannot read the corpus: {e.strerror or e}")]) from None
+        f = open_input(path, "the corpus")  # noqa: SIM115 (closed by the with below; the open alone is guarded)
+    except InputFileError as e:
+        raise DatasetError([Problem(file=shown, message=f"cannot read the corpus: {e.reason}")]) from None
+    cap = max_record_bytes()
     with f:
-        pos = 0
-        for lineno, line in enumerate(f, start=1):
+        pos, lineno = 0, 0
+        while line := f.readline(cap + 1):
+            lineno += 1
+            if len(line) > cap and not line.endswith(b"\n"):  # one chunk over the record limit: skipped unread
+                start, size = pos, len(line)
+                while (rest := f.readline(1 << 20)) and not rest.endswith(b"\n"):
+                    size += len(rest)
+                size += len(rest)
+                problems.append(Problem(file=shown, record_id=f"line {lineno}", message=too_large(size, "the corpus line")))
+                pos = start + size
+                continue
             if line.strip():
                 try:
                     chunk = parse_chunk(loads(line))
@@ -192,7 +203,9 @@ class TitleIndex:
             problems = self._duplicate_ids()
         if problems:
             raise DatasetError(problems[:50])
-        self._file = open(self.path, "rb")
+        from judge.input_files import open_input
+
+        self._file = open_input(self.path, "the corpus")
 
     def _duplicate_ids(self) -> list[Problem]:
         """An id given twice would make a gold id point at two texts. Checked over hashes (8 bytes a chunk,
@@ -218,8 +231,10 @@ class TitleIndex:
 
     def _lines_of(self, offsets: list[int]) -> dict[int, int]:
         """Line numbers of byte offsets (sorted), in one streaming pass over the file."""
+        from judge.input_files import open_input
+
         out, line, pos, k = {}, 1, 0, 0
-        with open(self.path, "rb") as f:
+        with open_input(self.path, "the corpus") as f:
             while k < len(offsets):
                 block = f.read(1 << 20)
                 if not block:
@@ -275,36 +290,36 @@ def strip_suffix(title: str) -> str | None:
 
 
 def write_atomic(path: str | Path, parts, inputs: tuple[str | Path, ...] = ()) -> int:
-    """Write the text ``parts`` all or nothing: to a temporary file beside ``path``, moved into place only when
-    every part was written, so a failure halfway (a DatasetError from the generator) leaves no partial output
-    and no earlier output damaged. Refuses to write over one of ``inputs``. Returns the number of parts."""
+    """Write the text ``parts`` all or nothing through the one writing door (judge.files.output): to a
+    temporary file beside ``path``, moved into place only when every part was written, so a failure halfway
+    (a DatasetError from the generator) leaves no partial output and no earlier output damaged; a device or
+    pipe (/dev/null, /dev/stdout) is written as such, never replaced. Refuses to write over one of
+    ``inputs``, through a link, or into a run directory. Returns the number of parts."""
+    from judge.files import output
+    from judge.input_files import os_error_reason
+
     path = Path(path)
     refuse_overwrite(path, inputs)
-    if path.is_dir():
-        raise DatasetError([Problem(file=str(path), message="cannot write: is a directory, expected a file name")])
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    except OSError as e:
-        raise DatasetError([Problem(file=str(path), message=f"cannot write: {e.strerror or e}")]) from None
     n = 0
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with output(path, follow_streams=True) as f:
             for part in parts:
                 f.write(part)
                 n += 1
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    except OSError as e:
+        raise DatasetError([Problem(file=str(path), message=os_error_reason(e, "write"))]) from None
     return n
 
 
 def refuse_overwrite(path: str | Path, inputs: tuple[str | Path, ...]) -> None:
-    """An output must not be one of the inputs (checked before any work, and again when writing)."""
-    path = Path(path)
-    for i in inputs:
-        if path.exists() and Path(i).exists() and path.resolve() == Path(i).resolve():
-            raise DatasetError([Problem(file=str(path), message=f"refusing to write the output over the input {i}")])
+    """An output must not be one of the inputs, a link, a run's own file, a block device, a socket or a
+    folder (judge.files.check_output; checked before any work, and again when writing)."""
+    from judge.files import UnsafePath, check_output
+
+    try:
+        check_output(Path(path), tuple(Path(i) for i in inputs), "output")
+    except UnsafePath as e:
+        raise DatasetError([Problem(file=str(path), message=str(e))]) from None
 
 
 def write_rows(path: str | Path, rows, inputs: tuple[str | Path, ...] = ()) -> int:

@@ -162,6 +162,8 @@ def load_ratings(path: str | Path, format: str | None = None) -> RatingTable:
         format = sniff_ratings(path)
     if format == "faithbench":
         files = sorted(path.glob("batch_*.json")) if path.is_dir() else [path]
+        if not files:  # an empty folder is no set of ratings: agreement over nothing is not an answer
+            raise DatasetError([Problem(file=str(path), message="a folder with no FaithBench batch_*.json files; give the batches' folder or a file")])
         return load_faithbench(files)
     if format == "dialsummeval":
         return load_dialsummeval(path)
@@ -173,14 +175,20 @@ def load_ratings(path: str | Path, format: str | None = None) -> RatingTable:
 def sniff_ratings(path: Path) -> str:
     if path.is_dir():
         return "faithbench"
-    with open(path, encoding="utf-8", errors="replace") as f:
-        head = f.read(4096)
+    from judge.boundary import loads
+    from judge.input_files import InputFileError, open_input
+
+    try:
+        with open_input(path) as f:
+            head = f.read(4096).decode("utf-8", errors="replace")
+    except InputFileError as e:
+        raise DatasetError([Problem(file=str(path), message=e.reason)]) from None
     first_line = head.split("\n", 1)[0]
     try:
-        obj = json.loads(first_line)
+        obj = loads(first_line)
         if isinstance(obj, dict) and "annotations" in obj and "summary" in obj:
             return "dialsummeval"
-    except (json.JSONDecodeError, RecursionError):  # not JSONL, or too deep: the loaders name the problem
+    except (ValueError, RecursionError):  # not JSONL, too deep, a bad number: the loaders name the problem
         pass
     if '"samples"' in head:
         return "faithbench"

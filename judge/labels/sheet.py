@@ -103,15 +103,17 @@ def shown(text: str, limit: int = 80) -> str:
 
 def is_sheet(path: Path) -> bool:
     """Whether the file's first non-blank line is a sheet row (``judge validate`` sniffs it)."""
+    from judge.input_files import InputFileError, open_input
+
     try:
-        with open(path, "rb") as f:
+        with open_input(path) as f:  # the reading door: a pipe is read once, never sniffed and lost (issue 36 item 9)
             for _ in range(50):
                 line = f.readline(1 << 20)
                 if not line:
                     return False
                 if line.strip():
                     return f'"{FORMAT}"'.encode() in line
-    except OSError:
+    except (OSError, InputFileError):  # the reader that follows names the problem
         return False
     return False
 

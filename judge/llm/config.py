@@ -21,13 +21,13 @@ LOCAL_PREFIXES = ("local/", "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studi
 class Price(BaseModel):
     """USD per million tokens; overrides litellm's price map for this model."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # "1e999" (a string to YAML) would be an infinite price
     input_per_million: float = Field(ge=0)
     output_per_million: float = Field(ge=0)
 
 
 class ModelConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # timeouts and retry limits are finite
 
     model: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini or local/qwen2.5-0.5b")
     name: str | None = Field(None, description="label in reports; defaults to the model id")

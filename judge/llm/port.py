@@ -14,6 +14,7 @@ import asyncio
 import contextvars
 import email.utils
 import json
+import math
 import time
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from judge.llm.cache import CallCache, cache_key
 from judge.llm.config import ModelConfig
-from judge.llm.cost import call_cost
+from judge.llm.cost import call_cost, reported_tokens
 from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
@@ -49,12 +50,14 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     try:
         ms = headers.get("retry-after-ms")
         if ms is not None:
-            return float(ms) / 1000.0
+            seconds = float(ms) / 1000.0 if len(str(ms)) <= 40 else math.inf
+            return max(0.0, seconds) if not math.isnan(seconds) else None
         value = headers.get("retry-after")
         if value is None:
             return None
         try:
-            return max(0.0, float(value))
+            seconds = float(value) if len(value) <= 40 else math.inf  # "1e9", "inf", 5,000 digits: waited at most the cap
+            return max(0.0, seconds) if not math.isnan(seconds) else None
         except ValueError:
             when = email.utils.parsedate_to_datetime(value)
             return max(0.0, when.timestamp() - time.time())
@@ -205,13 +208,19 @@ class LLM:
         backoff = tenacity.wait_random_exponential(multiplier=0.5, max=30)
 
         def wait(state: tenacity.RetryCallState) -> float:
+            """The server's Retry-After, or the backoff; never past max_retry_seconds from the first attempt (a
+            Retry-After of 1e9 once waited 60 s with max_retry_seconds: 5)."""
             exc = state.outcome.exception() if state.outcome else None
             if isinstance(exc, _Retryable) and exc.retry_after is not None:
-                return min(exc.retry_after, MAX_RETRY_AFTER)
-            return backoff(state)
+                asked = min(exc.retry_after, MAX_RETRY_AFTER)
+            else:
+                asked = backoff(state)
+            left = cfg.max_retry_seconds - (state.seconds_since_start or 0.0)
+            return max(0.0, min(asked, left))
 
         retrying = tenacity.AsyncRetrying(
-            stop=tenacity.stop_after_attempt(cfg.max_attempts) | tenacity.stop_after_delay(cfg.max_retry_seconds),
+            stop=(tenacity.stop_after_attempt(cfg.max_attempts) | tenacity.stop_after_delay(cfg.max_retry_seconds)
+                  | tenacity.stop_before_delay(cfg.max_retry_seconds)),  # a wait that would end past the limit is not begun
             wait=wait,
             retry=tenacity.retry_if_exception_type(_Retryable),
             reraise=True,
@@ -292,9 +301,9 @@ async def _counted_acompletion(*args: Any, **kwargs: Any) -> Any:
         record.attempts += 1
     response = await litellm().acompletion(*args, **kwargs)
     if record is not None:
-        usage = getattr(response, "usage", None)
-        record.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-        record.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+        usage = getattr(response, "usage", None)  # a provider's numbers: never negative, never unbounded (cost.reported_tokens)
+        record.prompt_tokens += reported_tokens(getattr(usage, "prompt_tokens", 0), "prompt tokens", record.model)
+        record.completion_tokens += reported_tokens(getattr(usage, "completion_tokens", 0), "completion tokens", record.model)
     return response
 
 

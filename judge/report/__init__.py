@@ -66,7 +66,8 @@ def write_agreement(agreement: dict, path: Path) -> Path:
     from judge.report import html
 
     text = json.dumps(agreement, ensure_ascii=False, indent=1, default=str) + "\n" if path.suffix == ".json" else html.agreement_page(agreement)
+    from judge.files import write_new
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "x", encoding="utf-8") as f:
-        f.write(text)
+    write_new(path, [text])  # never over a file, never through a link; /dev/null or a pipe as such
     return path

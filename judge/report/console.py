@@ -12,7 +12,18 @@ import sys
 from rich.console import Console
 
 from judge.report.format import fmt as _fmt_places
-from judge.text.control import defuse
+from judge.text.control import defuse, one_line
+
+
+TEXT = 300  # characters of one data string (a claim, a passage, a rationale) printed on the terminal
+ID = 120  # characters of an id or a model name
+
+
+def data(text, limit: int = TEXT) -> str:
+    """A string from data (a record id, a claim, a model's rationale) inside a line printed on the terminal:
+    one line (a newline in an id cannot start a forged line), control characters and bidi overrides shown,
+    cut to ``limit`` characters with the count of the rest (report.html has the whole text)."""
+    return one_line(text, limit)
 
 
 def fmt(x) -> str:

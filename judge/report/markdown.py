@@ -12,7 +12,7 @@ import re
 from judge.report.format import fmt, fmt_ci, prompts_line
 from judge.scoring import blocks
 from judge.scoring.health import JudgeHealth
-from judge.text.control import defuse
+from judge.text.control import one_line
 from judge.verdicts import unsure_line
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
@@ -20,8 +20,8 @@ _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
 def md(text) -> str:
     """Data as inert Markdown: HTML metacharacters as entities, Markdown markup backslash-escaped, one line."""
-    s = defuse(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _SPECIAL.sub(r"\\\1", " ".join(s.splitlines()))
+    s = one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # a line break in data shown as ⏎
+    return _SPECIAL.sub(r"\\\1", s)
 
 
 def _cell(v) -> str:

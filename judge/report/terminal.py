@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from judge.report.console import console, fmt
+from judge.report.console import ID, console, data, fmt
 from judge.report.format import fmt_ci
 from judge.verdicts import VERDICT_LABELS, unsure_line
 
@@ -26,13 +26,13 @@ def not_grounded(value: dict | None, where: str) -> None:
     ng = NotGrounded.model_validate(value)
     c = console()
     c.print(summary_line(ng) + (":" if ng.total else ""), markup=False, soft_wrap=True)
-    for x in ng.claims[:TERMINAL_CAP]:
-        c.print(f"  {x.label.upper()}  {x.record_id} / {x.model}: {x.text}", markup=False, soft_wrap=True)
-        c.print(f"      passage: {passage_text(x.passage)}", markup=False, soft_wrap=True)
+    for x in ng.claims[:TERMINAL_CAP]:  # data one line each, cut (a 5 MB claim is in report.html, not on the terminal)
+        c.print(f"  {x.label.upper()}  {data(x.record_id, ID)} / {data(x.model, ID)}: {data(x.text)}", markup=False, soft_wrap=True)
+        c.print(f"      passage: {data(passage_text(x.passage))}", markup=False, soft_wrap=True)
         if x.rationale:
-            c.print(f"      why: {x.rationale}", markup=False, soft_wrap=True)
+            c.print(f"      why: {data(x.rationale)}", markup=False, soft_wrap=True)
         if x.flags:
-            c.print(f"      checks: {'; '.join(x.flags)}", markup=False, soft_wrap=True)
+            c.print(f"      checks: {data('; '.join(x.flags))}", markup=False, soft_wrap=True)
     more = ng.total - min(len(ng.claims), TERMINAL_CAP)
     if more > 0:
         c.print(f"  {more} more not shown: {where}", markup=False, soft_wrap=True)
@@ -65,7 +65,7 @@ def summary(s: dict) -> None:
     if s.get("unknown_family_answer_models"):
         from judge.llm.families import UNKNOWN_FAMILY_HINT
 
-        c.print(f"WARNING: cannot tell the model family of the recorded answers of {', '.join(s['unknown_family_answer_models'])}: "
+        c.print(f"WARNING: cannot tell the model family of the recorded answers of {data(', '.join(s['unknown_family_answer_models']))}: "
                 f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
@@ -223,9 +223,9 @@ def agreement(rep: dict, written: list[Path]) -> None:
     split = rep.get("disagreements") or []
     c.print(f"{_claims(split)} on which the judges disagree" + (":" if split else ""), markup=False, soft_wrap=True)
     for d in split[:CLAIM_ROWS]:
-        c.print(f"  {d['record_id']} / {d['model']}: {d['claim']}", markup=False, soft_wrap=True)
+        c.print(f"  {data(d['record_id'], ID)} / {data(d['model'], ID)}: {data(d['claim'])}", markup=False, soft_wrap=True)
         for judge, v in d["judges"].items():
-            c.print(f"      {judge}: {v['label']}" + (f": {v['rationale']}" if v["rationale"] else ""), markup=False, soft_wrap=True)
+            c.print(f"      {data(judge, ID)}: {v['label']}" + (f": {data(v['rationale'])}" if v["rationale"] else ""), markup=False, soft_wrap=True)
     if len(split) > CLAIM_ROWS:
         c.print(f"  {len(split) - CLAIM_ROWS} more: every one is in {written[0]}", markup=False, soft_wrap=True)
     c.print("written: " + ", ".join(map(str, written)), markup=False, soft_wrap=True)

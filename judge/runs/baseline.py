@@ -13,7 +13,7 @@ import json
 import os
 import re
 import shutil
-import tempfile
+from judge import files
 import time
 from pathlib import Path
 
@@ -59,7 +59,7 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
     target = root / name
     if target.is_symlink() or (target.exists() and not (target / MARKER).is_file()):
         raise RunDirError(f"{target} exists and is not a baseline judge saved: remove it or choose another name")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
+    tmp = files.make_temp_dir(root, f".{name}.")  # the umask's mode: a baseline is read by CI and other users
     try:
         for file in FILES:
             src = source / file

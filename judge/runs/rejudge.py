@@ -50,6 +50,11 @@ def rejudge(
     controls_per_label: int | None = None,
 ) -> tuple[RunStore, dict]:
     old = Run.open(run_dir)
+    if not old.summary or not (old.summary.get("run") or {}).get("complete", True):  # killed, stopped early, being written
+        from judge.runs.store import RunDirError
+
+        raise RunDirError(f"{run_dir} did not finish (no summary.json, or it says incomplete): rejudge reads finished runs only, "
+                          f"as merge and baseline save do (finish it first: judge run CONFIG --resume {run_dir})")
     config = rejudge_config(old.config, judges, extra_models, controls_per_label)
     require(config.model(n) for n in model_judges(judges))  # before the first claim, as judge run does
     records = old.records  # the new config reads the same dataset
