@@ -130,6 +130,9 @@ class AdjudicateSection(_Section):
     call_tokens: int = Field(6000, ge=200, le=1_000_000)  # about this many tokens of claims and passages a call
     call_claims: int = Field(32, ge=1, le=1000)  # at most this many claims (and controls) a call
     triage: bool = True  # verbatim claims are supported with no model call
+    # with a no-model judge (deterministic) and model judges: the no-model judge rules first and only the claims
+    # it is unsure of go to the model judges (docs/configs.md); off, every judge rules on every open claim
+    cascade: bool = False
     judge_context: Literal["candidates", "full"] = "candidates"
     allow_same_family: bool = False
     deterministic: DeterministicThresholds = DeterministicThresholds()
