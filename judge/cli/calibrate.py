@@ -41,7 +41,10 @@ def calibrate(
         return
     check_output(out, (), "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
-    update = {"calibration": None, "controls": cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label})}
+    # a calibration run exists to verify the judge: controls may take the largest share the config allows
+    # (controls.max_share bounds a regular run's cost; here they are the point)
+    controls = cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label, "max_share": 0.5})
+    update = {"calibration": None, "controls": controls}
     if dataset is not None:
         if not dataset.is_file():
             raise BadInput(f"--dataset {dataset}: not a file")

@@ -31,7 +31,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, computed_field
 
 from judge.results import ControlCost, RecordResult
-from judge.verdicts import CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE
+from judge.verdicts import CONTRADICTED, CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE, UNSUPPORTED
 
 TELL_BAR = 0.7  # a surface feature (or the detector) separating controls from real claims better than this is flagged
 PLANTED = ("planted errors are easier to catch than real ones: passing says the judge is not broken, not how often it "
@@ -279,7 +279,7 @@ def _recalls(rows: list[_Counted], key: str, order: Iterable[str], confidence: f
         if not mine:
             continue
         n = sum(r.n for r in mine)
-        correct = sum(r.n for r in mine if r.answered == r.label)
+        correct = sum(r.n for r in mine if caught(r.label, r.answered))
         instead: Counter = Counter()
         for r in mine:  # rows in the order first seen: ties among the other answers keep the observations' order
             if r.answered != r.label:
@@ -344,7 +344,7 @@ def judge_health(
     for name in sorted(set(by_judge) | set(real_labels)):
         rows = by_judge.get(name, [])
         n = sum(r.n for r in rows)
-        correct = sum(r.n for r in rows if r.answered == r.label)
+        correct = sum(r.n for r in rows if caught(r.label, r.answered))
         errors = sum(r.n for r in rows if r.answered == JUDGE_ERROR)
         by_label = _recalls(rows, "label", CONTROL_LABELS, gate.confidence)
         by_kind = _recalls(rows, "kind", sorted({r.kind for r in rows}), gate.confidence)
@@ -376,3 +376,10 @@ def judge_health(
         ))
     return HealthReport(enabled=enabled, gate=gate.gate, floor=gate.floor, confidence=gate.confidence, judges=judges,
                         cost=(cost or ControlCost()).rounded(), judge_tokens=judge_tokens, tells=tells, detector_bar=gate.detector_bar)
+
+
+def caught(planted: str, answered: str) -> bool:
+    """Whether a judge caught a control: its label, or, for a planted unsupported claim, contradicted (the
+    judge flagged the planted detail as not grounded; reading an added detail as gainsaid by the source is
+    no miss)."""
+    return answered == planted or (planted == UNSUPPORTED and answered == CONTRADICTED)

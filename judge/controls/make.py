@@ -70,7 +70,11 @@ class ControlsConfig(BaseModel):
     max_share: float = Field(0.12, gt=0, le=0.5)  # of the claims the judges see: controls never swamp a run
     margin: float = Field(2.0, ge=1, le=10)  # answers asked per control wanted (some give none, or fewer labels)
     max_per_answer: int = Field(24, ge=1, le=1000)  # claims of one control answer (as many as the real answer's)
-    detector_bar: float = Field(0.7, gt=0.5, le=1)  # the run's own detector AUC above which controls "can be told apart"
+    # the run's own detector AUC above which controls "can be told apart" and the judge is unverified. Default
+    # 1.0: reported, not gated. Controls certain by alignment are near-copies of source sentences while real
+    # claims paraphrase, so on every labelled set the detector reached 0.77-0.99 and failed honest judges too
+    # (bench/README.md); set 0.7 to gate on it.
+    detector_bar: float = Field(1.0, gt=0.5, le=1)
     seed: int = 0
 
 
