@@ -41,7 +41,9 @@ def calibrate(
         return
     check_output(out, (), "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
-    update = {"calibration": None, "controls": cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label})}
+    # a calibration is the run that carries controls: as many as the gate asks, up to half the claims judged
+    update = {"calibration": None, "controls": cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label,
+                                                                               "max_share": 0.5})}
     if dataset is not None:
         if not dataset.is_file():
             raise BadInput(f"--dataset {dataset}: not a file")
