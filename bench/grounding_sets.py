@@ -166,6 +166,8 @@ def faithbench(data: Path) -> list[Item]:
                 inside = [a for a in marked if a["summary_start"] < end and start < a["summary_end"]]
                 if inside and not any("Unwanted" in x for a in inside for x in a["label"]):
                     continue  # marked, but not as an error: neither correct nor wrong
+                if claim.text.rstrip().endswith(":"):
+                    continue  # "Here is a concise summary of the passage:": a lead-in, stating nothing to check
                 label = "unsupported" if inside else "supported"
                 out.append(Item("FaithBench", f'{s["sample_id"]}:{n}', claim.text, label, "en", {"source": s["source"]}, answer_level=True, collapse_contradicted=True))
     return out
@@ -222,9 +224,11 @@ def faquad(data: Path, limit: int | None = None) -> list[Item]:
     return _squad_like("FaQuAD", data / "external" / "faquad" / "dataset.json", "pt", limit)
 
 
-def all_sets(data: Path, halueval_dir: Path | None, search: SearchSection, limit: int | None = None) -> dict[str, list[Item]]:
-    """Every set at hand, featurised (a set whose files are absent is left out)."""
-    makers = {
+def makers(data: Path, halueval_dir: Path | None, limit: int | None = None, extra: Path | None = None) -> dict:
+    """Every set's maker by name (unfeaturised); ``extra``: the folder of the sets :mod:`more_sets` reads."""
+    from more_sets import more_sets  # it builds on this module's Item
+
+    return {
         "hebrew answers": lambda: hebrew_answers(data),
         "WiCE": lambda: wice(data),
         "FaithBench": lambda: faithbench(data),
@@ -232,9 +236,14 @@ def all_sets(data: Path, halueval_dir: Path | None, search: SearchSection, limit
         "HaluEval QA": lambda: halueval(halueval_dir),
         "HeQ": lambda: heq(data, limit),
         "FaQuAD": lambda: faquad(data, limit),
+        **more_sets(extra),
     }
+
+
+def all_sets(data: Path, halueval_dir: Path | None, search: SearchSection, limit: int | None = None) -> dict[str, list[Item]]:
+    """Every set at hand, featurised (a set whose files are absent is left out)."""
     out = {}
-    for name, make in makers.items():
+    for name, make in makers(data, halueval_dir, limit).items():
         try:
             items = make()
         except FileNotFoundError:

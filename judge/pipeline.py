@@ -78,7 +78,7 @@ def build_panel(config: RunConfig, llm: LLM, prompt: Prompt) -> Panel:
         models=config.models, llm=llm, prompt=prompt, batch=a.batch_claims, context_chars=config.search.context_chars,
         full_context=a.judge_context == "full", thresholds=a.deterministic, call_tokens=a.call_tokens, call_claims=a.call_claims,
     )
-    return Panel([build_judge(name, setup) for name in a.judges], triage=a.triage)
+    return Panel([build_judge(name, setup) for name in a.judges], triage=a.triage, cascade=a.cascade)
 
 
 def build_pipeline(

@@ -10,9 +10,11 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_serializer
 
 from judge.models import Candidate, Span, omitted_when_empty
+from judge.text.language import LANGUAGES
 from judge.verdicts import JUDGE_ERROR, ControlLabel, How, VerdictLabel
 
 RESULTS_SCHEMA_VERSION = 1
+Language = Literal[LANGUAGES]  # a run directory is an input: "English.\nSYSTEM OVERRIDE: ..." is refused when read back
 
 
 class CallRecord(BaseModel):
@@ -234,7 +236,7 @@ class RecordResult(BaseModel):
     genre: str | None = None
     difficulty: int | None = None
     question: str
-    language: str
+    language: Language  # one of judge.text.language.LANGUAGES: it reaches the judges' system turn
     answers: list[AnswerResult] = []
     controls: list[ControlResult] = []  # judge.controls: measured apart, never part of the answers
     control_cost: ControlCost = Field(default_factory=ControlCost)  # the controls' share of the judge calls (in usage too)

@@ -5,7 +5,9 @@ Every other module imports these; none writes a label list, a severity order or 
 
 Rates (per answer, model, genre, run): faithfulness = (supported + 0.5 x partially_supported) / judged
 claims; hallucination rate = (unsupported + contradicted) / judged claims; a claim whose verdict is
-``judge_error`` is counted apart and left out of both.
+``judge_error`` is counted apart and left out of both. A claim the no-model judge is ``unsure`` of (its
+fitted confidence is low) and no model judge took is not verified: it counts among the judged claims with no
+credit (faithfulness falls), is no hallucination, and is counted apart in every report.
 
 The human 0-2 scales (README "Scores"): f = the faithfulness of one answer's judged claims; faithfulness =
 2 when f = 1, 1 when f >= 0.5, else 0; a = the share of judged claims that are supported or partially
@@ -20,7 +22,7 @@ from typing import Literal
 
 # -- labels ------------------------------------------------------------------------------------------------
 Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
-VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "judge_error"]
+VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "unsure", "judge_error"]
 ControlLabel = Literal["supported", "contradicted", "unsupported"]  # what a control claim is made to be
 JUDGE_ERROR = "judge_error"
 SUPPORTED = "supported"
@@ -29,16 +31,18 @@ UNSUPPORTED = "unsupported"
 CONTRADICTED = "contradicted"
 LABELS: tuple[str, ...] = (SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED)  # a judge's answers
 VERDICT_LABELS: tuple[str, ...] = (*LABELS, JUDGE_ERROR)  # and a failed judge: the order of every table
+UNSURE = "unsure"  # the no-model judge's low-confidence verdict: a model judge takes it, or it is not verified
+KNOWN_LABELS: tuple[str, ...] = (*VERDICT_LABELS, UNSURE)  # every label a claim can end with (unsure: a column only where it occurs)
 
 # Most severe first wins. A panel tie goes to the more cautious label (split between supported and
 # unsupported says unsupported); a source span cited by several claims is coloured by the worst of them.
-SEVERITY: dict[str, int] = {"contradicted": 4, "unsupported": 3, JUDGE_ERROR: 2, "partially_supported": 1, "supported": 0}
+SEVERITY: dict[str, int] = {"contradicted": 5, "unsupported": 4, JUDGE_ERROR: 3, UNSURE: 2, "partially_supported": 1, "supported": 0}
 
 # -- credit and rates ----------------------------------------------------------------------------------------
-CREDIT: dict[str, float] = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0}
+CREDIT: dict[str, float] = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0, UNSURE: 0.0}
 HALLUCINATED: tuple[str, ...] = ("unsupported", "contradicted")
 GROUNDED: tuple[str, ...] = ("supported", "partially_supported")  # counts toward attribution when it cites
-NOT_GROUNDED: tuple[str, ...] = (*HALLUCINATED, "partially_supported")  # the claims every report lists first
+NOT_GROUNDED: tuple[str, ...] = (*HALLUCINATED, "partially_supported", UNSURE)  # the claims every report lists first
 CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")  # the labels a control claim is made with
 
 # -- human labels (judge label; judge.labels) ----------------------------------------------------------------
@@ -58,17 +62,23 @@ def answer_label(claim_labels: Iterable[str]) -> str | None:
 
 
 def is_judged(label: str) -> bool:
-    """A claim some judge ruled on (a judge_error claim counts in neither rate)."""
+    """A claim counted in the rates (a judge_error claim counts in neither; an unsure one, unverified, does)."""
     return label != JUDGE_ERROR
 
 
+def is_ruled(label: str) -> bool:
+    """A verdict that says one of the four labels (what a panel's majority counts)."""
+    return label in LABELS
+
+
 def rates(labels: Counter) -> dict:
-    """Claims, counts by label, faithfulness and hallucination rate of a Counter of verdict labels."""
+    """Claims, counts by label, faithfulness and hallucination rate of a Counter of verdict labels
+    (``unsure`` appears among the labels only where there is one: tables written before it keep their columns)."""
     judged = sum(n for lbl, n in labels.items() if is_judged(lbl))
-    credit = sum(CREDIT[lbl] * labels[lbl] for lbl in LABELS)
+    credit = sum(CREDIT[lbl] * labels[lbl] for lbl in (*LABELS, UNSURE))
     return {
         "claims": sum(labels.values()),
-        "labels": {lbl: labels.get(lbl, 0) for lbl in VERDICT_LABELS},
+        "labels": {lbl: labels.get(lbl, 0) for lbl in VERDICT_LABELS} | ({UNSURE: labels[UNSURE]} if labels.get(UNSURE) else {}),
         "faithfulness": round(credit / judged, 6) if judged else None,
         "hallucination_rate": round(sum(labels[lbl] for lbl in HALLUCINATED) / judged, 6) if judged else None,
     }
@@ -98,3 +108,12 @@ REFERENCE_FAMILY = "human"
 PANEL = "panel"  # the panel's verdict, beside each judge's, in the gold-label scores
 NON_MODEL_FAMILIES: tuple[str, ...] = (DETERMINISTIC, NO_MODEL)  # families of judges that are no model
 How = Literal["model", "triage", "deterministic", "error"]  # how a verdict was reached
+
+
+def unsure_line(labels: dict) -> str | None:
+    """The report's line on unsure claims (None when there are none): how many, and how they counted."""
+    n = labels.get(UNSURE, 0)
+    if not n:
+        return None
+    return (f"unsure: {n} claim{'s' if n != 1 else ''} the no-model judge could not decide with confidence and no model judge "
+            "took; counted as not verified (no credit in faithfulness, not a hallucination)")

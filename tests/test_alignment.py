@@ -25,7 +25,8 @@ CASES = [
      "The mayor opened the new bridge on Friday.", "supported"),
     ("leeds", "Leeds have not confirmed their backing for the proposal to expand the league.",
      "Leeds have thrown their backing behind the proposal to expand the league.", "not supported"),
-    ("showed", "She did not show up at her hearing on Monday.", "She showed up at her hearing on Monday.", "contradicted"),
+    # a dropped denial is never supported: the fitted judge contradicts it or, unsure, leaves it to a model judge
+    ("showed", "She did not show up at her hearing on Monday.", "She showed up at her hearing on Monday.", "not supported"),
     # 6: numbers pair within their slot only, and digits meet number words
     ("billboard", "The album debuted at number one on the Billboard 200 chart, while its single reached the Hot 100.",
      "The album debuted at number 1 on the Billboard 200.", "supported"),

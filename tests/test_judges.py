@@ -16,6 +16,7 @@ from judge.scoring.base import AnswerItem
 from judge.scoring.gold import GoldClaim, Matched, matched_gold
 from judge.scoring.sections import ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
 from judge.stages.checks import check_claim
+from judge.stages.support import decide, support_features
 from judge.verdicts import CREDIT, SEVERITY, VERDICT_LABELS, rates, scale_scores
 
 SOURCE = "The bridge opened in 1937. It is 2,737 metres long. Fog often covers it in summer."
@@ -59,20 +60,34 @@ def test_triage_settles_only_verbatim_claims_and_cites_the_match():
     ],
 )
 def test_deterministic_rule(text, cand, checks, expected):
-    params = DeterministicThresholds().for_language("en")
-    v = deterministic_verdict(claim(text, cand, checks=checks), params.model_copy(update={"contradict_mismatch": True}))
-    assert v.label == expected, v.rationale
-    assert bool(v.evidence) == (expected != "unsupported")
+    """The calibrated rule (what names the learned judge's contradictions and failures) on its own."""
+    params = DeterministicThresholds().for_language("en").model_copy(update={"contradict_mismatch": True})
+    c = claim(text, cand, checks=checks)
+    assert decide(support_features(c.text, c.candidates, c.checks), params)[0] == expected
 
 
-def test_deterministic_thresholds_are_configurable_by_language_and_no_candidate_is_unsupported():
-    loose = DeterministicThresholds(profiles={"en": {"supported_min_coverage": 0.0, "supported_max_run": 99, "supported_max_tail_run": 99,
-                                                     "partial_on_added_connective": False, "unsupported_below": 0.0}})
-    c = claim("The bridge opened in 1937 to great applause.", candidate(0, 26, 0.7))
-    assert deterministic_verdict(c, loose.for_language("en")).label == "supported"
-    strict = DeterministicThresholds(profiles={"en": {"supported_min_coverage": 0.95}})
-    assert deterministic_verdict(c, strict.for_language("en")).label == "partially_supported"
-    assert loose.for_language("he") == DeterministicThresholds().for_language("he")  # other languages keep the calibration
+@pytest.mark.parametrize(
+    ("text", "cand", "expected"),
+    [
+        ("The bridge opened in 1937.", candidate(0, 26, 1.0, "exact"), {"supported"}),
+        ("The bridge opened in 1938.", candidate(0, 26, 0.95), {"contradicted", "unsure"}),  # never supported: a year stated otherwise
+        ("Whales sing in the deep ocean at night.", candidate(53, 83, 0.3), {"unsupported"}),
+    ],
+)
+def test_the_learned_judge_on_the_same_claims(text, cand, expected):
+    v = deterministic_verdict(claim(text, cand), DeterministicThresholds().for_language("en"))
+    assert v.label in expected, v.rationale
+    assert bool(v.evidence) == (v.label not in ("unsupported", "unsure"))
+
+
+def test_deterministic_profiles_name_the_failures_and_no_candidate_is_unsupported():
+    mismatch = claim("Whales sing in the deep ocean at night.", candidate(53, 83, 0.3),
+                     checks=ClaimChecks(numbers_mismatched=[NumberMismatch(claim="1938", candidate="1937")]))
+    keep = DeterministicThresholds(profiles={"en": {"contradict_mismatch": True}})
+    drop = DeterministicThresholds(profiles={"en": {"contradict_mismatch": False}})
+    assert deterministic_verdict(mismatch, keep.for_language("en")).label == "contradicted"
+    assert deterministic_verdict(mismatch, drop.for_language("en")).label != "contradicted"
+    assert drop.for_language("he") == DeterministicThresholds().for_language("he")  # other languages keep the calibration
     assert deterministic_verdict(claim("x"), DeterministicThresholds().for_language("en")).label == "unsupported"
     with pytest.raises(ValueError, match="profiles.en"):
         DeterministicThresholds(profiles={"en": {"unsupported_below": 2}})

@@ -32,8 +32,7 @@ def no_other_secrets(monkeypatch):
     from judge.llm import redact
 
     monkeypatch.setattr(redact, "_watched", set())
-    for name in [n for n in os.environ if redact._SECRET_NAME.search(n)]:
-        monkeypatch.delenv(name)
+    monkeypatch.setattr(redact, "_values", set())
 
 
 def _forms(key: str) -> list[str]:
@@ -168,9 +167,9 @@ def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, b
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(redact, "_watched", set())  # only this key: none another test left in this process
-        for name in [n for n in os.environ if redact._SECRET_NAME.search(n)]:
-            mp.delenv(name)
+        mp.setattr(redact, "_values", set())
         mp.setenv("JUDGE_PROPERTY_API_KEY", key)
+        redact.watch_env("JUDGE_PROPERTY_API_KEY")
         masked = redact_secrets(text)
         mp.delenv("JUDGE_PROPERTY_API_KEY")
         untouched = redact_secrets(text)
@@ -182,10 +181,12 @@ def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, b
 def test_json_files_are_masked_in_their_strings_never_their_numbers(no_other_secrets, monkeypatch):
     """A key with a run of one digit matches the digits of a number: masking there corrupted summary.json
     (0.36[redacted]). JSON is masked in its string values only, escapes decoded first."""
+    from judge.llm import redact
     from judge.llm.redact import MASK, redact_json_text
 
     key = "sk-canary" + "1" * 24
     monkeypatch.setenv("JUDGE_NUMBERS_API_KEY", key)
+    redact.watch_env("JUDGE_NUMBERS_API_KEY")
     doc = {"accuracy": 13 / 36, "ids": [11111111111], "echo": f"bad key {key}", "quoted": f'"{key[::-1]}" \\ \u00e9',
            key[3:20]: "a key as a key"}
     for text in (json.dumps(doc, ensure_ascii=False, indent=1), json.dumps(doc), json.dumps(doc, ensure_ascii=True)):
@@ -207,7 +208,7 @@ def test_a_run_config_is_masked_in_its_strings_never_its_numbers(no_other_secret
     monkeypatch.setenv("JUDGE_NUMBERS_API_KEY", key)
     config = tmp_path / "c.yaml"
     config.write_text(f"name: n\ndataset: {{path: {BUNDLED_SAMPLE}}}\nmax_cost_usd: 0.1111111111\n"
-                      f"models: {{m: {{model: openai/m, api_base: 'http://127.0.0.1:9/v1?k={key}', family: fam-m}}}}\n", encoding="utf-8")
+                      f"models: {{m: {{model: openai/m, api_base: 'http://127.0.0.1:9/v1?k={key}', family: fam-m, api_key_env: JUDGE_NUMBERS_API_KEY}}}}\n", encoding="utf-8")
     store = RunStore.create(tmp_path / "runs", "n", load_run_config(config), {})
     written = (store.path / "config.yaml").read_text(encoding="utf-8")
     assert key not in written and "[redacted]" in written

@@ -1,10 +1,13 @@
 """The deterministic judge reads the whole source and the question (issue 24.4): what the source never writes
-keeps a claim from "supported", and a short answer is judged with its question. Real search, real checks."""
+keeps a claim from "supported", and a short answer is judged with its question. Real search, real checks.
+``judge`` is the learned judge as a run has it; ``rule`` the calibrated rule that names its failures (issue 35),
+where a test is about the rule's own reading or a profile's threshold."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -27,6 +30,13 @@ OBEROI = (
 )
 
 
+def rule(text: str, source: str, question: str = "", profile: dict | None = None, language: str = "en"):
+    """The calibrated rule's (label, reason) (the shipped profile, or it overridden by ``profile``)."""
+    found = Index(source, "d").search(text, 5)
+    f = support_features(text, found, check_claim(text, found, {"d": source}), question, (source,), language)
+    return SimpleNamespace(**dict(zip(("label", "rationale"), decide(f, DeterministicThresholds(profiles={language: profile} if profile else {}).for_language(language)))))
+
+
 def judge(text: str, source: str, question: str = "", profile: dict | None = None, language: str = "en"):
     index = Index(source, "d")
     found = index.search(text, 5)
@@ -45,7 +55,7 @@ def judge(text: str, source: str, question: str = "", profile: dict | None = Non
     ],
 )
 def test_what_the_whole_source_never_writes_keeps_a_claim_from_supported(claim, why):
-    v = judge(claim, OBEROI, profile=LOOSE)
+    v = judge(claim, OBEROI)
     assert v.label != "supported", v.rationale
     if why:
         assert why in v.rationale
@@ -53,8 +63,8 @@ def test_what_the_whole_source_never_writes_keeps_a_claim_from_supported(claim, 
 
 def test_a_phrase_the_source_never_writes_is_a_fitted_limit():
     claim = "The family's first hotel opened in Shimla amid fierce riots."  # two new words in a row
-    assert judge(claim, OBEROI, profile=LOOSE).label == "supported"
-    v = judge(claim, OBEROI, profile={**LOOSE, "supported_max_absent_run": 1})
+    assert rule(claim, OBEROI, profile=LOOSE).label == "supported"
+    v = rule(claim, OBEROI, profile={**LOOSE, "supported_max_absent_run": 1})
     assert v.label != "supported" and "phrase" in v.rationale
 
 
@@ -68,13 +78,13 @@ def test_absent_words_meet_other_forms_of_a_word(claim, source, absent):
 
 
 def test_the_loose_profile_does_support_a_claim_whose_words_are_all_in_the_source():
-    v = judge("The first hotel of the family opened in Shimla.", OBEROI, profile=LOOSE)
-    assert v.label == "supported", v.rationale  # so the test above is about the fixed rules, not the thresholds
+    v = rule("The first hotel of the family opened in Shimla.", OBEROI, profile=LOOSE)
+    assert v.label == "supported", v.rationale  # so the tests of the rule are about its fixed parts, not its thresholds
 
 
 def test_a_fuller_form_of_a_name_in_the_source_is_no_absent_name():
     source = "Roy Kelton Orbison was an American singer, songwriter and musician."
-    v = judge("Roy Orbison was an American singer.", source, profile=LOOSE)
+    v = rule("Roy Orbison was an American singer.", source, profile=LOOSE)
     assert v.label == "supported", v.rationale
 
 
@@ -95,7 +105,7 @@ def test_a_short_answer_is_read_with_its_question(answer, question, expected, as
     """Alone beside its question, and as runs judge it: the claim "<question> <answer>" the boundary writes."""
     text = sentence_claims(answer, question).claims[0].text if as_run else answer
     assert (text != answer) == as_run
-    v = judge(text, OBEROI, question)  # the shipped profile
+    v = rule(text, OBEROI, question)  # the shipped profile
     assert v.label == expected, v.rationale
     assert v.rationale.startswith("read with its question")
 
@@ -147,8 +157,10 @@ FABRICA = "A fábrica não fechou em 1990, segundo o relatório. A empresa não 
     ],
 )
 def test_a_claim_that_drops_its_sources_negation_is_contradicted(claim, source, language, label):
-    v = judge(claim, source, language=language)
+    v = rule(claim, source, language=language)
     assert (v.label != "contradicted") if label == "not contradicted" else (v.label == label), (v.label, v.rationale)
+    learned = judge(claim, source, language=language).label
+    assert learned in ("contradicted", "unsure") if label == "contradicted" else learned != "contradicted"
 
 
 @pytest.mark.parametrize(

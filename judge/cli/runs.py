@@ -216,7 +216,7 @@ def run(
 def rejudge(
     run_dir: Path = typer.Argument(..., help="A finished run directory."),
     judge: list[str] = typer.Option(..., "--judge", help="Judge name (repeatable): a model of the run's config or of --models, or 'deterministic'."),
-    models: Optional[Path] = typer.Option(None, "--models", help="A YAML file with more models (e.g. configs/models.yaml)."),
+    models: Optional[Path] = typer.Option(None, "--models", help="A YAML file with the judges' models (default: the packaged configs/models.yaml; never the run's own config)."),
     name: Optional[str] = typer.Option(None, "--name"),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir"),
     no_cache: bool = typer.Option(False, "--no-cache"),
@@ -230,7 +230,7 @@ def rejudge(
 
     from judge.runs.locks import reading
 
-    extra = load_models(models) if models else {}
+    extra = load_models(models) if models else None  # None: the packaged models file (never the run's config.yaml)
     with reading(run_dir):  # refused while a run is being written into it
         store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh,
                                     controls_per_label=controls_per_label)

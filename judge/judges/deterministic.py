@@ -1,24 +1,121 @@
-"""The deterministic judge: a label from the claim's evidence features and the checks, with no model. It sits
-in a panel like any model judge (config: ``judges: [deterministic]``).
+"""The deterministic judge: a label from the claim's evidence features with no model call, learned from
+human-labelled sets, that says ``unsure`` where its confidence is low. It sits in a panel like any model judge
+(config: ``judges: [deterministic]``).
 
-The rule and its features are in :mod:`judge.stages.support`; its thresholds are calibrated per language
-(``judge/data/deterministic.yaml``, written by ``bench/calibrate_deterministic.py``). A config may override
-them: ``adjudicate.deterministic.profiles: {he: {...}, default: {...}}``.
+Small gradient-boosted trees over :func:`judge.judges.features.claim_features` give the probability that the
+claim is supported (``judge/data/no_model_judge.json``, written by ``bench/fit_no_model_judge.py``,
+fitted and measured leave-one-dataset-out; walked here in pure Python). Per language profile: p at or above
+``supported_from`` is supported, unless the checks find a contradiction (the calibrated rule of
+:mod:`judge.stages.support`): a correction or retraction in the source is contradicted, any other the two
+disagree on is unsure; below it, such a contradiction is
+contradicted; else p at or above ``unsure_from`` is unsure; else the rule names the kind of failure
+(partially supported or unsupported). The rule's thresholds (calibrated per
+language, ``judge/data/deterministic.yaml``) may be overridden by a config:
+``adjudicate.deterministic.profiles: {he: {...}, default: {...}}``.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
+from judge.judges.features import FEATURES, claim_features
 from judge.results import JudgeVerdict
-from judge.stages.support import RuleParams, decide, load_params, support_features
-from judge.verdicts import CONTRADICTED, DETERMINISTIC, UNSUPPORTED
+from judge.stages.support import RuleParams, SupportFeatures, decide, load_params
+from judge.verdicts import CONTRADICTED, DETERMINISTIC, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED, UNSURE
+
+MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "no_model_judge.json"
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    supported_from: float = Field(ge=0, le=1.01)
+    unsure_from: float = Field(ge=0, le=1.01)
+    mode: Literal["learned", "rule"] = "learned"  # rule: the calibrated rule alone measured better on this language
+
+
+class Thresholds(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    default: Profile
+    he: Profile
+    free_from: float = Field(ge=0, le=1.01)  # triage settles a verbatim claim for free only from this p
+
+
+class NoModelWeights(BaseModel):
+    """What ``judge/data/no_model_judge.json`` holds (read through the input boundary like any input)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    features: list[str]
+    kind: str = Field(pattern="^gbt$")
+    base: float
+    trees: list[dict]
+    thresholds: Thresholds
+    heldout: dict = {}  # the fit's leave-one-dataset-out figures (bench/fit_no_model_judge.py), shown in reports
+
+    def free_note(self) -> str | None:
+        """One line on the free verdicts' held-out precision and share, as measured when the weights were fitted."""
+        free = {k: v for k, v in (self.heldout.get("free") or {}).items() if v.get("precision") is not None}
+        if not free:
+            return None
+        low = min(free, key=lambda k: free[k]["precision"])
+        shares = [v["share"] for v in free.values()]
+        return (f"Held out when the no-model judge was fitted, triage's free verdicts were right {free[low]['precision']:.3f} of the "
+                f"time or more on each of {len(free)} labelled sets (lowest: {low}), settling {min(shares):.1%}-{max(shares):.1%} "
+                "of their claims (bench/README.md).")
+
+    def model_post_init(self, _context) -> None:
+        if tuple(self.features) != FEATURES:
+            raise ValueError("the weights were fitted on other features: rerun bench/fit_no_model_judge.py --write")
+
+    def profile(self, language: str | None) -> Profile:
+        return self.thresholds.he if language == "he" else self.thresholds.default
+
+
+@lru_cache(maxsize=4)
+def load_weights(path: str | None = None) -> NoModelWeights:
+    """The shipped weights (or those at ``path``)."""
+    from judge.boundary import parse_json  # the input boundary: depth and value limits
+
+    file = Path(path) if path else MODEL_FILE
+    return NoModelWeights.model_validate(parse_json(file.read_bytes(), str(file)))
+
+
+def _walk(tree: dict, x: dict[str, float]) -> float:
+    while "v" not in tree:
+        tree = tree["l"] if x[tree["f"]] <= tree["t"] else tree["r"]
+    return tree["v"]
+
+
+def probability(weights: NoModelWeights, x: dict[str, float]) -> float:
+    """P(supported) of a claim's named features: the trees' sum through a logistic."""
+    z = weights.base + sum(_walk(t, x) for t in weights.trees)
+    return 1 / (1 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def never_supported(f: SupportFeatures) -> str | None:
+    """What keeps a claim from "supported" whatever the trees say (fixed, as the design's alignment rules: the
+    labelled sets hold too few of these cases to teach them): a name or number no source writes, a denial
+    the aligned clause lacks, or one it holds that the claim drops or states as settled."""
+    if f.absent_key:
+        return f"the source never writes {', '.join(f.absent_key[:4])}"
+    if f.added_negation:
+        return "the claim denies what its span does not"
+    if f.dropped_negation or f.withheld_negation:
+        return "the span denies, or does not confirm, what the claim states"
+    return None
 
 
 class DeterministicThresholds(BaseModel):
-    """``adjudicate.deterministic``: profiles (by language, ``default`` for the rest) that replace the
-    calibrated ones; a profile names only the thresholds it changes."""
+    """``adjudicate.deterministic``: profiles (by language, ``default`` for the rest) of the rule behind the
+    judge's contradicted, partially supported and unsupported labels; a profile names only what it changes."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -37,23 +134,48 @@ class DeterministicThresholds(BaseModel):
                 raise ValueError(f"adjudicate.deterministic.profiles.{lang}: {e}") from None
 
 
+def claim_probability(
+    claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], weights: NoModelWeights | None = None, language: str | None = None
+):
+    """(P(supported), the support features) of one claim, read with the record's question and sources; 0 with
+    no candidate (nothing to cite is never supported, whatever the trees would make of an empty alignment)."""
+    x, f = claim_features(claim.text, claim.candidates, claim.checks, question, sources, language)
+    return (probability(weights or load_weights(), x) if claim.candidates else 0.0), f
+
+
 def deterministic_verdict(
-    claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC, context: JudgeContext | None = None
+    claim: ClaimToJudge, params: RuleParams, name: str = DETERMINISTIC, context: JudgeContext | None = None,
+    weights: NoModelWeights | None = None,
 ) -> JudgeVerdict:
-    """The calibrated rule on one claim, read with the record's question and sources when ``context`` gives
-    them; its evidence is the span it was judged against unless the label is unsupported."""
+    """The learned judge on one claim (see the module docstring); its evidence is the span it was judged
+    against unless the label is unsupported or unsure."""
+    weights = weights or load_weights()
     sources = tuple(s.text for s in context.sources) if context else ()
-    features = support_features(
-        claim.text, claim.candidates, claim.checks, context.question if context else None, sources, context.language if context else None
-    )
-    label, why = decide(features, params)
-    if label == CONTRADICTED and claim.checks.conflicts:
+    p, f = claim_probability(claim, context.question if context else None, sources, weights, context.language if context else None)
+    profile = weights.profile(context.language if context else None)
+    rule, why = decide(f, params)
+    if rule == CONTRADICTED and claim.checks.conflicts:
         why += f": {claim.checks.conflicts[0].detail}"
-    elif label == CONTRADICTED and claim.checks.numbers_mismatched:
+    elif rule == CONTRADICTED and claim.checks.numbers_mismatched:
         m = claim.checks.numbers_mismatched[0]
         why += f": the claim says {m.claim} where the evidence says {m.candidate}"
-    best = claim.candidates[features.span] if claim.candidates else None  # the span the claim was judged against
-    evidence = [best] if best is not None and label != UNSUPPORTED else []
+    if profile.mode == "rule" or (rule == CONTRADICTED and f.conflicts):  # the source itself corrects or retracts it
+        label = rule
+    elif p >= profile.supported_from and rule == CONTRADICTED:  # the two disagree: a model judge decides, or not verified
+        label, why = UNSURE, f"{why}, but the learned judge gives {p:.2f} (supported from {profile.supported_from:.2f}): the two disagree"
+    elif p >= profile.supported_from and (veto := never_supported(f)):
+        label, why = (PARTIALLY_SUPPORTED if rule == SUPPORTED else rule), f"{veto} (the learned judge gives {p:.2f})"
+    elif p >= profile.supported_from:
+        label, why = SUPPORTED, f"{why} (the learned judge gives {p:.2f}, supported from {profile.supported_from:.2f})"
+    elif rule == CONTRADICTED:
+        label = CONTRADICTED
+    elif p >= profile.unsure_from:
+        label, why = UNSURE, f"{why} (the learned judge gives {p:.2f}, too close to call: unsure from {profile.unsure_from:.2f})"
+    else:
+        label = PARTIALLY_SUPPORTED if rule == SUPPORTED else rule
+        why = f"{why} (the learned judge gives {p:.2f})"
+    best = claim.candidates[f.span] if claim.candidates else None  # the span the claim was judged against
+    evidence = [best] if best is not None and label not in (UNSUPPORTED, UNSURE) else []
     return JudgeVerdict(
         judge=name,
         model=DETERMINISTIC,

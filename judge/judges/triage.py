@@ -13,7 +13,10 @@ judge of the panel is asked about it. It settles a claim only where its precisio
   "He denied that ..."), and words after it may narrow it ("... elderly *whose chronic illness* ..."); a
   source "sentence" with no full stop is a title, a list item or a caption;
 - the source takes nothing back and says it nowhere otherwise (the checks' conflicts), and the claim is no
-  lead-in (``judge.stages.support.free_supported``).
+  lead-in (``judge.stages.support.free_supported``);
+- the learned no-model judge (:mod:`judge.judges.deterministic`) gives it at least ``free_from``: the
+  lowest probability at which these free verdicts were right >= 99% on every labelled set it was fitted on
+  (``bench/fit_no_model_judge.py``; their share and held-out precision are in bench/README.md).
 
 Anything else goes to the judges: a missed free verdict costs a model call, a wrong one costs trust.
 """
@@ -24,6 +27,7 @@ import re
 from collections.abc import Mapping
 
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
+from judge.judges.deterministic import claim_probability, load_weights
 from judge.results import JudgeVerdict
 from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
 from judge.text import split_sentences
@@ -32,7 +36,7 @@ from judge.text.memo import text_memo
 from judge.text.proposition import not_a_proposition
 from judge.verdicts import NO_MODEL, SUPPORTED, TRIAGE
 
-__all__ = ["VERBATIM_METHODS", "refusal", "settle", "triage"]
+__all__ = ["VERBATIM_METHODS", "refusal", "settle", "triage", "verbatim_refusal"]
 
 _TERMINAL = frozenset(".!\u2026\u06d4")
 _CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)]"
@@ -65,6 +69,23 @@ def triage(claim: ClaimToJudge, context: JudgeContext | Sources | None = None) -
 
 def refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str | None:
     """Why triage leaves ``claim`` to the judges, or None when it settles it."""
+    why = verbatim_refusal(claim, context)
+    if why is not None:
+        return why
+    weights = load_weights()
+    if isinstance(context, JudgeContext):
+        question, sources = context.question, tuple(s.text for s in context.sources)
+    else:  # doc_id -> text (None: the one source again)
+        question, sources = None, tuple(dict.fromkeys(context.values())) if context else ()
+    p, _ = claim_probability(claim, question, sources, weights)
+    if p < weights.thresholds.free_from:
+        return f"the learned judge gives {p:.2f}, below the {weights.thresholds.free_from:.2f} of a free verdict"
+    return None
+
+
+def verbatim_refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str | None:
+    """The verbatim rule alone (what the free verdicts' threshold is fitted over): why it leaves ``claim``
+    to the judges, or None."""
     if not free_supported(support_features(claim.text, claim.candidates, claim.checks)):
         return "not verbatim, too short, a lead-in, or the source corrects it"
     why = not_a_proposition(claim.text)

@@ -16,6 +16,26 @@ from judge.boundary import ConfigFileError  # noqa: F401 (re-exported: the error
 
 Mode = Literal["tools", "json", "json_schema", "md_json"]
 LOCAL_PREFIXES = ("local/", "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/", "llamafile/")
+# The variables litellm reads a provider's key from when a hosted model's config names none (api_key_env
+# unset, no api_base): those keys are used, so they are secrets too (judge.llm.redact), and no other variable is.
+PROVIDER_KEY_ENV = {
+    "openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",), "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "deepseek": ("DEEPSEEK_API_KEY",), "openrouter": ("OPENROUTER_API_KEY", "OR_API_KEY"), "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
+    "xai": ("XAI_API_KEY",), "fireworks_ai": ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY"), "perplexity": ("PERPLEXITYAI_API_KEY",),
+    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"), "huggingface": ("HUGGINGFACE_API_KEY", "HF_TOKEN"),
+    "replicate": ("REPLICATE_API_KEY",), "nvidia_nim": ("NVIDIA_NIM_API_KEY",), "bedrock": ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
+}
+_UNPREFIXED = (("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"), ("chatgpt", "openai"), ("claude", "anthropic"),
+               ("gemini", "gemini"), ("mistral", "mistral"), ("codestral", "mistral"), ("command", "cohere"))
+
+
+def provider_key_env(model: str) -> tuple[str, ...]:
+    """The variables litellm would read ``model``'s key from, when its config names none."""
+    provider, _, rest = model.partition("/")
+    if rest:
+        return PROVIDER_KEY_ENV.get(provider.lower(), ())
+    return next((PROVIDER_KEY_ENV[p] for start, p in _UNPREFIXED if model.lower().startswith(start)), ())
 
 
 class Price(BaseModel):
@@ -53,6 +73,24 @@ class ModelConfig(BaseModel):
         if isinstance(data, dict) and "api_key" in data:
             raise ValueError("api_key must not be written in a config; set api_key_env to the NAME of an environment variable")
         return data
+
+    @model_validator(mode="after")
+    def _secrets_known(self):
+        self.watch_secrets()
+        return self
+
+    def watch_secrets(self) -> None:
+        """The key this model is called with, and any credential written into its api_base, are secrets from
+        the moment the config is read (judge.llm.redact): masked in every error, log and file from then on.
+        Called again by the port before each call: a config that reached a process without being validated
+        (unpickled in a Ray worker) registers them there too."""
+        from judge.llm.redact import watch_env, watch_url
+
+        watch_env(self.api_key_env)
+        if self.api_key_env is None and self.api_base is None and not self.is_local:
+            for name in provider_key_env(self.model):
+                watch_env(name)
+        watch_url(self.api_base)
 
     @model_validator(mode="after")
     def _family_fits_the_model(self):

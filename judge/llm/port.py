@@ -160,6 +160,7 @@ class LLM:
 
         ``sample`` > 0: the same question asked again as a distinct call (its own cache entry; the seed moved
         by it, so a provider that honours seeds samples anew), to see whether a judge's verdict repeats."""
+        cfg.watch_secrets()  # known in this process too (a Ray worker gets the config unpickled, never validated)
         messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
         if sample and cfg.seed is not None:
             cfg = cfg.model_copy(update={"seed": cfg.seed + sample})

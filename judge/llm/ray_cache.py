@@ -2,7 +2,8 @@
 
 The actor holds a diskcache directory on its own node; workers reach it through :class:`ActorStore`, which
 has the three methods :class:`~judge.llm.cache.CallCache` uses of diskcache (get, set, delete) and an awaitable
-``aget``, so the cache's rules (digest check, errors never stored, a bad entry re-asked) stay in one place.
+``aget``, so the cache's rules (digest check, errors never stored, a bad entry re-asked) stay in one place. The
+actor stores and hands back the bytes judge encoded (judge.llm.cache.open_store): it never unpickles an entry.
 
 The actor is threaded (``ACTOR_THREADS`` calls at once: diskcache is safe across threads, each with its own
 SQLite connection), and a worker never waits on it inside its event loop: look-ups are awaited (``aget``),
@@ -25,9 +26,9 @@ def create_cache_actor(directory: str):
     @ray.remote(num_cpus=0)
     class CacheActor:
         def __init__(self, directory: str):
-            import diskcache
+            from judge.llm.cache import open_store
 
-            self.cache = diskcache.Cache(directory, size_limit=2**34)
+            self.cache = open_store(directory)  # bytes in, bytes out: never a pickle (judge.llm.cache.DataDisk)
 
         def get(self, key: str):
             return self.cache.get(key)

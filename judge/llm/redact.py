@@ -1,29 +1,36 @@
-"""Secrets out of every text judge writes, prints, caches or sends: the one place that decides what a key
-looks like.
+"""Secrets out of every text judge writes, prints, caches or sends: the one place that decides what a secret
+is, and what it looks like when it comes back.
+
+A secret is a string the configuration makes one, and nothing else: the value of each environment variable a
+model config names in ``api_key_env`` (or the provider's own variable litellm reads when a hosted model names
+none), and the credentials written into an ``api_base`` (its ``user:password@`` and the values of query
+parameters such as ``api-key=``, ``key=``, ``token=``). A variable whose *name* looks secret
+(``DJANGO_SECRET_KEY=development``) is not one: its value is an ordinary word, and masking it rewrote data.
 
 Providers echo the request's key in their errors ("Incorrect API key provided: sk-...") and sometimes in their
-answers, whole or in part (the first 16 and last 4 characters), encoded (base64, hex) or reversed. Error
-texts, answers, claims and rationales are stored (results, calls, the cache), logged, printed, rendered and
-sent on to other providers (a decomposer's claims go to the judge). ``redact_secrets`` masks, in any text,
-every substring of ``MIN_SECRET`` (8) or more characters of a configured key (the values of the environment
-variables that configs name in ``api_key_env``, registered by the port with ``watch_env``, plus those whose
-name says they hold a key), of its reversed form, of its hex form (either case) and of its base64 forms
-(standard and URL-safe, at each of the three byte alignments, so the encoding of any fragment is found).
-``redact`` adds the shape rules for error texts: any string shaped like a key of a known provider, or a
-Bearer token.
+answers, whole or in part (the first 16 and last 4 characters), encoded or reversed. ``redact_secrets`` masks,
+in any text, every substring of ``MIN_SECRET`` (8) or more characters of a secret, of its reversed form, of
+its hex form (either case, plain or colon-separated), of its percent-encoded form (either case) and of its
+base64 forms (standard and URL-safe, at each of the three byte alignments, so the encoding of any fragment is
+found); a fragment cut by line breaks (base64 wrapped every 64 or 76 characters, as PEM and MIME wrap) or by
+percent escapes of only some of its characters is found in a view of the text with those undone. ``redact``
+adds the shape rules for error texts: any string shaped like a key of a known provider, a Bearer token, the
+credentials of a URL.
 
-The shape rules are never applied to data (sources, answers, excerpts): a source may quote "sk-..." and
-offsets are sacred. ``redact_secrets`` touches data only where it holds 8 characters of a configured key.
-It is applied by the run store to every file it writes, by the port to every prompt before it is sent and to
-every answer before it is cached or used, and by the command line to everything it prints.
+Where masking applies: what could echo a key (a model's answer and error, before it is cached or used; error
+texts; the run's config, manifest, summary, calls and log; the terminal; a prompt before it is sent). Never
+to data the user gave (sources, questions, answers, ids): they are written as they were read, so every span
+keeps ``source[start:end] == excerpt``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from urllib.parse import quote
 
 MASK = "[redacted]"
+URL_MASK = "redacted"  # in a URL written to a file: its user:password and credential parameters (still a URL)
 MIN_SECRET = 8  # shorter values (e.g. "no-key") are not treated as secrets: they would mask ordinary words
 
 # Known key formats (prefix + a run of key characters long enough not to be a word) and bearer tokens.
@@ -40,8 +47,12 @@ _SHAPES = re.compile(
     """,
     re.VERBOSE,
 )
-_SECRET_NAME = re.compile(r"(API_?KEY|_TOKEN|_SECRET|SECRET_KEY|ACCESS_KEY)$", re.IGNORECASE)
-_watched: set[str] = set()
+# query parameters whose value is a credential (api-key=, key=, token=, access_token=, sig=, password=, ...)
+CREDENTIAL_PARAM = re.compile(r"(?i)^(?:[a-z0-9_.-]*(?:key|token|secret|passw|pwd|auth|sig|credential|session)[a-z0-9_.-]*|code)$")
+_URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^\s/?#@\[\]]+@")
+_URL_PARAM = re.compile(r"([?&;#])([^=&#\s]+)=([^&#\s\"'<>]*)")
+_watched: set[str] = set()  # names of environment variables that hold keys (api_key_env, a provider's default)
+_values: set[str] = set()  # secrets known by value (the credentials of an api_base)
 
 
 def watch_env(name: str | None) -> None:
@@ -50,24 +61,83 @@ def watch_env(name: str | None) -> None:
         _watched.add(name)
 
 
+def watch_value(value: str | None) -> None:
+    """Treat ``value`` itself as a secret (a password or token written into an api_base)."""
+    if value and len(value) >= MIN_SECRET:
+        _values.add(value)
+
+
+def _authority(url: str) -> tuple[str, str, str]:
+    """``url`` cut into (scheme and ``://``, authority, the rest): the authority is where ``user:password@``
+    stands, with or without a scheme."""
+    head, sep, rest = url.partition("://") if "://" in url else ("", "", url)
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    return head + sep, rest[:cut], rest[cut:]
+
+
+def _is_credential(name: str) -> bool:
+    from urllib.parse import unquote
+
+    return bool(CREDENTIAL_PARAM.match(unquote(name)))
+
+
+def url_credentials(url: str | None) -> list[str]:
+    """The credentials written into a URL: its userinfo (user:password, or a token as user name), each of its
+    two parts, and the values of credential query parameters; each as written and percent-decoded (as a
+    server reads it)."""
+    from urllib.parse import unquote
+
+    if not url:
+        return []
+    _, authority, rest = _authority(url)
+    found = []
+    if "@" in authority:
+        userinfo = authority.rpartition("@")[0]
+        found += [userinfo, *userinfo.split(":", 1)]
+    found += [m.group(3) for m in _URL_PARAM.finditer(rest) if _is_credential(m.group(2))]
+    return sorted({v for f in found for v in (f, unquote(f)) if len(v) >= MIN_SECRET})
+
+
+def watch_url(url: str | None) -> None:
+    """Every credential of ``url`` (an api_base) a secret from now on."""
+    for value in url_credentials(url):
+        watch_value(value)
+
+
+def scrub_url(url: str | None) -> str | None:
+    """``url`` as it may be written to a file: ``user:password@`` replaced by ``redacted@`` and the value of
+    every credential query parameter by ``redacted``; scheme, host, port, path and other parameters kept (it
+    is still a URL, and still says which server was called)."""
+    if not url:
+        return url
+    head, authority, rest = _authority(url)
+    if "@" in authority:
+        authority = URL_MASK + "@" + authority.rpartition("@")[2]
+    rest = _URL_PARAM.sub(lambda m: f"{m.group(1)}{m.group(2)}={URL_MASK}" if _is_credential(m.group(2)) else m.group(0), rest)
+    return head + authority + rest
+
+
 def secrets() -> list[str]:
     """The secret values known now, longest first (so a key is masked whole, not around a shorter one)."""
-    names = _watched | {n for n in os.environ if _SECRET_NAME.search(n)}
-    values = {os.environ.get(n) or "" for n in names}
+    values = {os.environ.get(n) or "" for n in _watched} | _values
     return sorted((v for v in values if len(v) >= MIN_SECRET), key=len, reverse=True)
 
 
 def forms(value: str) -> list[str]:
-    """The forms a key can come back in: itself, reversed, hex (both cases), base64 and URL-safe base64 at each
-    byte alignment (padding dropped). Any fragment of 8+ characters of one of these is masked."""
+    """The forms a key can come back in: itself, reversed, hex (both cases, plain and colon-separated),
+    percent-encoded (every character but letters, digits and ``-._~``, with upper- or lower-case hex), base64
+    and URL-safe base64 at each byte alignment (padding dropped). Any fragment of 8+ characters of one of
+    these is masked."""
     import base64
 
     raw = value.encode("utf-8", "surrogatepass")
-    out = [value, value[::-1], raw.hex(), raw.hex().upper()]
+    percent = quote(value, safe="", errors="surrogatepass")
+    out = [value, value[::-1], raw.hex(), raw.hex().upper(), raw.hex(":"), raw.hex(":").upper(),
+           percent, re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), percent)]
     for skip in range(3):
         out.append(base64.b64encode(raw[skip:]).decode("ascii").rstrip("="))
         out.append(base64.urlsafe_b64encode(raw[skip:]).decode("ascii").rstrip("="))
-    return [f for f in out if len(f) >= MIN_SECRET]
+    return list(dict.fromkeys(f for f in out if len(f) >= MIN_SECRET))
 
 
 class _Index:
@@ -96,11 +166,7 @@ def _index() -> _Index | None:
     return index
 
 
-def secret_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds 8+ characters of a configured key in any of its forms: merged [start, end) spans."""
-    index = _index()
-    if index is None or not text or index.runs is None:
-        return []
+def _scan(index: _Index, text: str) -> list[tuple[int, int]]:
     grams, n, spans = index.grams, MIN_SECRET, []
     for m in index.runs.finditer(text):
         token, base = m.group(), m.start()
@@ -111,6 +177,64 @@ def secret_spans(text: str) -> list[tuple[int, int]]:
                     spans[-1] = (spans[-1][0], max(spans[-1][1], end))
                 else:
                     spans.append((start, end))
+    return spans
+
+
+# What can cut a form in two without changing it: a line break (base64 wrapped every 64 or 76 characters, as
+# PEM and MIME wrap; real, or escaped as in JSON and repr), a zero-width character, a space or dash between
+# hex pairs ("77 4a 61"), and a percent or \\x escape of some of its characters (ASCII only: a key's).
+_CUTS = re.compile(r"\r\n|\r|\n|\\r\\n|\\n|\\r|[\u200b-\u200d\u2060\ufeff]|(?<=\b[0-9a-fA-F]{2})[ -](?=[0-9a-fA-F]{2}\b)"
+                   r"|%[0-7][0-9A-Fa-f]|\\x[0-7][0-9A-Fa-f]")
+
+
+def _undone_spans(index: _Index, text: str) -> list[tuple[int, int]]:
+    """The fragments found in a view of ``text`` with the cuts (_CUTS) removed and its escapes decoded, as
+    spans of ``text`` itself (a span covers the cuts and escapes inside it)."""
+    pieces: list[str] = []
+    marks: list[tuple[int, int, int]] = []  # (view start, text start, text length of one view character or 0)
+    at = view = 0
+    for m in _CUTS.finditer(text):
+        if m.start() > at:
+            pieces.append(text[at : m.start()])
+            marks.append((view, at, 0))
+            view += m.start() - at
+        if m.group().startswith(("%", "\\x")):  # an escape: its character
+            pieces.append(chr(int(m.group()[-2:], 16)))
+            marks.append((view, m.start(), len(m.group())))
+            view += 1
+        at = m.end()
+    if not marks:
+        return []
+    if at < len(text):
+        pieces.append(text[at:])
+        marks.append((view, at, 0))
+    from bisect import bisect_right
+
+    starts = [v for v, _, _ in marks]
+
+    def where(v: int) -> tuple[int, int]:  # the text span of view character v
+        vs, ts, width = marks[bisect_right(starts, v) - 1]
+        return (ts, ts + width) if width else (ts + v - vs, ts + v - vs + 1)
+
+    return [(where(s)[0], where(e - 1)[1]) for s, e in _scan(index, "".join(pieces))]
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds 8+ characters of a secret in any of its forms (also across line breaks and
+    percent escapes): merged, sorted [start, end) spans."""
+    index = _index()
+    if index is None or not text or index.runs is None:
+        return []
+    spans = _scan(index, text)
+    if _CUTS.search(text):
+        spans = sorted(spans + _undone_spans(index, text))
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        spans = merged
     return spans
 
 
@@ -135,10 +259,13 @@ _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 def redact_json_text(text: str) -> str:
     """JSON (or JSON lines) text with every secret fragment masked inside its string values, never in its
     numbers or its structure: a key's run of digits also matches 0.3611111111, and masking there would leave a
-    file no reader can parse. A string holding a fragment is decoded, masked and encoded again (so an escape
-    is never cut in two). Text holding none is returned as it is."""
-    spans = secret_spans(text) if isinstance(text, str) else []
-    if not spans:
+    file no reader can parse. A string holding a fragment, as written or once its escapes are decoded (a
+    ``\\x`` or ``\\u`` escape hides a fragment from the text as written), is decoded, masked and encoded
+    again (so an escape is never cut in two). Text holding none is returned as it is."""
+    if not isinstance(text, str) or _index() is None:
+        return text
+    spans = secret_spans(text)
+    if not spans and "\\" not in text:
         return text
     import json
 
@@ -147,18 +274,50 @@ def redact_json_text(text: str) -> str:
         start, end = m.span()
         while k < len(spans) and spans[k][1] <= start:
             k += 1
-        if k < len(spans) and spans[k][0] < end:
-            try:
-                value = json.loads(m.group())
-            except ValueError:  # not a JSON string after all: mask the text as it stands
-                masked = redact_secrets(m.group())
-            else:
-                masked = json.dumps(redact_secrets(value), ensure_ascii=False)
-            out.append(text[at:start])
-            out.append(masked)
-            at = end
+        found = k < len(spans) and spans[k][0] < end
+        if not found and "\\" not in m.group():
+            continue
+        try:
+            value = json.loads(m.group())
+        except ValueError:  # not a JSON string after all: mask the text as it stands
+            masked = redact_secrets(m.group())
+        else:
+            kept = redact_secrets(value)
+            if kept is value and not found:
+                continue
+            masked = json.dumps(kept, ensure_ascii=False)
+        out.append(text[at:start])
+        out.append(masked)
+        at = end
+    if not out:
+        return text
     out.append(text[at:])
     return "".join(out)
+
+
+def redact_yaml_text(text: str) -> str:
+    """A YAML file (a run's config.yaml) masked in its strings only: a masked number (max_cost_usd:
+    0.1111111111 beside a key of 1s) would read back as text and fail the config."""
+    if not secret_spans(text):
+        return text
+    import yaml
+
+    return yaml.safe_dump(redact_value(yaml.safe_load(text)), allow_unicode=True, sort_keys=False)
+
+
+def _as_it_is(text: str) -> str:
+    return text
+
+
+def masker(name: str, data: bool = False):
+    """How a file named ``name`` is masked as it is written: ``data`` (sources, answers, ids the user gave, and
+    what was made of them) not at all; JSON and YAML in their string values only (a masked number is a
+    corrupt file); any other text wherever a fragment of a secret stands."""
+    if data:
+        return _as_it_is
+    if name.endswith((".json", ".jsonl")):
+        return redact_json_text
+    return redact_yaml_text if name.endswith((".yaml", ".yml")) else redact_secrets
 
 
 def redact_value(value):
@@ -190,7 +349,9 @@ def redact_messages(messages: list[dict]) -> list[dict]:
 
 
 def redact(text: str | None) -> str | None:
-    """An error text with configured secrets and key-shaped strings masked."""
+    """An error text with secrets, key-shaped strings and the credentials of any URL in it masked."""
     if not text:
         return text
-    return _SHAPES.sub(MASK, redact_secrets(text))
+    text = _SHAPES.sub(MASK, redact_secrets(text))
+    text = _URL_USERINFO.sub(lambda m: m.group(1) + MASK + "@", text)
+    return _URL_PARAM.sub(lambda m: f"{m.group(1)}{m.group(2)}={MASK}" if m.group(3) and _is_credential(m.group(2)) else m.group(0), text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from judge.report.format import no_bidi
-from judge.verdicts import CONTRADICTED, JUDGE_ERROR, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
+from judge.verdicts import CONTRADICTED, JUDGE_ERROR, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED, UNSURE
 
 LABEL_COLOURS = {
     SUPPORTED: "#2e7d32",
@@ -13,6 +13,7 @@ LABEL_COLOURS = {
     UNSUPPORTED: "#78909c",
     CONTRADICTED: "#c62828",
     JUDGE_ERROR: "#6a1b9a",
+    UNSURE: "#8d6e63",
 }
 
 

@@ -38,7 +38,7 @@ from judge.scoring.ungrounded import (
     passage_text,
     summary_line,
 )
-from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, VERDICT_LABELS
+from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, VERDICT_LABELS, unsure_line
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
 
@@ -324,6 +324,8 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
         parts.append(f'<p class="warn demo">{_d(note)}</p>')
     if scores.get("same_family_clashes"):
         parts.append(f'<p class="warn">Same-family judging allowed by the config: {_d("; ".join(scores["same_family_clashes"]))}</p>')
+    if unsure := unsure_line(((scores.get("overall") or {}).get("labels")) or {}):
+        parts.append(f'<p class="warn unsure">{_d(unsure)}</p>')
     parts.append(_filters(scores))
     for key, block in blocks(scores):
         parts.append(_not_grounded(scores[key]) if key == NotGroundedSection.key else _block(key, block, scores.get(key)))

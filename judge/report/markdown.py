@@ -13,7 +13,7 @@ from judge.report.format import fmt, fmt_ci, prompts_line
 from judge.scoring import blocks
 from judge.scoring.health import JudgeHealth
 from judge.text.control import one_line
-from judge.verdicts import NOT_GROUNDED
+from judge.verdicts import NOT_GROUNDED, unsure_line
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
@@ -66,6 +66,8 @@ def render(scores: dict) -> str:
         lines += ["", f"**{md(note.split(':', 1)[0])}**" + (f": {md(note.split(':', 1)[1].strip())}" if ":" in note else "")]
     if scores.get("same_family_clashes"):
         lines += ["", "**Same-family judging** (allowed by the config): " + md("; ".join(scores["same_family_clashes"]))]
+    if unsure := unsure_line(((scores.get("overall") or {}).get("labels")) or {}):
+        lines += ["", f"**{md(unsure)}**"]
     for key, block in blocks(scores):
         lines += ["", f"## {md(block.title)}", ""]
         if block.text:

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from judge.report.console import ID, console, data, fmt
 from judge.report.format import fmt_ci
-from judge.verdicts import VERDICT_LABELS
+from judge.verdicts import VERDICT_LABELS, unsure_line
 
 
 def not_grounded(value: dict | None, where: str) -> None:
@@ -70,6 +70,8 @@ def summary(s: dict) -> None:
     model_comparison(s.get("model_comparison"))
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
     c.print(t)
+    if line := unsure_line(s["overall"]["labels"]):
+        c.print(line, soft_wrap=True, markup=False)
     if health is not None and health.judges:
         gate = f" (gate: recall >= {health.floor:.2f} on every label, {health.confidence:.0%} lower bound)" if health.gate and health.enabled else " (not gated)"
         c.print(f"judge health on control claims{gate}:", soft_wrap=True, markup=False)
@@ -149,6 +151,10 @@ def free_lines(s: dict) -> list[str]:
         else:
             line += "; precision not measured (no gold claim labels)"
         lines.append(line)
+        from judge.judges.deterministic import load_weights  # their precision as measured held out
+
+        if note := load_weights().free_note():
+            lines.append(note)
     ceiling = gold.get("evidence_ceiling")
     if "scores" in s and s["scores"] is not None:
         lines.append(f"evidence ceiling: {fmt(ceiling['ceiling'])} of {ceiling['claims']} gold-supported claims had their gold support offered"

@@ -3,7 +3,9 @@
 pytest plugin) resolves the name there. A run directory's path is accepted wherever a name is.
 
 A baseline is a run directory of its own (run.json, config.yaml, results.jsonl, summary.json, scores.json and
-report.md when present; not calls.jsonl nor report.html) plus BASELINE.json saying where it came from. Saving
+report.md when present; not calls.jsonl nor report.html) plus BASELINE.json saying where it came from. Its
+config.yaml is written anew without any credential of an api_base (user:password@, api-key=, ...), whatever
+the run's own holds: a baseline is committed. Saving
 a name again replaces it whole, never half: the new copy is written beside it and swapped in.
 """
 
@@ -70,6 +72,8 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
                     raise RunDirError(f"{src} is missing: the run is incomplete")
                 continue
             data = src.read_bytes()
+            if file == "config.yaml":  # written anew: a run made before api_base credentials were scrubbed holds them
+                data = _shareable_config(run)
             if file == "results.jsonl" and data and not data.endswith(b"\n"):
                 data = data[: data.rfind(b"\n") + 1]  # a torn last line is no finished record
             (tmp / file).write_bytes(data)
@@ -91,6 +95,13 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
+
+
+def _shareable_config(run) -> bytes:
+    """The run's config as a baseline (a folder to commit) holds it: no credential of any api_base."""
+    import yaml
+
+    return yaml.safe_dump(run.config.shareable(), allow_unicode=True, sort_keys=False).encode("utf-8")
 
 
 def resolve_baseline(value: str | Path, directory: str | Path | None = None) -> Path:

@@ -130,6 +130,9 @@ class AdjudicateSection(_Section):
     call_tokens: int = Field(6000, ge=200, le=1_000_000)  # about this many tokens of claims and passages a call
     call_claims: int = Field(32, ge=1, le=1000)  # at most this many claims (and controls) a call
     triage: bool = True  # verbatim claims are supported with no model call
+    # with a no-model judge (deterministic) and model judges: the no-model judge rules first and only the claims
+    # it is unsure of go to the model judges (docs/configs.md); off, every judge rules on every open claim
+    cascade: bool = False
     judge_context: Literal["candidates", "full"] = "candidates"
     allow_same_family: bool = False
     deterministic: DeterministicThresholds = DeterministicThresholds()
@@ -191,6 +194,20 @@ class RunConfig(_Section):
         if self.answers is not None and self.generate.models:
             raise ValueError("give either answers.path or generate.models, not both")
         return self
+
+    def shareable(self) -> dict:
+        """The config as a run's config.yaml (and a baseline, which is committed) holds it: every api_base (and
+        ray.address) without its credentials (user:password@, api-key=, key=, token=, ...: judge.llm.redact);
+        keys are never in a config, only the names of their variables."""
+        from judge.llm.redact import scrub_url
+
+        data = self.model_dump(mode="json", exclude_none=True)
+        for cfg in data.get("models", {}).values():
+            if cfg.get("api_base"):
+                cfg["api_base"] = scrub_url(cfg["api_base"])
+        if (data.get("ray") or {}).get("address"):
+            data["ray"]["address"] = scrub_url(data["ray"]["address"])
+        return data
 
     def model(self, name: str) -> ModelConfig:
         if name not in self.models:

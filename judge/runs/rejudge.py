@@ -1,5 +1,13 @@
 """``judge rejudge``: the stored claims and candidates of a run, judged again by other judges, into a new
-run. No generation, no decomposition, no search: the cheap way to compare judge families."""
+run. No generation, no decomposition, no search: the cheap way to compare judge families.
+
+A run directory is an input (downloaded, committed, edited): what it says is checked before it is used. A
+model judge's config (its api_base, its api_key_env) comes from the user's models file (``--models``, else
+the packaged configs/models.yaml), never from the run's config.yaml, so an edited run cannot send the user's
+key to another server. Every stored candidate must slice its source (``source[start:end] == excerpt``) and
+every claim's answer span its answer, or the record is refused; the run's language is one judge wrote. The
+call cache is the run's only where it already holds a judge cache, never a folder an edited config names.
+"""
 
 from __future__ import annotations
 
@@ -21,10 +29,18 @@ from judge.runs.selection import Selection
 from judge.runs.store import RunStore
 
 
-def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig], controls_per_label: int | None = None) -> RunConfig:
-    """The run's config with the new judges; ``controls_per_label``: controls and their gate on, asking for
-    that many per label (the run's own controls are kept, the plan's extra ones added)."""
-    models = {**config.models, **extra_models}
+def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig], controls_per_label: int | None = None,
+                   models_from: str = "--models") -> RunConfig:
+    """The run's config with the new judges, each model judge's config taken from ``extra_models`` (the user's
+    models file, ``models_from``), never from the run; ``controls_per_label``: controls and their gate on,
+    asking for that many per label (the run's own controls are kept, the plan's extra ones added)."""
+    called = model_judges(judges)
+    missing = [n for n in called if n not in extra_models]
+    if missing:
+        raise ConfigError(f"--judge {', '.join(missing)}: no such model in {models_from}; a rejudge's model judges come from your models file "
+                          "(--models FILE: a models file, or your run config, whose models: are read), never from the run's config.yaml, which anyone "
+                          "who edited the run could point at another server")
+    models = {**{k: v for k, v in config.models.items() if k not in extra_models}, **extra_models}
     update = {"models": models, "adjudicate": config.adjudicate.model_copy(update={"judges": judges})}
     if controls_per_label is not None:  # validated as a config's value is: a flag is held to the same bounds
         try:
@@ -40,7 +56,7 @@ def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str,
 def rejudge(
     run_dir: Path,
     judges: list[str],
-    extra_models: dict[str, ModelConfig],
+    extra_models: dict[str, ModelConfig] | None,
     *,
     runs_root: Path = Path("runs"),
     name: str | None = None,
@@ -55,7 +71,15 @@ def rejudge(
 
         raise RunDirError(f"{run_dir} did not finish (no summary.json, or it says incomplete): rejudge reads finished runs only, "
                           f"as merge and baseline save do (finish it first: judge run CONFIG --resume {run_dir})")
-    config = rejudge_config(old.config, judges, extra_models, controls_per_label)
+    models_from = "--models"
+    if extra_models is None:  # the user's default models file: the packaged one, as judge doctor and ping read
+        from judge.llm.config import load_models
+        from judge.resources import shipped_dir
+
+        models_path = shipped_dir("configs") / "models.yaml"
+        extra_models, models_from = (load_models(models_path) if model_judges(judges) else {}), f"{models_path} (no --models given)"
+    config = rejudge_config(old.config, judges, extra_models, controls_per_label, models_from)
+    config.cache_dir = _cache_dir(config.cache_dir)
     require(config.model(n) for n in model_judges(judges))  # before the first claim, as judge run does
     records = old.records  # the new config reads the same dataset
     ids: list[str] = []  # one pass over the old results, keeping their ids and families only (memory stays flat)
@@ -68,8 +92,11 @@ def rejudge(
             families.add(a.family)
             if a.family == "unknown":
                 unknown.add(a.model)
-        if len(missing) < 5 and r.record_id not in records:
-            missing.append(r.record_id)
+        if r.record_id not in records:
+            if len(missing) < 5:
+                missing.append(r.record_id)
+        else:  # before any of it reaches a judge, and before the new run is made
+            check_read_back(r, records[r.record_id], old.store.results_path)
     if missing:
         raise ValueError(f"{config.dataset.path} lacks records of the run: {', '.join(missing)}")
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
@@ -90,3 +117,49 @@ def rejudge(
     pipeline.controls = ControlPlan.for_run(config.controls, dataset_records(config), ids)  # more controls where the gate needs them
     work = lambda old: rejudge_record(pipeline, old, records[old.record_id])  # noqa: E731
     return store, drive(store, old.results(), work, ids, config, cache, on_result)  # the old results streamed again
+
+
+def _cache_dir(stored: str) -> str:
+    """The call cache a rejudge uses: the run's own where that folder already holds a judge cache (so a rejudge
+    made again makes no call), else ./.cache/judge; never a folder the run's config.yaml names that holds
+    none (an edited run would have judge create a database anywhere)."""
+    try:
+        if Path(stored).is_absolute() and (Path(stored) / "cache.db").is_file():
+            return stored
+    except (OSError, ValueError):
+        pass
+    return str(Path(".cache/judge").resolve())
+
+
+def check_read_back(result, record, where: Path) -> None:
+    """A stored result fits its record before anything of it reaches a judge: every candidate part (of a
+    claim, of a control) and a control's origin slice their source, every claim's answer span slices its
+    answer. RunDirError naming the file, the record and the field otherwise (an edited run directory)."""
+    from judge.runs.store import RunDirError
+
+    texts = {s.doc_id: s.text for s in record.sources}
+    if len(record.sources) == 1:
+        texts[None] = record.sources[0].text
+
+    def check(span, text: str | None, field: str) -> None:
+        if text is None or not 0 <= span.start_char <= span.end_char <= len(text) or text[span.start_char : span.end_char] != span.excerpt:
+            raise RunDirError(f"{where}: record {result.record_id!r}: field {field}: the stored excerpt is not the text at "
+                              f"[{span.start_char}, {span.end_char}) of {'its answer' if field.endswith('answer_spans') else 'its source'} "
+                              "(the run directory was edited, or its dataset changed since the run)")
+
+    def candidates(items, field: str) -> None:
+        for k, c in enumerate(items):
+            for j, part in enumerate(c.parts):
+                check(part, texts.get(part.doc_id, texts.get(None)), f"{field}.candidates[{k}].parts[{j}]")  # as a judge's passages read it
+
+    for a_i, a in enumerate(result.answers):
+        for c_i, claim in enumerate(a.claims):
+            field = f"answers[{a_i}].claims[{c_i}]"
+            candidates(claim.candidates, field)
+            for s_i, span in enumerate(claim.answer_spans):
+                check(span, a.answer, f"{field}.answer_spans[{s_i}]")
+    for k, control in enumerate(result.controls):
+        candidates(control.candidates, f"controls[{k}]")
+        origin = control.control.origin
+        if origin is not None and control.control.origin_record_id == result.record_id:
+            check(origin, texts.get(origin.doc_id, texts.get(None)), f"controls[{k}].control.origin")

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from judge import files
 from judge.errors import InputError
 from judge.files import UnsafePath
-from judge.llm.redact import redact_json_text, redact_secrets, redact_value, secret_spans  # defence in depth: no configured key is written, whatever its path
+from judge.llm.redact import masker, redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, CallRecord, RecordResult, Usage
 from judge.runs.config import RUN_NAME, RunConfig
 
@@ -86,20 +86,15 @@ def safe_name(name: str) -> str:
     return name
 
 
-def _redact_yaml_text(text: str) -> str:
-    """A YAML file (the run's config.yaml, as write_config dumps it) masked in its strings only: a masked
-    number (max_cost_usd: 0.1111111111 beside a key of 1s) would read back as text and fail the config."""
-    if not secret_spans(text):
-        return text
-    return yaml.safe_dump(redact_value(yaml.safe_load(text)), allow_unicode=True, sort_keys=False)
+# The run's files that hold data the user gave (sources, questions, answers, record ids) and what was made from
+# it: written as they are, never masked, so every span keeps source[start:end] == excerpt and every id its
+# text. No secret reaches them: a model's answers and errors are masked where they enter (judge.llm.port,
+# judge.llm.errors). The others (config, manifest, summary, calls, log) are masked (judge.llm.redact.masker).
+DATA_FILES = frozenset({"results.jsonl", files.SELECTION_FILE, "scores.json", "report.md", "report.html"})
 
 
 def _mask_for(name: str):
-    """How a run file is masked: JSON and YAML files in their string values only (a masked number is a
-    corrupt file), any other text wherever a fragment of a key stands."""
-    if name.endswith((".json", ".jsonl")):
-        return redact_json_text
-    return _redact_yaml_text if name.endswith((".yaml", ".yml")) else redact_secrets
+    return masker(name, data=name in DATA_FILES)
 
 
 class RunStore:
@@ -192,8 +187,9 @@ class RunStore:
         return store.lock() if lock else store
 
     def write_config(self, config: RunConfig, meta: dict) -> None:
-        """The resolved config (model configs hold env-var names, never keys) and a manifest."""
-        data = config.model_dump(mode="json", exclude_none=True)
+        """The resolved config (model configs hold env-var names, never keys; an api_base without its
+        credentials) and a manifest."""
+        data = config.shareable()  # no credential of an api_base either
         self._write_atomic(self.path / "config.yaml", yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
         manifest = {"format": RUN_FORMAT, "schema_version": RESULTS_SCHEMA_VERSION, **meta}
         self._write_atomic(self.path / "run.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
@@ -297,6 +293,12 @@ class RunStore:
     def _parse(self, line: bytes, i: int) -> RecordResult:
         try:
             result = RecordResult.model_validate_json(line)
+        except ValidationError as e:  # a run directory is an input: an edited field is refused, naming it
+            from judge.problems import describe, field_path
+
+            error, found = e.errors()[0], record_id_of(line)
+            where = (f" (record {found[1][:80]!r})" if found else "") + (f": field {field_path(error['loc'])}" if error.get("loc") else "")
+            raise RunDirError(f"{self.results_path}: line {i}{where}: {describe(error)}; not a result as this version of judge writes it") from None
         except ValueError:
             raise RunDirError(f"{self.results_path}: line {i} is not a result of this version of judge") from None
         if result.schema_version != RESULTS_SCHEMA_VERSION:
@@ -314,7 +316,7 @@ class RunStore:
         file is fsynced when a group is due (SYNC_SECONDS, SYNC_LINES) and by :meth:`sync`."""
         if not lines:
             return
-        text = "".join(redact_json_text(line) + "\n" for line in lines)
+        text = "".join(line + "\n" for line in lines)  # data: never masked (DATA_FILES)
         with writing(self.results_path), files.open_append(self.results_path) as f:
             f.write(text)
             f.flush()

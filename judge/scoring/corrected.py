@@ -108,6 +108,10 @@ def estimate(y: np.ndarray, yhat: np.ndarray, population: np.ndarray, w: np.ndar
     value show no variation: a normal interval would have no width, so the exact interval over the labels is
     given (and the corrected one widened to hold it)."""
     corrected, alone = _interval(ppi_mean(y, yhat, population, w)), _interval(classical_mean(y, w))
+    if corrected.high - corrected.low > alone.high - alone.low:
+        # tuning makes the unclipped interval no wider, but a point near 0 or 1 is clipped on one side only:
+        # then lambda = 0 (the labels alone), a valid PPI++ choice, is the narrower interval
+        corrected = alone
     same = len(set(y.tolist())) == 1
     if same and y[0] in (0.0, 1.0):
         lo, hi = _exact(int(y[0]) * len(y), len(y))

@@ -157,9 +157,11 @@ class FreeVerdictsSection(Section):
         run = (value or {}).get("run")
         if not run:
             return Block(cls.title, text="No claims.")
+        from judge.judges.deterministic import load_weights  # what the free verdicts were measured to be, held out
+
         share = Table(["claims", "triage", "share", "no model call", "share"],
                       [[run["claims"], run["triage"], run["triage_share"], run["no_model_call"], run["no_model_call_share"]]],
-                      title="Share of the run's claims settled with no model call")
+                      title="Share of the run's claims settled with no model call", note=load_weights().free_note())
         if not value.get("triage"):
             return Block(cls.title, [share], text="No gold claim labels in this data: the precision of the free verdicts is not measured.")
         rows = []

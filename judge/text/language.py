@@ -20,6 +20,11 @@ _EN = frozenset("the of and to in is was that for with as by on are be this from
 _ES = frozenset("el la los las del que y en un una por con para es se al lo como más pero".split())
 
 
+# Every value detect_language gives: a run's results.jsonl holds one per record, and a result read back (a run
+# directory is an input) is refused with any other, since the language is put into the judges' system turn.
+LANGUAGES = ("English", "Hebrew", "Arabic", "Portuguese", "Spanish")
+
+
 def detect_language(text: str) -> str:
     """'Hebrew', 'Arabic', 'Portuguese', 'Spanish' or 'English' (the default for Latin or empty text)."""
     hebrew = _count(_HEBREW, text)
