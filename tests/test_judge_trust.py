@@ -66,9 +66,11 @@ def _labels(lines: list[dict]) -> list[str]:
 
 
 def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
+    # synthetic answers that copy their sources: controls up to half the claims, the run's detector bar lifted
+    # (it tells any control from such claims; judge.testing.ci_sim.synthetic says the same)
     root, config = project
-    alone, alone_lines = _run(root, config("good-alone", ["good"], {"per_label": 24}))
-    panel, panel_lines = _run(root, config("panel", ["good", "lenient"], {"per_label": 24}))
+    alone, alone_lines = _run(root, config("good-alone", ["good"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}))
+    panel, panel_lines = _run(root, config("panel", ["good", "lenient"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}))
     health = {j["judge"]: j for j in panel["judge_health"]["judges"]}
     assert health["good"]["status"] == "passed" and health["lenient"]["status"] == "failed" and not health["lenient"]["gated"]
     assert health["lenient"]["verdict"].startswith("EXCLUDED from the panel's verdicts (failed on its controls): misses")
@@ -80,14 +82,14 @@ def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
                for r in panel_lines for a in r["answers"] for c in a["claims"])
     assert panel["by_judge"]["lenient"]["labels"]["supported"] == 48
     # the terminal says so (the same run again, from the cache), and prints no line the user cannot act on
-    again = run_cli("run", config("panel", ["good", "lenient"], {"per_label": 24}), "--runs-dir", str(root / "runs"), "--no-progress",
+    again = run_cli("run", config("panel", ["good", "lenient"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}), "--runs-dir", str(root / "runs"), "--no-progress",
                     cwd=root, env={"COLUMNS": "250"})
     assert again.returncode == 0 and "lenient: " in again.stdout and "EXCLUDED from the panel's verdicts" in again.stdout, again.stdout[-2000:]
     assert "AUC" not in again.stdout
     page = (root / "runs" / sorted(p.name for p in (root / "runs").iterdir())[-1] / "report.html").read_text()
     assert "EXCLUDED from the panel" in page
     # a panel left with no judge that passes exits 3, as a single failing judge does
-    only_bad, _ = _run(root, config("bad-panel", ["lenient", "mediocre"], {"per_label": 24}), code=3)
+    only_bad, _ = _run(root, config("bad-panel", ["lenient", "mediocre"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}), code=3)
     assert "panel_excluded" not in only_bad and {j["status"] for j in only_bad["judge_health"]["judges"]} == {"failed"}
 
 

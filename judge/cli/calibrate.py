@@ -41,10 +41,9 @@ def calibrate(
         return
     check_output(out, (), "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
-    # a calibration run exists to verify the judge: controls may take the largest share the config allows
-    # (controls.max_share bounds a regular run's cost; here they are the point)
-    controls = cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label, "max_share": 0.5})
-    update = {"calibration": None, "controls": controls}
+    # a calibration is the run that carries controls: as many as the gate asks, up to half the claims judged
+    update = {"calibration": None, "controls": cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label,
+                                                                               "max_share": 0.5})}
     if dataset is not None:
         if not dataset.is_file():
             raise BadInput(f"--dataset {dataset}: not a file")

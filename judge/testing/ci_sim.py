@@ -64,6 +64,14 @@ def inside(path: Path):
         os.chdir(here)
 
 
+def synthetic(config: Path) -> None:
+    """The recipe's config for synthetic data: every real answer here copies its source, so the run's own
+    detector tells any control from a real claim (AUC 1.0) and would leave every judge unverified; its bar is
+    lifted (controls.detector_bar: 1). Real data keeps the default."""
+    text = config.read_text()
+    config.write_text(text.replace("  per_label: 1 ", "  detector_bar: 1                 # synthetic data (judge.testing.ci_sim.synthetic)\n  per_label: 1 ", 1))
+
+
 class Recipe:
     """A fresh copy of docs/ci in ``root`` whose models are the scripted server's."""
 
@@ -73,6 +81,7 @@ class Recipe:
         models = {"models": {name: {"model": f"openai/{name}", "api_base": server.base_url, "family": fam, "timeout": 10}
                              for name, fam in (("writer", "fam-w"), ("checker", "fam-j"))}}
         (root / "grounding" / "models.yaml").write_text(yaml.safe_dump(models))
+        synthetic(root / "grounding" / "judge.yaml")
         self.answer = root / "grounding" / "answer.j2"
         self.original = self.answer.read_text()
         source = (root / "grounding.yml").read_text()

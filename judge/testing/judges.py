@@ -1,8 +1,8 @@
 """Judges the scripted server can play, of known quality, for the tests and benchmarks of the three jobs
 (issue 39): each reads a claim and its passages from the judge prompt and rules by a fixed rule.
 
-- ``good``: rule-based; a number or a negation the passages do not state contradicts (a number, with no
-  number to conflict with, is unsupported); a name or most content words the passages lack: unsupported;
+- ``good``: rule-based; a number or a negation the passages do not state contradicts (a number added beside
+  those they state, or with no number to conflict with, is unsupported); a name or most content words the passages lack: unsupported;
 - ``mediocre``: looks at numbers only (a wrong name or an added detail passes);
 - ``lenient``: everything is supported;
 - ``noisy(base, rate)``: ``base`` with ``rate`` of its labels replaced by a random label, *unseeded* (as a
@@ -41,16 +41,22 @@ def _words(text: str) -> list[str]:
 def good(claim: str, passages: str) -> str:
     said, have = _words(claim), set(_words(passages))
     numbers = [w for w in said if w.isdigit()]
-    if any(n not in have for n in numbers):
-        return CONTRADICTED if any(w.isdigit() for w in have) else UNSUPPORTED
+    if any(n not in have for n in numbers):  # a number changed contradicts; one added beside those stated is a detail
+        return CONTRADICTED if any(w.isdigit() for w in have) and not any(n in have for n in numbers) else UNSUPPORTED
     if (set(said) & _NEGATION) != (have & _NEGATION) and set(said) & _NEGATION:
         return CONTRADICTED
     names = {w.lower() for w in re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]{2,}", claim)}
-    if any(n not in have and n not in _STOP for n in names):
-        return UNSUPPORTED
+    if any(n not in have and n not in _STOP for n in names):  # a name swapped in a stated fact contradicts it
+        return CONTRADICTED if numbers else UNSUPPORTED
     content = [w for w in said if w not in _STOP and not w.isdigit()]
     missing = [w for w in content if w not in have]
-    return UNSUPPORTED if content and len(missing) > len(content) / 2 else SUPPORTED
+    if content and len(missing) > len(content) / 2:
+        return UNSUPPORTED
+    wanted = {w for w in said if w not in _STOP} - set(missing)
+    sentences = [set(_words(x)) for x in re.split(r"(?<=[.!?])\s+", passages)]
+    if not missing and len(sentences) > 1 and not any(wanted <= x for x in sentences):
+        return CONTRADICTED  # every word is there, but no one sentence says it: parts of two facts recombined
+    return SUPPORTED
 
 
 def mediocre(claim: str, passages: str) -> str:
