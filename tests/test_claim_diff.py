@@ -13,7 +13,7 @@ from judge.scoring.claim_diff import claim_diff, match_claims
 from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
-PLANTED = " המכתש נוצר בשנת 1999 בהתפרצות הר געש."  # "the crater formed in 1999 in a volcanic eruption": nowhere in the sources
+PLANTED = " להקת פינגווינים נודדת צפונה בכל חורף בשנת 1999 בהתפרצות."  # "penguins migrate north each winter in 1999 in an eruption": nowhere in the sources
 
 
 def _answer(text: str, claims: list[tuple[str, str]], model: str = "m") -> AnswerResult:
