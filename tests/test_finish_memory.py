@@ -28,7 +28,7 @@ def _reference_recalls(rows, key, order, confidence):
         mine = [r for r in rows if getattr(r, key) == value]
         if not mine:
             continue
-        correct = sum(r.answered == r.label for r in mine)
+        correct = sum(H.caught(r.label, r.answered) for r in mine)
         instead = Counter(r.answered for r in mine if r.answered != r.label)
         out.append(H.LabelRecall(
             label=value, controls=len(mine), correct=correct, recall=correct / len(mine),
@@ -50,7 +50,7 @@ def _reference_health(observations, real_labels=None, gate=None, enabled=True):
     for name in sorted(set(by_judge) | set(real_labels)):
         rows = by_judge.get(name, [])
         n = len(rows)
-        correct = sum(r.answered == r.label for r in rows)
+        correct = sum(H.caught(r.label, r.answered) for r in rows)
         errors = sum(r.answered == JUDGE_ERROR for r in rows)
         by_label = _reference_recalls(rows, "label", CONTROL_LABELS, gate.confidence)
         by_kind = _reference_recalls(rows, "kind", sorted({r.kind for r in rows}), gate.confidence)
