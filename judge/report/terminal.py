@@ -114,14 +114,7 @@ def model_comparison(value: dict | None) -> None:
     block = ModelComparison.block(value, {})
     if block is None:
         return
-    c = console()
-    for i, tb in enumerate(block.tables):
-        t = Table(title=block.title if i == 0 else tb.title, caption=tb.note)
-        for h in tb.headers:
-            t.add_column(h, overflow="fold")
-        for row in tb.rows:
-            t.add_row(*(fmt(v) for v in row))
-        c.print(t)
+    print_tables(console(), block)
 
 
 def model_pairs(result: dict) -> None:
@@ -283,11 +276,16 @@ def scores(scores: dict, run_dir: Path) -> None:
             continue
         if block.text:
             c.print(f"{block.title}: {block.text}", markup=False, soft_wrap=True)
-        for i, t in enumerate(block.tables):
-            table = Table(title=block.title if i == 0 else t.title, caption=t.note)
-            for h in t.headers:
-                table.add_column(h, overflow="fold")
-            for row in t.rows:
-                table.add_row(*(fmt(v) for v in row))
-            c.print(table)
+        print_tables(c, block)
     c.print(f"written: {run_dir / 'scores.json'}, {run_dir / 'report.md'}, {run_dir / 'report.html'}", markup=False, soft_wrap=True)
+
+
+def print_tables(c, block) -> None:
+    """A score block's tables, the first titled with the block's title."""
+    for i, tb in enumerate(block.tables):
+        t = Table(title=block.title if i == 0 else tb.title, caption=tb.note)
+        for h in tb.headers:
+            t.add_column(h, overflow="fold")
+        for row in tb.rows:
+            t.add_row(*(fmt(v) for v in row))
+        c.print(t)
