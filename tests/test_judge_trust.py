@@ -14,7 +14,7 @@ from judge.testing.judges import panel_script
 from tests.conftest import ROOT, run_cli
 
 RECORDS = [json.loads(line) for line in (ROOT / "docs" / "ci" / "grounding" / "calibration.jsonl").read_text().splitlines()]
-FAMILIES = {"good": "fam-g", "mediocre": "fam-m", "lenient": "fam-l", "writer": "fam-w"}
+FAMILIES = {"good": "fam-g", "mediocre": "fam-m", "lenient": "fam-l", "credulous": "fam-c", "writer": "fam-w"}
 
 
 def answer(i: int, r: dict) -> tuple[str, str]:
@@ -34,7 +34,7 @@ def project(tmp_path_factory, request):
     from judge.testing.server import ScriptedServer
 
     root = tmp_path_factory.mktemp("trust")
-    server = ScriptedServer(panel_script({"good": "good", "mediocre": "mediocre", "lenient": "lenient"})).start()
+    server = ScriptedServer(panel_script({"good": "good", "mediocre": "mediocre", "lenient": "lenient", "credulous": "lenient"})).start()
     rows = []
     for i, r in enumerate(RECORDS):
         text, label = answer(i, r)
@@ -65,8 +65,6 @@ def _labels(lines: list[dict]) -> list[str]:
     return [c["label"] for r in lines for a in r["answers"] for c in a["claims"]]
 
 
-@pytest.mark.xfail(reason="fails after merging controls round 3's changes with the panel exclusion: to investigate (see "
-                          "tests/test_compare.py::test_run_with_baseline_and_gate_in_one_command)", strict=False)
 def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
     # synthetic answers that copy their sources: controls up to half the claims, the run's detector bar lifted
     # (it tells any control from such claims; judge.testing.ci_sim.synthetic says the same)
@@ -90,8 +88,10 @@ def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
     assert "AUC" not in again.stdout
     page = (root / "runs" / sorted(p.name for p in (root / "runs").iterdir())[-1] / "report.html").read_text()
     assert "EXCLUDED from the panel" in page
-    # a panel left with no judge that passes exits 3, as a single failing judge does
-    only_bad, _ = _run(root, config("bad-panel", ["lenient", "mediocre"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}), code=3)
+    # a panel left with no judge that passes exits 3, as a single failing judge does. (Not with mediocre: on these
+    # records every unsupported control is an added year, which a judge of numbers calls contradicted, and that
+    # counts as caught; a numbers-only judge passes controls that hold no other kind: see judge_health.by_kind.)
+    only_bad, _ = _run(root, config("bad-panel", ["lenient", "credulous"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}), code=3)
     assert "panel_excluded" not in only_bad and {j["status"] for j in only_bad["judge_health"]["judges"]} == {"failed"}
 
 

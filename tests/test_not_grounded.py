@@ -31,7 +31,7 @@ def _record(rid: str, labels: list[str]) -> RecordResult:
 def test_most_severe_first_capped_with_counts():
     results = [_record("r1", ["supported", "partially_supported", "unsupported"]), _record("r2", ["contradicted", "judge_error", "unsupported"])]
     ng = not_grounded(results, cap=3)
-    assert ng.total == 4 and ng.labels == {"contradicted": 1, "unsupported": 2, "partially_supported": 1}
+    assert ng.total == 4 and ng.labels == {"contradicted": 1, "unsupported": 2, "unsure": 0, "partially_supported": 1}
     assert [(c.record_id, c.label) for c in ng.claims] == [("r2", "contradicted"), ("r1", "unsupported"), ("r2", "unsupported")]
     assert [SEVERITY[c.label] for c in ng.claims] == sorted((SEVERITY[c.label] for c in ng.claims), reverse=True)
     assert ng.claims[0].rationale == "because 0" and ng.claims[0].passage is None and ng.more == 1

@@ -22,7 +22,9 @@ from judge.text import content_words, detect_language, normalize, split_sentence
 DONOR_SAMPLE = 500  # records an unsupported control may borrow a sentence from: a fixed sample, so memory stays flat
 DONOR_CHARS = 8_000  # of a donor's sources (the first characters) kept for its sentences and words
 POOL_CAP = 2000  # numbers of one shape, names, months of one language: the first seen are kept
-PROFILE_CACHE = 8  # records worked on whose sentences, words and search indexes are kept (recomputed when evicted)
+PROFILE_CHARS = 300_000  # characters of the sources of the records worked on whose sentences, words and search
+# indexes are kept (recomputed when evicted): a budget of characters, not of records, as judge.text.memo's, since
+# a count of 8 held 8 x 100 KB sources' views (40+ MB) on a file of long sources and a few KB on short ones
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ class ControlData:
     with the lowest hash of their id, the first DONOR_CHARS of their sources). On data within those bounds
     the controls are those of a pass that kept everything. The records worked on are looked up in
     ``records`` (a run passes each one in with :meth:`seeing`); their profiles and search indexes are
-    computed on demand and kept for the last PROFILE_CACHE records."""
+    computed on demand and kept for the last records within PROFILE_CHARS characters of sources."""
 
     records: Mapping[str, Record]
     donors: dict[str, _Donor] = field(default_factory=dict)
@@ -195,13 +197,15 @@ class ControlData:
     def indexes(self, record_id: str) -> list[Index]:
         return self._cached(self._indexes, record_id, lambda: [Index(s.text, s.doc_id) for s in self.records[record_id].sources])
 
-    @staticmethod
-    def _cached(cache: OrderedDict, key: str, make):
+    def _cached(self, cache: OrderedDict, key: str, make):
+        """``cache[key]``, made when absent; the oldest evicted while the sources of those held total more than
+        PROFILE_CHARS (the newest is always kept)."""
         if key in cache:
             cache.move_to_end(key)
-            return cache[key]
-        value = cache[key] = make()
-        while len(cache) > PROFILE_CACHE:
+            return cache[key][0]
+        value = make()
+        cache[key] = (value, max(1, sum(len(s.text) for s in self.records[key].sources)))
+        while len(cache) > 1 and sum(w for _, w in cache.values()) > PROFILE_CHARS:
             cache.popitem(last=False)
         return value
 

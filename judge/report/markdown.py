@@ -110,7 +110,9 @@ def judges_lines(result: dict) -> list[str]:
     if verified:
         out.append("Judges verified on their controls: " + ", ".join(f"run {k.upper()} {'yes' if v else 'NO'}" for k, v in verified.items()) + ".")
     conf = result.get("confirmation")
-    if conf:
+    if conf and conf.get("not_reasked"):
+        out.append(f"Changed verdicts not re-asked: {conf['not_reasked']}.")
+    elif conf:
         claims = conf.get("claims") or []
         counted = sum(1 for c in claims if c["side"] == "b" and c["label"] in NOT_GROUNDED)
         usage = conf.get("usage") or {}

@@ -149,6 +149,7 @@ def execute(
     if resume is not None:
         store = RunStore.open(resume, lock=True)  # a second --resume of it is refused while this one runs
         manifest = store.manifest()
+        store.config()  # the run's own config.yaml is read at the end: refused now, before a line is written
         if manifest.get("config_hash") != config_hash(config):
             raise RunDirError(
                 f"{resume} was made with another config (hash {manifest.get('config_hash')}; this one is "

@@ -35,7 +35,7 @@ RUN_FORMAT = "judge-run"
 _NAME = re.compile(RUN_NAME)
 SYNC_SECONDS = 1.0  # results.jsonl is fsynced at least this often while results arrive ...
 SYNC_LINES = 256  # ... and every this many lines
-_RECORD_ID = re.compile(rb'^\{"schema_version":(\d+),"record_id":("(?:[^"\\]|\\.)*")')  # how model_dump_json starts a result
+_RECORD_ID = re.compile(rb'^\{"schema_version":(\d{1,9}),"record_id":("(?:[^"\\]|\\.)*")')  # how model_dump_json starts a result
 
 
 def record_id_of(line: bytes) -> tuple[int, str] | None:

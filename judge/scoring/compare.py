@@ -37,7 +37,7 @@ from judge.results import RecordResult
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
-from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, settle_changes
+from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, same_judges, settle_changes
 from judge.scoring.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
@@ -152,7 +152,8 @@ def compare(
         if prompt is not None and not any(x.answers for x in results.values()):
             known = sorted({x.prompt for r in run.results() for x in r.answers if x.prompt})
             raise RunDirError(f"run {which} ({run.path}) has no answer of prompt {prompt!r} (its prompt variants: {', '.join(known) or 'none'})")
-    reask, floor, floor_from = reasker_for(b, use_cache) if confirm and gates else (None, DEFAULT_FLOOR, None)
+    unconfirmable = same_judges(a, b) if confirm and gates else None
+    reask, floor, floor_from = reasker_for(b, use_cache) if confirm and gates and not unconfirmable else (None, DEFAULT_FLOOR, None)
     core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,
                            allow_missing=allow_missing, run_b=b.path, reask=reask, samples=confirm, floor=floor)
     if core.get("confirmation") is not None:
@@ -170,7 +171,7 @@ def compare(
         "models": core.pop("models"),
         "judges_verified": {"a": _verified(a), "b": _verified(b)},
         **{k: core.pop(k) for k in ("records_compared", "records_only_in_a", "records_only_in_b", "note", "metrics", "flips", "claims", "new_claims")},
-        "confirmation": core.pop("confirmation"),
+        "confirmation": core.pop("confirmation") or ({"not_reasked": unconfirmable} if unconfirmable else None),
         "corrected": comparison(a, b),
         "gates": gate_results,
         "failed": any(g["failed"] for g in gate_results),

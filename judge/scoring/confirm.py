@@ -227,6 +227,27 @@ class Reasker:
                 "cost_usd": round(t.cost_usd, 6)}
 
 
+def judges_of(run) -> tuple:
+    """The instrument a run's verdicts were measured with: each judge's name and model, and the judge
+    prompts' hashes. Re-asking settles a judge's noise; it cannot settle a change of judge."""
+    config = run.config
+    models = tuple((name, config.models[name].model if name in config.models else None) for name in config.adjudicate.judges)
+    prompts = tuple(sorted((k, v) for k, v in (run.manifest.get("prompts") or {}).items() if not k.startswith("answer:")))
+    return models, prompts
+
+
+def same_judges(a, b) -> str | None:
+    """None when runs A and B were judged by the same judges with the same prompts; else why re-asking
+    cannot settle their changes (B's judges asked about A's claims would erase the change the new judge made)."""
+    (ma, pa), (mb, pb) = judges_of(a), judges_of(b)
+    if ma != mb:
+        show = lambda m: ", ".join(f"{n} ({x})" if x else n for n, x in m)  # noqa: E731
+        return f"the runs were judged by different judges (A: {show(ma)}; B: {show(mb)}): a change of judge is a change of the measure, not noise"
+    if pa != pb:
+        return "the runs were judged with different judge prompts: a change of prompt is a change of the measure, not noise"
+    return None
+
+
 def reasker_for(run, use_cache: bool = True) -> tuple[Reasker, float, str]:
     """B's trusted model judges to re-ask (those its health passed, or every model judge where nothing is
     gated), and their noise floor: the calibration's, else B's own supported controls', else DEFAULT_FLOOR."""

@@ -239,7 +239,7 @@ def _is_unit(forms: frozenset[str], unit: str | None) -> bool:
     return unit is not None and (unit in forms or f"unit:{unit}" in forms)
 
 
-@lru_cache(maxsize=1024)
+@text_memo()  # keyed by a source: bounded by its characters, never by a count of 100 KB texts
 def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
     """The nearest content word written in lower case on each side of [start, end) of ``text``'s
     normalised form (names, months, percent words and numbers skipped), as forms."""
