@@ -334,14 +334,17 @@ def judge_health(
     cost: ControlCost | None = None,
     judge_tokens: int = 0,
     tells: dict | None = None,
+    model_judges: Iterable[str] = (),
 ) -> HealthReport:
     """Every judge's health from its verdicts on the controls, given one by one or counted (a ControlTally),
-    and its label counts on real claims."""
+    and its label counts on real claims. ``model_judges``: the run's model judges, each listed even where no
+    control or claim reached it (a cascade's deterministic judge settled them): unverified, never absent, so
+    the headline never says "no model judge" of a run that has one."""
     gate = gate or GateConfig()
     by_judge = (observations if isinstance(observations, ControlTally) else ControlTally.of(observations)).rows()
     real_labels = real_labels or {}
     judges = []
-    for name in sorted(set(by_judge) | set(real_labels)):
+    for name in sorted(set(by_judge) | set(real_labels) | set(model_judges)):
         rows = by_judge.get(name, [])
         n = sum(r.n for r in rows)
         correct = sum(r.n for r in rows if caught(r.label, r.answered))
