@@ -1,5 +1,6 @@
-"""report.md: the run's score sections as Markdown tables (for a PR comment or a CI log), the claims that
-are not grounded first.
+"""report.md: the run's score sections as Markdown tables (for a PR comment or a CI log), led by the claims:
+those not grounded, then the first answers each with its claims and labels; the sections with nothing to say
+for the run a line each; the glossary at the end.
 
 Every string from a dataset, a model or a config is data: :func:`md` escapes it, so a ``<script>`` in a
 model name stays text and a ``|`` cannot open a table cell.
