@@ -68,16 +68,17 @@ class FirstClaimsSection(Section):
     key, title = "first_claims", "Answers and their claims"
 
     def __init__(self, cap: int = CAP):
-        self.cap, self.answers, self.claims, self.answer_count = cap, [], 0, 0
+        self.cap, self.answers, self.claims, self.answer_count, self.listed = cap, [], 0, 0, 0
 
     def add(self, item: AnswerItem) -> None:
         a, r = item.answer, item.result
         self.claims += len(a.claims)
         self.answer_count += 1
-        room = self.cap - sum(len(x.claims) for x in self.answers)
-        if room <= 0 or len(self.answers) >= self.cap:
+        room = self.cap - self.listed
+        if room <= 0 or len(self.answers) >= self.cap:  # full: past here an answer is only counted
             return
         index = next(i for i, x in enumerate(r.answers) if x is a)
+        self.listed += min(room, len(a.claims))
         self.answers.append(ListedAnswer(
             record_id=r.record_id, model=a.model, answer_index=index, total=len(a.claims), error=a.generation_error,
             dropped=len(a.decomposition.dropped),
