@@ -130,7 +130,7 @@ def render(scores: dict) -> str:
               f"tokens {u.get('prompt_tokens', 0)} + {u.get('completion_tokens', 0)}, cost ${u.get('cost_usd', 0):.4f}"
               + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "."]
     lines += glossary()
-    return "\n".join(lines) + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"  # one blank line between blocks (data never holds a line break: md)
 
 
 def model_pairs_md(result: dict) -> str:
