@@ -86,6 +86,7 @@ def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
                     cwd=root, env={"COLUMNS": "250"})
     assert again.returncode == 0 and "lenient: " in again.stdout and "EXCLUDED from the panel's verdicts" in again.stdout, again.stdout[-2000:]
     assert "AUC" not in again.stdout
+    assert "left out of the panel: lenient (failed on its controls)" in again.stdout.splitlines()[0], again.stdout[:500]
     page = (root / "runs" / sorted(p.name for p in (root / "runs").iterdir())[-1] / "report.html").read_text()
     assert "EXCLUDED from the panel" in page
     # a panel left with no judge that passes exits 3, as a single failing judge does. (Not with mediocre: on these

@@ -113,6 +113,7 @@ class JudgeHealth(BaseModel):
     blind_spots: list[str] = []  # "misses negations: 0 of 7"
     status: Status
     verdict: str
+    excluded: bool = False  # left out of the panel's verdicts (judge.runs.trust): not gated, the panel went on without it
 
     @computed_field
     @property
@@ -150,12 +151,18 @@ class HealthReport(BaseModel):
         if not self.gate:
             return "JUDGES UNCHECKED: the control gate is off (controls.gate: false); health is reported, nothing gated"
         gated = [j for j in self.judges if j.gated]
+        left = [j for j in self.judges if j.excluded]
+        left_out = ", ".join(f"{j.judge} ({j.status} on its controls)" for j in left)
         if not gated:
+            if left:  # a model judge the panel went on without: never "no model judge"
+                return (f"JUDGES LEFT OUT: {left_out}, excluded from the panel's verdicts; the verdicts are the no-model "
+                        "judge's (a rule: reported, never verified). Judge more records, or name a hosted judge")
             return "judges: no model judge to verify (rules are reported with their control figures)"
         bad = [j for j in gated if j.status != "passed"]
         if not bad:
             caught = "; ".join(f"{j.judge} {caught_line(j.by_label)}" for j in gated)
-            return f"judges passed the control check: {caught} (recall >= {self.floor:.2f} on every label at {self.confidence:.0%}); {PLANTED}"
+            also = f"; left out of the panel: {left_out}" if left else ""
+            return f"judges passed the control check: {caught} (recall >= {self.floor:.2f} on every label at {self.confidence:.0%}){also}; {PLANTED}"
         return "JUDGES NOT CLEARED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
 
     def lines(self) -> list[str]:

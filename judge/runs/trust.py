@@ -36,7 +36,7 @@ def revote(result: RecordResult, out: set[str]) -> RecordResult:
 
 def mark(health: HealthReport, out: dict[str, str]) -> HealthReport:
     """The health with each excluded judge reported, not gated: the panel went on without it."""
-    judges = [j.model_copy(update={"gated": False, "verdict": f"EXCLUDED from the panel's verdicts ({j.status} on its controls): {j.verdict}"})
+    judges = [j.model_copy(update={"gated": False, "excluded": True, "verdict": f"EXCLUDED from the panel's verdicts ({j.status} on its controls): {j.verdict}"})
               if j.judge in out else j for j in health.judges]
     return health.model_copy(update={"judges": judges})
 
