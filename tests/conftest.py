@@ -30,6 +30,33 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeou
     )
 
 
+def cli_inproc(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """The same `judge` command line as :func:`run_cli`, run in this process by typer's test runner: no 2 s
+    interpreter start-up per call. For tests about what a command does, not about the process it runs in
+    (exit via sys.exit, signals, stdin/TTY, a child's memory, env isolation and the plugin keep run_cli).
+
+    ``env`` is set for the call only (CliRunner restores it); ``cwd`` is entered for the call only and left
+    after it, as the subprocess's would be. An exception escaping the command's error boundary is written to
+    stderr as the interpreter would (a traceback, exit 1), so "no traceback" assertions stay as strong.
+    ``timeout`` is accepted for the same signature; an in-process call is not killed."""
+    import contextlib
+    import traceback
+
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    runner = CliRunner(env={k: str(v) for k, v in env.items()} if env else None)
+    with contextlib.chdir(cwd or ROOT):
+        result = runner.invoke(app, list(args), prog_name="python -m judge.cli")
+    stderr = result.stderr
+    code = result.exit_code
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+        code = 1
+    return subprocess.CompletedProcess([sys.executable, "-m", "judge.cli", *args], code, result.stdout, stderr)
+
+
 def assert_spans_exact(candidates, source_of) -> None:
     """Every emitted span slices its source exactly (offsets are sacred)."""
     for c in candidates:
