@@ -57,6 +57,14 @@ def cli_inproc(*args: str, cwd: Path | None = None, env: dict | None = None, tim
     return subprocess.CompletedProcess([sys.executable, "-m", "judge.cli", *args], code, result.stdout, stderr)
 
 
+def tree_digest(*paths) -> dict[str, str]:
+    """Every file under ``paths`` with its sha256: the state of runs a module-scoped fixture shares, so that its
+    teardown can check that no test wrote into them (a test that writes copies the run first)."""
+    import hashlib
+
+    return {str(f): hashlib.sha256(f.read_bytes()).hexdigest() for p in paths for f in sorted(Path(p).rglob("*")) if f.is_file()}
+
+
 def assert_spans_exact(candidates, source_of) -> None:
     """Every emitted span slices its source exactly (offsets are sacred)."""
     for c in candidates:
