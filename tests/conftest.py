@@ -38,17 +38,29 @@ def cli_inproc(*args: str, cwd: Path | None = None, env: dict | None = None, tim
     ``env`` is set for the call only (CliRunner restores it); ``cwd`` is entered for the call only and left
     after it, as the subprocess's would be. An exception escaping the command's error boundary is written to
     stderr as the interpreter would (a traceback, exit 1), so "no traceback" assertions stay as strong.
-    ``timeout`` is accepted for the same signature; an in-process call is not killed."""
+    A warning logged by judge reaches stderr as Python's last-resort handler writes it in the subprocess
+    (pytest's log capture would otherwise take it, and "not in stderr" would hold trivially). ``timeout`` is
+    accepted for the same signature; an in-process call is not killed."""
     import contextlib
+    import logging
     import traceback
 
     from typer.testing import CliRunner
 
     from judge.cli import app
 
+    class LastResort(logging.Handler):
+        def emit(self, record):
+            sys.stderr.write(self.format(record) + "\n")  # the stderr of the moment: the runner's, masked by the CLI
+
     runner = CliRunner(env={k: str(v) for k, v in env.items()} if env else None)
-    with contextlib.chdir(cwd or ROOT):
-        result = runner.invoke(app, list(args), prog_name="python -m judge.cli")
+    handler = LastResort(logging.WARNING)
+    logging.getLogger().addHandler(handler)
+    try:
+        with contextlib.chdir(cwd or ROOT):
+            result = runner.invoke(app, list(args), prog_name="python -m judge.cli")
+    finally:
+        logging.getLogger().removeHandler(handler)
     stderr = result.stderr
     code = result.exit_code
     if result.exception is not None and not isinstance(result.exception, SystemExit):
