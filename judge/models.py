@@ -37,7 +37,7 @@ DIMENSIONS: tuple[str, ...] = ("coherence", "relevance", "completeness", "faithf
 
 
 class StrictModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class Offsets(StrictModel):

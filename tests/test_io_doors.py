@@ -314,6 +314,29 @@ def test_nan_and_infinite_numbers_are_refused_where_json_is_read(tmp_path, value
     one_line(cli("flashrag-eval", _jsonl(tmp_path / "rows.jsonl", [ROW]), "--corpus", corpus, "--predictions", preds), "r1", "finite")
 
 
+@pytest.mark.parametrize("field,value", [("max_cost_usd", "'1e999'"), ("max_cost_usd", ".inf"), ("search", "{min_score: .nan}"),
+                                         ("controls", "{floor: '1e999'}")])
+def test_an_infinite_or_nan_setting_in_a_run_config_is_refused(tmp_path, field, value):
+    """Every section of a run config refuses a number that is not finite ('1e999' is a string to YAML that
+    pydantic would read as inf: an unlimited budget written as a limit)."""
+    data = _jsonl(tmp_path / "data.jsonl", EXAMPLE)
+    config = tmp_path / "run.yaml"
+    config.write_text(f"dataset: {{path: {data}}}\ndecompose: {{method: sentences}}\n{field}: {value}\n", encoding="utf-8")
+    out = one_line(cli("run", config, "--runs-dir", tmp_path / "runs", "--no-progress"), "run.yaml", field, "finite")
+    assert not (tmp_path / "runs").exists(), out
+
+
+def test_a_baselines_dir_that_is_not_a_directory_is_refused(tmp_path):
+    one_line(cli("baseline", "list", "--baselines-dir", os.devnull), os.devnull, "not a directory")
+    (tmp_path / "file").write_text("x")
+    one_line(cli("baseline", "list", "--baselines-dir", tmp_path / "file"), "not a directory")
+    broken = tmp_path / "bl" / "main"
+    broken.mkdir(parents=True)
+    (broken / "BASELINE.json").write_text("{not json")
+    listed = cli("baseline", "list", "--baselines-dir", tmp_path / "bl")
+    assert listed.exit_code == 0 and "main:" in listed.output and "corrupt" in listed.output, listed.output
+
+
 # -- item 15: TREC runs -------------------------------------------------------------------------------------
 
 

@@ -327,7 +327,7 @@ def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(t
     raise the peak RSS by as much as the added input (holding the selected records, or the
     control data of all records, would add the whole 12 MB at least once)."""
     peaks = {}
-    for mb in (3, 15):
+    for mb in (6, 18):
         folder = tmp_path / f"{mb}mb"
         folder.mkdir()
         n = _big_records(folder / "records.jsonl", mb)
@@ -339,7 +339,7 @@ def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(t
         lines = (folder / "runs").glob("*/results.jsonl")
         assert sum(len(p.read_text().splitlines()) for p in lines) == n  # every record was judged
         peaks[mb] = peak
-    assert peaks[15] - peaks[3] < 12e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
+    assert peaks[18] - peaks[6] < 12e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
 
 
 def test_the_local_engine_takes_records_from_a_stream_as_workers_free_up(tmp_path):

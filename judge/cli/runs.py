@@ -362,6 +362,9 @@ def baseline(
 
             console.say(f"no baseline pinned in {where(baselines_dir)} (judge baseline save RUN_DIR --name NAME)")
         for b in found:
+            if b.get("problem"):
+                console.say(f"{b['name']}: {b['problem']}")
+                continue
             overall = b.get("overall") or {}
             console.say(f"{b['name']}: {b.get('records')} records, faithfulness {overall.get('faithfulness')}, hallucination rate "
                          f"{overall.get('hallucination_rate')}; from {b.get('source')} ({b.get('saved_utc')})")

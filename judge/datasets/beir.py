@@ -45,7 +45,7 @@ _Text = Annotated[str, Field(min_length=1)]
 class GaiaQuery(BaseModel):
     """A query in the 17-field schema, with the value domains the benchmark's card lists."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
     query_id: _Text
     texto: _Text
     regime: Literal["pinpoint", "classe"]
@@ -66,7 +66,7 @@ class GaiaQuery(BaseModel):
 
 
 class BeirQuery(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
     id: _Text = Field(alias="_id")
     text: str
 

@@ -20,7 +20,7 @@ FORMAT = "squad"
 
 
 class _Loose(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True)
+    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
 
 
 class SquadAnswer(_Loose):

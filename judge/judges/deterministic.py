@@ -33,7 +33,7 @@ MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "no_model_judge.j
 
 
 class Profile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     supported_from: float = Field(ge=0, le=1.01)
     unsure_from: float = Field(ge=0, le=1.01)
@@ -41,7 +41,7 @@ class Profile(BaseModel):
 
 
 class Thresholds(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     default: Profile
     he: Profile
@@ -51,7 +51,7 @@ class Thresholds(BaseModel):
 class NoModelWeights(BaseModel):
     """What ``judge/data/no_model_judge.json`` holds (read through the input boundary like any input)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
     features: list[str]
     kind: str = Field(pattern="^gbt$")
@@ -117,7 +117,7 @@ class DeterministicThresholds(BaseModel):
     """``adjudicate.deterministic``: profiles (by language, ``default`` for the rest) of the rule behind the
     judge's contradicted, partially supported and unsupported labels; a profile names only what it changes."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     profiles: dict[str, dict] = {}
 

@@ -42,7 +42,7 @@ def vocabulary(level: str) -> tuple[str, ...]:
 class Passage(BaseModel):
     """A span offered to the judges, with the source text around it (for a person to read it in place)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     doc_id: str | None = None
     start_char: int = Field(ge=0)
@@ -53,7 +53,7 @@ class Passage(BaseModel):
 
 
 class SheetRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     sheet: Literal["judge-labels/1"] = FORMAT
     run_id: str

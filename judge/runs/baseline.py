@@ -122,6 +122,8 @@ def list_baselines(directory: str | Path | None = None) -> list[dict]:
     """The baselines pinned under ``directory``: their BASELINE.json, with the folder's path."""
     root = baselines_dir(directory)
     out = []
+    if root.exists() and not root.is_dir():  # /dev/null, a file: a wrong flag, never "no baseline pinned"
+        raise RunDirError(f"{root}: is not a directory (--baselines-dir, or ${BASELINES_ENV}, names the folder of pinned baselines)")
     if root.is_dir():
         for folder in sorted(root.iterdir()):
             marker = folder / MARKER
@@ -130,7 +132,8 @@ def list_baselines(directory: str | Path | None = None) -> list[dict]:
             try:
                 info = json.loads(marker.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                continue
-            if isinstance(info, dict):
-                out.append({**info, "name": folder.name, "path": str(folder)})
+                info = None
+            if not isinstance(info, dict):  # listed, never dropped: the user sees which marker to fix
+                info = {"problem": f"{marker} is corrupt: save the baseline again"}
+            out.append({**info, "name": folder.name, "path": str(folder)})
     return out

@@ -27,7 +27,7 @@ RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # a run's name is part of its d
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class DatasetRef(_Section):

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 class RunManifest(BaseModel):
     """The fields judge reads back; others (written by a later version, or added by hand) are kept as they are."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     name: str | None = None
     config_hash: str | None = None

@@ -12,7 +12,7 @@ from judge.verdicts import HALLUCINATED, is_judged
 
 
 class Thresholds(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     max_hallucination_rate: float | None = Field(None, ge=0, le=1)  # (unsupported + contradicted) / judged claims
     min_faithfulness: float | None = Field(None, ge=0, le=1)  # (supported + 0.5 partially) / judged claims

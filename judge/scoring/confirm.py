@@ -232,7 +232,7 @@ def judges_of(run) -> tuple:
     prompts' hashes. Re-asking settles a judge's noise; it cannot settle a change of judge."""
     config = run.config
     models = tuple((name, config.models[name].model if name in config.models else None) for name in config.adjudicate.judges)
-    prompts = tuple(sorted((k, v) for k, v in (run.manifest.get("prompts") or {}).items() if not k.startswith("answer:")))
+    prompts = tuple(sorted((k, v) for k, v in (run.manifest.get("prompts") or {}).items() if k.split(":")[0].startswith("judge")))
     return models, prompts
 
 

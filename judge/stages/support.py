@@ -39,7 +39,7 @@ PARAMS_FILE = Path(__file__).resolve().parent.parent / "data" / "deterministic.y
 class RuleParams(BaseModel):
     """The calibrated thresholds of one language profile (see the module docstring for the order)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     unsupported_below: float = Field(0.45, ge=0, le=1)  # coverage under this: unsupported
     supported_min_coverage: float = Field(0.85, ge=0, le=1)
@@ -55,7 +55,7 @@ class RuleParams(BaseModel):
 class DeterministicParams(BaseModel):
     """What ``judge/data/deterministic.yaml`` holds: a profile per language (``default`` for the rest)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     profiles: dict[str, RuleParams] = Field(default_factory=lambda: {"default": RuleParams()})
     calibration: dict = {}  # how the values were learned, and their held-out figures

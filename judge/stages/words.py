@@ -30,7 +30,7 @@ class Token:
     number: str | None  # its value, for a number (digits, a number word, an ordinal)
 
 
-SPAN_CACHE_CHARS = 100_000  # claims and spans a few records at once hold; a token weighs ~70 bytes a character
+SPAN_CACHE_CHARS = 40_000  # claims and spans the records worked on at once hold (4 x 10 claims x 5 spans of ~200 characters); a token weighs ~70 bytes a character, so 100_000 held ~15 MB across these memos
 
 
 @text_memo()
@@ -77,7 +77,7 @@ def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(x) for x in out)
 
 
-@text_memo()
+@text_memo(max_chars=SPAN_CACHE_CHARS)  # keyed by a candidate's text: spans, bounded as tokens are
 def forms_of(text: str) -> frozenset[str]:
     """Every form of every word of ``text`` (no sentences: the spans a claim is not judged against are read
     only this far)."""
