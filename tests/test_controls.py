@@ -329,7 +329,8 @@ def test_a_passing_judge_caught_planted_errors_and_nothing_more_and_a_detector_u
     told = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.83})
     (t,) = told.judges
     assert t.status == "unverified" and t.verdict.startswith("unverified: controls can be told apart") and told.failed
-    assert "AUC 0.83" in told.tells_line() and "can be told apart" in told.tells_line()
+    detector, features = told.tells_lines()  # a sentence each: the detector, then the surface features
+    assert "AUC 0.83" in detector and "can be told apart" in detector and features.startswith("AUC per surface feature")
     fine = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.6})
     assert fine.judges[0].status == "passed"
 

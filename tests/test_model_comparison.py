@@ -70,12 +70,11 @@ def test_a_two_model_run_leads_with_both_models_rates_intervals_and_their_paired
     assert "0.500 [" in out and "alpha vs beta" in out and "A better" in out
     # no price known for the scripted models: said once, for all of them, with what to do
     assert out.count("no price known") == 1 and "openai/alpha, openai/beta, openai/checker" in out and "input_per_million" in out
-    # first in report.md and report.html too: before the claim lists
+    # report.md and report.html lead with the claims (issue 40.4), then the comparison leads the summary sections
     md = (run_dir / "report.md").read_text()
-    assert md.index("## Models under test compared") < md.index("## Verdicts by model under test")
-    assert md.index("Models under test compared") < md.index("It opened in 1952")
+    assert md.index("It opened in 1952") < md.index("## Models under test compared") < md.index("## Verdicts by model under test")
     page = (run_dir / "report.html").read_text()
-    assert page.index("Models under test compared") < page.index("It opened in 1952")
+    assert page.index("It opened in 1952") < page.index("Models under test compared") < page.index("Verdicts by model under test")
 
 
 def test_compare_two_models_of_one_run_without_claim_noise(two_models):

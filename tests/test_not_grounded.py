@@ -11,7 +11,7 @@ import yaml
 from judge.models import Span
 from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult
 from judge.scoring.ungrounded import not_grounded
-from judge.verdicts import NOT_GROUNDED, SEVERITY
+from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSURE
 from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
@@ -35,7 +35,7 @@ def test_most_severe_first_capped_with_counts():
     assert [(c.record_id, c.label) for c in ng.claims] == [("r2", "contradicted"), ("r1", "unsupported"), ("r2", "unsupported")]
     assert [SEVERITY[c.label] for c in ng.claims] == sorted((SEVERITY[c.label] for c in ng.claims), reverse=True)
     assert ng.claims[0].rationale == "because 0" and ng.claims[0].passage is None and ng.more == 1
-    assert {c.label for c in not_grounded(results).claims} == set(NOT_GROUNDED)
+    assert {c.label for c in not_grounded(results).claims} == set(NOT_GROUNDED) - {UNSURE}  # these records have no unsure claim
 
 
 def test_best_passage_is_cited_evidence_else_the_nearest_candidate():
@@ -164,7 +164,7 @@ def test_a_large_run_page_lists_the_first_records_and_every_record_the_top_links
     page = "".join(html.render(scores, results, {}, listed=4))
     shown = [i for i in range(12) if f'id="rec-r{i}"' in page]
     assert shown == [0, 1, 2, 3, 9, 11], shown
-    links = {a for a in re.findall(r'href="#([^"]+)"', page) if a != "not-grounded"}
+    links = {a for a in re.findall(r'href="#([^"]+)"', page) if a not in ("not-grounded", "glossary")}
     assert len(links) == 3 and all(f'id="{a}"' in page for a in links), "every link of the top list lands on its claim"
     assert "6 more records are not listed" in page and "results.jsonl holds every record" in page
     whole = "".join(html.render(scores, results, {}, listed=12))

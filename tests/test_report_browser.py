@@ -1,7 +1,8 @@
 """report.html in a real browser (headless Chromium from Debian's packages, driven by selenium):
 no console errors, Hebrew blocks right-to-left, a script planted in an answer never runs while the page's own
 script (admitted by its hash) does: a click on a claim outlines its spans and a click on a span goes back,
-the filters hide claims, and a bidi override in a model name stays isolated."""
+the filters hide claims, and a bidi override in a model name stays isolated. The first 1400x2400 screen shows
+claims with their labels, before any summary section (issue 40.4)."""
 
 import base64
 import hashlib
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BUNDLED_SAMPLE, cli_inproc
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
+from tests.test_report_lead import supported_everywhere  # noqa: F401 (a fixture: a run in which no claim is not grounded)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -196,3 +198,51 @@ def test_label_a_sample_in_the_browser_then_score(tmp_path):
     overall = corrected["models"]["all models"]["hallucination_rate"]
     assert overall["corrected"]["low"] <= overall["corrected"]["estimate"] <= overall["corrected"]["high"]
     assert "fewer" not in scored.stderr and "only 7 labels" in scored.stderr  # few labels: printed, never silent
+
+
+SCREEN = {"width": 1400, "height": 2400}  # the first screen the issue measured
+
+
+def _first_screen(report: Path) -> dict:
+    """What the first 1400x2400 screen of the page shows: the claim elements of the top lists entirely on it
+    (label as data, label as shown, bottom edge), every claim element, and where the first summary heading starts."""
+    driver = _driver()
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**SCREEN, "deviceScaleFactor": 1, "mobile": False})
+        driver.get(report.as_uri())
+        return driver.execute_script(
+            "var out = {size: [window.innerWidth, window.innerHeight], seen: [], all: 0};"
+            "document.querySelectorAll('.ng, .top-claim').forEach(function (e) { out.all += 1;"
+            "  var r = e.getBoundingClientRect(), l = e.querySelector('.label');"
+            "  if (l && e.offsetParent !== null && r.top >= 0 && r.bottom <= window.innerHeight) out.seen.push([e.dataset.label, l.textContent, r.bottom]); });"
+            "var heads = Array.from(document.querySelectorAll('h2')).filter(function (h) { return h.id !== 'not-grounded' && h.id !== 'first-claims'; });"
+            "out.summary = heads.length ? heads[0].getBoundingClientRect().top : null; out.summary_title = heads.length ? heads[0].textContent : null;"
+            "return out;")
+    finally:
+        driver.quit()
+
+
+def _assert_claims_lead(screen: dict, least: int) -> None:
+    assert screen["size"] == [SCREEN["width"], SCREEN["height"]], screen["size"]
+    seen = screen["seen"]
+    assert len(seen) >= min(least, screen["all"]) > 0, screen
+    assert all(label == shown for label, shown, _ in seen), "each claim shows its own label"
+    assert max(bottom for *_, bottom in seen) <= screen["summary"], f"claims before the summary ({screen['summary_title']})"
+
+
+def test_not_grounded_claims_with_labels_on_the_first_screen(tmp_path):
+    """The bundled recorded answers: the not-grounded claims, labelled, fill the first screen's top."""
+    answers = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
+    rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    screen = _first_screen(_run(tmp_path, "first-screen", rows) / "report.html")
+    _assert_claims_lead(screen, least=8)
+    assert {label for label, *_ in screen["seen"]} == {"contradicted", "unsupported", "partially_supported"}
+
+
+def test_first_answers_claims_with_labels_on_the_first_screen_when_none_is_not_grounded(supported_everywhere):  # noqa: F811
+    """The first hour's case: a judge that fails its controls and calls every claim supported. The page opens
+    with its verdict line, then the first answers' claims with their labels, then the summary."""
+    run_dir, _ = supported_everywhere
+    screen = _first_screen(run_dir / "report.html")
+    _assert_claims_lead(screen, least=13)
+    assert {label for label, *_ in screen["seen"]} == {"supported"}

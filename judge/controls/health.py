@@ -159,7 +159,8 @@ class HealthReport(BaseModel):
         return "JUDGES NOT CLEARED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
 
     def lines(self) -> list[str]:
-        """One plain line per judge (terminal, report.md): recall per label with its interval, the verdict."""
+        """One plain line per judge (terminal, report.md): recall per label with its interval, the verdict; then
+        the run's lines (:meth:`run_lines`)."""
         out = []
         for j in self.judges:
             if not j.controls:
@@ -169,27 +170,33 @@ class HealthReport(BaseModel):
             out.append(f"{j.judge}: {recalls}; {j.verdict}")
             kinds = ", ".join(f"{_KIND_NAMES.get(k.label, k.label)} {k.controls} ({k.controls / j.controls:.0%}) caught {k.correct}" for k in j.by_kind)
             out.append(f"{j.judge} by kind of planted control: {kinds}")
+        return out + self.run_lines()
+
+    def run_lines(self) -> list[str]:
+        """The lines about the controls as a whole, one sentence each (every report shows them one per line):
+        their cost, how far they can be told from real claims, what passing means."""
+        out = []
         if self.cost.shown:
             c = self.cost
             share = f", {(c.prompt_tokens + c.completion_tokens) / self.judge_tokens:.1%} of judge tokens" if self.judge_tokens else ""
             out.append(f"controls cost: {c.shown} control claims shown to model judges, {c.calls:.1f} calls, "
                        f"{c.prompt_tokens + c.completion_tokens:.0f} tokens{share}, " + (f"${c.cost_usd:.4f}" if c.priced else "cost unknown (no price for some model)"))
         if self.tells:
-            out.append(self.tells_line())
+            out += self.tells_lines()
         if any(j.gated for j in self.judges):
             out.append(PLANTED[:1].upper() + PLANTED[1:] + ".")
         return out
 
-    def tells_line(self) -> str:
-        """How far the surface features and the run's own detector tell its controls from its real claims."""
+    def tells_lines(self) -> list[str]:
+        """How far the run's own detector, then each surface feature, tell its controls from its real claims."""
         t = self.tells or {}
         auc = ", ".join(f"{k} {v:.2f}" for k, v in t.get("auc", {}).items() if v is not None)
         worst = max((v for v in t.get("auc", {}).values() if v is not None), default=0.5)
         d = t.get("detector_auc")
         detector = "too few to train" if d is None else f"{d:.2f}" + (" - above the bar: controls can be told apart" if d > self.detector_bar else "")
-        return (f"controls vs real claims ({t.get('controls', 0)} controls, {t.get('real', 0)} claims; 0.5: no tell): the run's own detector "
-                f"(claim and call features, cross-validated by record) AUC {detector}; per surface feature {auc}"
-                + (" - one above 0.7" if worst > TELL_BAR else ""))
+        return [f"controls vs real claims ({t.get('controls', 0)} controls, {t.get('real', 0)} claims; AUC 0.5: no tell): the run's own detector "
+                f"(claim and call features, cross-validated by record) AUC {detector}",
+                f"AUC per surface feature: {auc or 'none measured'}" + (" - one above 0.7" if worst > TELL_BAR else "")]
 
     def table(self) -> tuple[list[str], list[list]]:
         """Headers and rows of the judge-health table that report.md and report.html both render."""
@@ -334,14 +341,17 @@ def judge_health(
     cost: ControlCost | None = None,
     judge_tokens: int = 0,
     tells: dict | None = None,
+    model_judges: Iterable[str] = (),
 ) -> HealthReport:
     """Every judge's health from its verdicts on the controls, given one by one or counted (a ControlTally),
-    and its label counts on real claims."""
+    and its label counts on real claims. ``model_judges``: the run's model judges, each listed even where no
+    control or claim reached it (a cascade's deterministic judge settled them): unverified, never absent, so
+    the headline never says "no model judge" of a run that has one."""
     gate = gate or GateConfig()
     by_judge = (observations if isinstance(observations, ControlTally) else ControlTally.of(observations)).rows()
     real_labels = real_labels or {}
     judges = []
-    for name in sorted(set(by_judge) | set(real_labels)):
+    for name in sorted(set(by_judge) | set(real_labels) | set(model_judges)):
         rows = by_judge.get(name, [])
         n = sum(r.n for r in rows)
         correct = sum(r.n for r in rows if caught(r.label, r.answered))

@@ -1,8 +1,9 @@
 """report.html: one self-contained page (no network; one inline script, admitted by its hash), right-to-left
 where the text is.
 
-At the top, the claims that are not grounded (most severe first, each linked to its claim), then the score
-sections. Per record: the source with candidate spans and cited evidence highlighted (coloured by the verdict
+At the top, on the first screen, the claims that are not grounded (most severe first, each linked to its claim)
+or, when there are none, the first answers' claims with their labels (judge.report.html_lead); then the score
+sections, those with nothing to say for this run a line each, and the glossary. Per record: the source with candidate spans and cited evidence highlighted (coloured by the verdict
 that cites it, each cited span opening with its evidence ids), and each claim with every judge's verdict,
 rationale, check flags and, when it is not grounded, its nearest passage with the search's score. Clicking a
 claim outlines its spans; clicking a span goes back to its claim; filters by label, model and disagreement.
@@ -20,11 +21,15 @@ from html import escape
 from judge.models import Record
 from judge.report.charts import LABEL_COLOURS, heatmap, stacked_labels, value_bars
 from judge.report.format import fmt, no_bidi, prompts_line
+from judge.report.html_lead import absent, first_claims, glossary, not_grounded
+from judge.report.html_lead import data_html as _d
+from judge.report.html_lead import label_html as _label
 from judge.report.labelling import CSS as LABELLING_CSS
 from judge.report.labelling import SCRIPT as LABELLING_SCRIPT
 from judge.report.labelling import section as labelling_section
 from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
+from judge.scoring.first_claims import FirstClaims, FirstClaimsSection
 from judge.scoring.health import JudgeHealth
 from judge.scoring.ungrounded import (
     NotGrounded,
@@ -33,10 +38,8 @@ from judge.scoring.ungrounded import (
     check_flags,
     claim_anchor,
     judges_disagree,
-    more_line,
     nearest_candidate,
     passage_text,
-    summary_line,
 )
 from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, VERDICT_LABELS, unsure_line
 
@@ -75,7 +78,7 @@ SCRIPT = """(function () {
   });
   var label = document.getElementById("f-label"), model = document.getElementById("f-model"), disagree = document.getElementById("f-disagree");
   function apply() {
-    var shown = 0, items = document.querySelectorAll(".claim[data-label], .ng[data-label]");
+    var shown = 0, items = document.querySelectorAll(".claim[data-label], .ng[data-label], .top-claim[data-label]");
     Array.prototype.forEach.call(items, function (e) {
       var ok = (!label.value || e.dataset.label === label.value) && (!model.value || e.dataset.model === model.value)
         && (!disagree.checked || e.dataset.disagree === "1");
@@ -107,20 +110,13 @@ sup.eid{font-size:10px;color:#37474f;background:#fff;border:1px solid #90a4ae;bo
 .outlined{outline:3px solid #1565c0;outline-offset:1px}.claim{cursor:pointer}.filtered{display:none}
 .passage{font-size:12px;color:#37474f}.in-answer{font-size:13px;margin:2px 0}.in-answer mark{background:#ffe082;font-weight:600}.ng{border-left:4px solid #e0e0e0;padding:2px 8px;margin:6px 0}
 .filters{position:sticky;top:0;background:#fff;padding:4px 0;border-bottom:1px solid #eee;z-index:1}
+.lead-answer{margin:6px 0}.lead-answer ul{margin:2px 0;padding-left:20px}.top-claim{margin:2px 0;font-size:14px}
+ul.lines{margin:4px 0;padding-left:20px}ul.lines li{margin:2px 0}ul.absent li{margin:2px 0}dl.glossary dt{font-weight:600}dl.glossary dd{margin:0 0 4px 16px}
 """ + LABELLING_CSS
-
-
-def _label(label: str) -> str:
-    return f'<span class="label" style="background:{LABEL_COLOURS.get(label, "#999")}">{escape(label)}</span>'
 
 
 def _fmt(v) -> str:
     return escape(fmt(v))
-
-
-def _d(text) -> str:
-    """A data string inline: escaped and bidi-isolated, so U+202E and friends cannot reorder the page."""
-    return f"<bdi>{escape(str(text))}</bdi>"
 
 
 def highlighted(text: str, cited: list[tuple[int, int, str, str, str]], candidates: list[tuple[int, int, str]]) -> str:
@@ -235,32 +231,6 @@ def _record_section(r: RecordResult, record: Record | None) -> str:
     return "".join(parts)
 
 
-def in_answer_html(pieces) -> str:
-    """An answer with the claim's pieces in <mark>, every piece escaped and bidi-isolated (control characters
-    were defused when the pieces were cut)."""
-    return "".join(f"<mark>{_d(p.text)}</mark>" if p.claim else _d(p.text) for p in pieces)
-
-
-def _not_grounded(value) -> str:
-    """The top of the page: the not-grounded claims, most severe first, each linked to its claim below."""
-    ng = NotGrounded.model_validate(value)
-    parts = [f'<h2 id="not-grounded">{escape(NotGroundedSection.title)}</h2>', f"<p>{escape(summary_line(ng))}</p>"]
-    for c in ng.claims:
-        parts.append(
-            f'<div class="ng" data-label="{escape(c.label)}" data-model="{escape(c.model)}" data-disagree="{int(c.judges_disagree)}">'
-            f'<a href="#{c.anchor}">{_label(c.label)} {_d(c.record_id)} · {_d(c.model)}</a>: <bdi>{escape(c.text)}</bdi>'
-            f'<div class="in-answer" dir="auto">in its answer{"" if c.located else " (its words were not found there)"}: '
-            f"{in_answer_html(c.answer)}</div>"
-            f'<div class="passage">passage: {_d(passage_text(c.passage))}</div>'
-            + (f'<div class="muted">why: {_d(c.rationale)}</div>' if c.rationale else "")
-            + (f'<div class="flags">checks: {_d("; ".join(c.flags))}</div>' if c.flags else "") + "</div>"
-        )
-    more = more_line(ng, "every claim is listed under Records below (use the filters) and in results.jsonl")
-    if more:
-        parts.append(f'<p class="muted">{escape(more)}</p>')
-    return "".join(parts)
-
-
 def _filters(scores: dict) -> str:
     """Filters by label, model under test and judge disagreement (run by the page's one script)."""
     labels = "".join(f'<option value="{escape(lbl)}">{escape(lbl)}</option>' for lbl in VERDICT_LABELS)
@@ -283,21 +253,30 @@ def _table(t: Table) -> str:
             + (f'<p class="muted">{escape(t.note)}</p>' if t.note else ""))
 
 
-# Charts drawn above a section's tables (inline SVG)
+# Charts drawn above a section's tables (inline SVG), each only where it compares something: two models, two
+# genres (or difficulties) that rest on more than one claim each, a pair of judges with a kappa
 CHARTS = {
-    "by_model": lambda v: stacked_labels(v, "labels per model under test"),
-    "by_genre": lambda v: value_bars({k: r["faithfulness"] for k, r in v.items()}, "faithfulness by genre"),
-    "by_difficulty": lambda v: value_bars({k: r["faithfulness"] for k, r in v.items()}, "faithfulness by difficulty"),
-    "judge_agreement": lambda v: heatmap(v["judges"], {(p["a"], p["b"]): p["cohen_kappa"] for p in v["pairwise"]}, "Cohen's kappa between judges"),
+    "by_model": (lambda v: len(v) >= 2, lambda v: stacked_labels(v, "labels per model under test")),
+    "by_genre": (lambda v: _bars(v) >= 2, lambda v: value_bars({k: r["faithfulness"] for k, r in v.items()}, "faithfulness by genre")),
+    "by_difficulty": (lambda v: _bars(v) >= 2, lambda v: value_bars({k: r["faithfulness"] for k, r in v.items()}, "faithfulness by difficulty")),
+    "judge_agreement": (lambda v: any(p["cohen_kappa"] is not None for p in v["pairwise"]),
+                        lambda v: heatmap(v["judges"], {(p["a"], p["b"]): p["cohen_kappa"] for p in v["pairwise"]}, "Cohen's kappa between judges")),
 }
+
+
+def _bars(rates: dict) -> int:
+    """The bars of a by-field chart that rest on more than one claim and have a value."""
+    return sum(1 for k, r in rates.items() if k != "n/a" and r["faithfulness"] is not None and r["claims"] > 1)
 
 
 def _block(key: str, block: Block, value) -> str:
     parts = [f"<h2>{escape(block.title)}</h2>"]
-    if key in CHARTS and value:
-        parts.append(CHARTS[key](value))
+    if key in CHARTS and value and CHARTS[key][0](value):
+        parts.append(CHARTS[key][1](value))
     if block.text:
         parts.append(f"<p>{escape(block.text)}</p>")
+    if block.lines:  # a sentence a line, never run together
+        parts.append('<ul class="lines">' + "".join(f"<li>{_d(line)}</li>" for line in block.lines) + "</ul>")
     parts += [_table(t) for t in block.tables]
     return "".join(parts)
 
@@ -317,7 +296,8 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
              f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:; script-src {SCRIPT_HASH}">',
              f"<title>judge report: {escape(no_bidi(name))}</title><style>{CSS}</style></head><body>",
              f"<h1>judge report: {_d(name)}</h1>",
-             f"<p class=\"muted\">{_d(scores.get('run_dir', ''))} · judges: {_d(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records</p>"]
+             f"<p class=\"muted\">{_d(scores.get('run_dir', ''))} · judges: {_d(', '.join(scores.get('judges', [])))} · {scores.get('records', 0)} records"
+             ' · terms: <a href="#glossary">glossary</a></p>']
     if headline := JudgeHealth.headline(scores.get(JudgeHealth.key)):
         parts.append(f'<p class="{"muted" if headline.startswith("judges passed") else "warn"} health">{_d(headline)}</p>')
     for note in scores.get("notes") or []:
@@ -327,8 +307,19 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     if unsure := unsure_line(((scores.get("overall") or {}).get("labels")) or {}):
         parts.append(f'<p class="warn unsure">{_d(unsure)}</p>')
     parts.append(_filters(scores))
-    for key, block in blocks(scores):
-        parts.append(_not_grounded(scores[key]) if key == NotGroundedSection.key else _block(key, block, scores.get(key)))
+    shown, collapsed = blocks(scores), []
+    if all(key != NotGroundedSection.key for key, _ in shown):
+        parts.append(first_claims(scores.get(FirstClaimsSection.key)))
+    for key, block in shown:  # the claims first (judge.scoring.blocks), then the summary sections
+        if key == NotGroundedSection.key:
+            parts.append(not_grounded(scores[key]))
+            if not NotGrounded.model_validate(scores[key]).total:  # none: the first answers' claims take the first screen
+                parts.append(first_claims(scores.get(FirstClaimsSection.key)))
+        elif block.text and not block.tables and not block.lines:
+            collapsed.append(block)
+        else:
+            parts.append(_block(key, block, scores.get(key)))
+    parts.append(absent(collapsed))
     usage = scores.get("usage") or {}
     if usage:
         parts.append(f"<p class=\"muted\">model calls {usage.get('calls', 0)}, cache hits {usage.get('cache_hits', 0)}, tokens "
@@ -336,10 +327,11 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
                      + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "</p>")
     if prompts := prompts_line(scores.get("prompts")):
         parts.append(f'<p class="muted prompts">{_d(prompts)}</p>')
+    parts.append(glossary())
     parts.append(labelling_section(sheet or [], name, lambda language: "rtl" if language in RTL_LANGUAGES else "ltr"))
     parts.append("<h2>Records</h2>")
     yield "\n".join(parts)
-    linked = _linked_records(scores.get(NotGroundedSection.key))
+    linked = _linked_records(scores)
     shown = left = 0
     for r in results:
         if shown < listed or r.record_id in linked:
@@ -354,9 +346,11 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     yield f"\n<script>{SCRIPT}</script>\n</body></html>"
 
 
-def _linked_records(value) -> set[str]:
-    """The records the not-grounded list at the top links to: always listed, so every link lands."""
-    return {c.record_id for c in NotGrounded.model_validate(value).claims} if value else set()
+def _linked_records(scores: dict) -> set[str]:
+    """The records the claim lists at the top link to: always listed, so every link lands."""
+    ng, first = scores.get(NotGroundedSection.key), scores.get(FirstClaimsSection.key)
+    return ({c.record_id for c in NotGrounded.model_validate(ng).claims} if ng else set()) | (
+        {a.record_id for a in FirstClaims.model_validate(first).answers} if first else set())
 
 
 def agreement_page(agreement: dict) -> str:

@@ -1,5 +1,6 @@
-"""report.md: the run's score sections as Markdown tables (for a PR comment or a CI log), the claims that
-are not grounded first.
+"""report.md: the run's score sections as Markdown tables (for a PR comment or a CI log), led by the claims:
+those not grounded, then the first answers each with its claims and labels; the sections with nothing to say
+for the run a line each; the glossary at the end.
 
 Every string from a dataset, a model or a config is data: :func:`md` escapes it, so a ``<script>`` in a
 model name stays text and a ``|`` cannot open a table cell.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 from judge.report.format import fmt, fmt_ci, prompts_line
+from judge.report.glossary import ABSENT_TITLE, GLOSSARY
 from judge.scoring import blocks
 from judge.scoring.health import JudgeHealth
 from judge.text.control import one_line
@@ -57,9 +59,38 @@ def _in_answers(value: dict | None) -> list[str]:
     return lines
 
 
+def answers_claims(value: dict | None, where: str = "report.html") -> list[str]:
+    """The first answers of the run, each with its claims and their labels (judge.scoring.first_claims), then a
+    count of the rest: on every report.md, whether or not a claim is not grounded."""
+    if value is None:
+        return []
+    from judge.scoring.first_claims import FirstClaims, FirstClaimsSection
+
+    fc = FirstClaims.model_validate(value)
+    lines = ["", f"## {FirstClaimsSection.title}", "", fc.lead_line()]
+    for a in fc.answers:
+        lines += ["", f"**{md(a.record_id)} · {md(a.model)}** ({md(a.count_line())})", ""]
+        lines += [f"- **{md(c.label)}**: {md(c.text)}" for c in a.claims] or [f"- {md(a.no_claims_line())}"]
+    if more := fc.more_line(where):
+        lines += ["", md(more)]
+    return lines
+
+
+def _absent(collapsed: list[tuple[str, str]]) -> list[str]:
+    """Sections with nothing to say for this run, a line each (what is absent), after the sections that have."""
+    if not collapsed:
+        return []
+    return ["", f"## {ABSENT_TITLE}", ""] + [f"- **{md(title)}**: {md(text)}" for title, text in collapsed]
+
+
+def glossary() -> list[str]:
+    return ["", "## Glossary", ""] + [f"- **{md(term)}**: {md(gloss)}" for term, gloss in GLOSSARY.items()]
+
+
 def render(scores: dict) -> str:
     lines = [f"# judge report: {md(scores.get('name') or 'run')}", "",
-             f"Run {md(scores.get('run_dir'))}; judges: {md(', '.join(scores.get('judges', [])))}; {scores.get('records')} records."]
+             f"Run {md(scores.get('run_dir'))}; judges: {md(', '.join(scores.get('judges', [])))}; {scores.get('records')} records. "
+             "Terms are explained in the Glossary at the end."]
     if headline := JudgeHealth.headline(scores.get(JudgeHealth.key)):
         lines += ["", f"**{md(headline)}**"]
     for note in scores.get("notes") or []:
@@ -68,10 +99,18 @@ def render(scores: dict) -> str:
         lines += ["", "**Same-family judging** (allowed by the config): " + md("; ".join(scores["same_family_clashes"]))]
     if unsure := unsure_line(((scores.get("overall") or {}).get("labels")) or {}):
         lines += ["", f"**{md(unsure)}**"]
-    for key, block in blocks(scores):
+    collapsed, shown = [], blocks(scores)
+    if all(key != "not_grounded" for key, _ in shown):
+        lines += answers_claims(scores.get("first_claims"))
+    for key, block in shown:
+        if key != "not_grounded" and block.text and not block.tables and not block.lines:
+            collapsed.append((block.title, block.text))
+            continue
         lines += ["", f"## {md(block.title)}", ""]
         if block.text:
             lines += [md(block.text), ""]
+        if block.lines:  # a sentence a line, never run together
+            lines += [f"- {md(line)}" for line in block.lines] + [""]
         for i, t in enumerate(block.tables):
             if i:
                 lines.append("")
@@ -82,13 +121,16 @@ def render(scores: dict) -> str:
                 lines += ["", md(t.note)]
         if key == "not_grounded":
             lines += _in_answers(scores.get(key))
+            lines += answers_claims(scores.get("first_claims"))
+    lines += _absent(collapsed)
     u = scores.get("usage") or {}
     if prompts := prompts_line(scores.get("prompts")):
         lines += ["", "## Prompts", "", md(prompts)]
     lines += ["", "## Cost", "", f"Model calls {u.get('calls', 0)} (errors {u.get('errors', 0)}), cache hits {u.get('cache_hits', 0)}, "
               f"tokens {u.get('prompt_tokens', 0)} + {u.get('completion_tokens', 0)}, cost ${u.get('cost_usd', 0):.4f}"
               + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "."]
-    return "\n".join(lines) + "\n"
+    lines += glossary()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"  # one blank line between blocks (data never holds a line break: md)
 
 
 def model_pairs_md(result: dict) -> str:

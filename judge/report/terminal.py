@@ -14,6 +14,11 @@ from rich.text import Text
 
 from judge.report.console import ID, console, data, fmt
 from judge.report.format import fmt_ci
+from judge.report.glossary import GLOSSARY
+
+# Where the terms of the lines above are explained, a line each (judge.report.glossary; a renamed term fails here)
+GLOSSARY_POINTER = ("terms (" + ", ".join(t for t in ("faithfulness", "triage", "free verdicts", "evidence ceiling", "control claims") if GLOSSARY[t])
+                    + ", ...): explained in the Glossary at the end of report.md and report.html")
 from judge.verdicts import VERDICT_LABELS, unsure_line
 
 
@@ -103,6 +108,7 @@ def summary(s: dict) -> None:
         c.print("same-family judging (allowed by allow_same_family): " + "; ".join(s["same_family_clashes"]), soft_wrap=True, markup=False)
     if s.get("scores") is not None:
         c.print(f"reports: {s['run_dir']}/report.md, report.html, scores.json", soft_wrap=True, markup=False)
+        c.print(GLOSSARY_POINTER, soft_wrap=True, markup=False)
     if run and not run.get("complete", True):
         c.print(f"incomplete: {run['records_finished']}/{run['records_selected']} records ({run.get('stopped_early')}); finish with --resume", soft_wrap=True, markup=False)
 
@@ -276,8 +282,11 @@ def scores(scores: dict, run_dir: Path) -> None:
             continue
         if block.text:
             c.print(f"{block.title}: {block.text}", markup=False, soft_wrap=True)
+        for line in block.lines:  # a sentence a line, never run together
+            c.print(f"  {line}", markup=False, soft_wrap=True)
         print_tables(c, block)
     c.print(f"written: {run_dir / 'scores.json'}, {run_dir / 'report.md'}, {run_dir / 'report.html'}", markup=False, soft_wrap=True)
+    c.print(GLOSSARY_POINTER, markup=False, soft_wrap=True)
 
 
 def print_tables(c, block) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from judge.controls.health import ControlTally, GateConfig, judge_health
 from judge.controls.tells import TellSample
+from judge.judges.registry import model_judges
 from judge.results import ControlCost, RecordResult, Usage
 from judge.runs.outcome import OutcomeTally
 from judge.verdicts import TRIAGE, rates
@@ -79,7 +80,8 @@ def health(config, seen, by_judge, cost: ControlCost, usage: Usage, tells: dict 
     each surface feature tells the run's controls from its real claims, beside it."""
     c = config.controls
     return judge_health(seen, by_judge, GateConfig(gate=c.gate, floor=c.floor, confidence=c.confidence, detector_bar=c.detector_bar), enabled=c.enabled,
-                        cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens, tells=tells)
+                        cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens, tells=tells,
+                        model_judges=model_judges(config.adjudicate.judges))
 
 
 def embedded_models(config) -> list[str]:

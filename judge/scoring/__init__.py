@@ -18,12 +18,14 @@ __all__ = ["SECTIONS", "AnswerItem", "Block", "Section", "Table", "blocks", "gol
 
 
 def sections_of(run: Run, labels=None) -> list[Section]:
-    """Every section, each fed every answer of the run once: the not-grounded claims first; agreement joins
-    when the run has a panel, the corrected rates when there are human labels (judge.scoring.corrected.Labels)."""
+    """Every section, each fed every answer of the run once: the not-grounded claims and the first answers' claims
+    first; agreement joins when the run has a panel, the corrected rates when there are human labels
+    (judge.scoring.corrected.Labels)."""
     from judge.scoring.agreement import JudgeAgreement
+    from judge.scoring.first_claims import FirstClaimsSection
     from judge.scoring.ungrounded import NotGroundedSection
 
-    sections = [NotGroundedSection(), *(cls() for cls in SECTIONS)]
+    sections = [NotGroundedSection(), FirstClaimsSection(), *(cls() for cls in SECTIONS)]
     if len(run.config.adjudicate.judges) > 1:
         sections.append(JudgeAgreement(run.config.adjudicate.judges))
     if labels is not None:
@@ -77,9 +79,10 @@ def blocks(scores: dict) -> list[tuple[str, Block]]:
     from judge.scoring.health import JudgeHealth
     from judge.scoring.models import ModelComparison
 
-    out.sort(key=lambda kb: kb[0] != ModelComparison.key)  # several models under test: which is better comes before any claim
-    if JudgeHealth.failing(scores.get(JudgeHealth.key)):  # a judge that fails its controls leads the report
+    out.sort(key=lambda kb: kb[0] != ModelComparison.key)  # several models under test: which is better comes first of the numbers
+    if JudgeHealth.failing(scores.get(JudgeHealth.key)):  # a judge that fails its controls leads the summary sections
         out.sort(key=lambda kb: kb[0] != JudgeHealth.key)
+    out.sort(key=lambda kb: kb[0] != NotGroundedSection.key)  # the claims lead every report; each opens with its judges' headline
     return out
 
 

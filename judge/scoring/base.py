@@ -36,11 +36,13 @@ class Table:
 
 @dataclass
 class Block:
-    """What a section shows: its heading, its tables, or a line saying why there is nothing."""
+    """What a section shows: its heading, its tables, or a line saying why there is nothing; ``lines``: sentences
+    each report shows one per line (a list item in report.md and report.html), never run together."""
 
     title: str
     tables: list[Table] = field(default_factory=list)
     text: str | None = None
+    lines: list[str] = field(default_factory=list)
 
 
 class Section:

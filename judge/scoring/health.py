@@ -22,9 +22,10 @@ class JudgeHealth(Section):
         if not value or not value.get("judges"):
             return None
         report = HealthReport.model_validate(value)
+        if not any(j.controls for j in report.judges):  # no judge saw a control: nothing to show but why
+            return Block(cls.title, text=report.headline())
         headers, rows = report.table()
-        cost = [line for line in report.lines() if line.startswith(("controls", "Planted"))]
-        return Block(cls.title, [Table(headers, rows)], text="\n".join([report.headline(), *cost]))
+        return Block(cls.title, [Table(headers, rows)], lines=[report.headline(), *report.run_lines()])
 
     @staticmethod
     def headline(value) -> str | None:

@@ -135,6 +135,8 @@ class _RatesByField(Section):
     def block(cls, value, scores):
         if not value:
             return None
+        if set(value) == {"n/a"}:  # nothing to compare: said in one line
+            return Block(cls.title, text=f"No record of this data has a {cls.first}.")
         return Block(cls.title, [Table([cls.first, "claims", "faithfulness", "hallucination rate"],
                                         [[k, r["claims"], r["faithfulness"], r["hallucination_rate"]] for k, r in value.items()])])
 

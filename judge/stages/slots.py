@@ -39,7 +39,7 @@ from judge.stages.numbers import (
 )
 from judge.text import words
 from judge.text.normalize import normalized
-from judge.text.memo import text_memo
+from judge.text.memo import SPAN_CACHE_CHARS, text_memo
 from judge.text.tokens import STOPWORDS, word_spans
 
 SLOT_MIN_WORDS = 3  # content words (numbers aside) a claim needs to state a number's slot by itself
@@ -50,7 +50,7 @@ def present(value: str, values: set[str]) -> bool:
     return value in values or value.rstrip("%") in values or f"{value.rstrip('%')}%" in values
 
 
-@text_memo()
+@text_memo(max_chars=SPAN_CACHE_CHARS)
 def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
     """The claim's content words (numbers, months and percent words aside), each as its forms (kept: a claim
     is compared with every sentence of its source that looks like it)."""
@@ -58,7 +58,7 @@ def _claim_words(claim: str) -> tuple[frozenset[str], ...]:
     return tuple(unit_forms(w) for w in found)
 
 
-@text_memo()
+@text_memo(max_chars=SPAN_CACHE_CHARS)
 def states_a_slot(claim: str) -> bool:
     """Whether ``claim`` says by itself what its numbers measure (see the module docstring)."""
     n = len(_claim_words(claim))
@@ -179,7 +179,7 @@ def _leads(w: str) -> bool:
     return (is_context_word(w) or w[0].isdigit()) and w not in META_WORDS
 
 
-@text_memo()
+@text_memo()  # claims and sources (_slot_words)
 def _words_of(text: str) -> _Words:
     return _Words(text)
 

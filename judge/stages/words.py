@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from judge.stages.names import name_tokens, names_in
 from judge.stages.numbers import ORDINALS, canon_number, number_spans, number_values
-from judge.text.memo import text_memo
+from judge.text.memo import SPAN_CACHE_CHARS, text_memo
 from judge.text.normalize import normalized
 from judge.text.sentences import split_sentences
 from judge.text.tokens import STOPWORDS, word_forms, word_spans
@@ -30,7 +30,6 @@ class Token:
     number: str | None  # its value, for a number (digits, a number word, an ordinal)
 
 
-SPAN_CACHE_CHARS = 40_000  # claims and spans the records worked on at once hold (4 x 10 claims x 5 spans of ~200 characters); a token weighs ~70 bytes a character, so 100_000 held ~15 MB across these memos
 
 
 @text_memo()

@@ -22,6 +22,11 @@ TEXT_CACHE_CHARS = 500_000
 """The default budget: five sources of 100 KB, more than the records a run works on at once (4 by default)
 usually hold; a view of a source is 10-30 times its size."""
 
+SPAN_CACHE_CHARS = 40_000
+"""The budget of the caches keyed by claims and spans (their tokens, alignments, words): what the records worked
+on at once hold (4 x 10 claims x 5 spans of ~200 characters). A token weighs ~70 bytes a character, so the
+default budget held ~15 MB across these caches and a run's peak grew with its input until they filled."""
+
 
 def text_memo(max_chars: int = TEXT_CACHE_CHARS) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """Least-recently-used cache over hashable arguments, evicting while the ``str`` arguments of the
