@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from judge.testing.scripts import claim_text, pipeline_model
-from tests.conftest import run_cli
+from tests.conftest import cli_inproc
 from tests.test_compare import BUNDLED_ANSWERS, run, two_judge_panel
 
 
@@ -24,9 +24,9 @@ def test_agreement_lists_disagreements_and_never_overwrites(scripted_server, tmp
                     expected.append((r["record_id"], a["model"], c["text"], by["judge-b"]["label"], by["judge-c"]["label"], by["judge-c"]["rationale"]))
     assert expected  # the two rules differ on some claims
 
-    first = run_cli("agreement", run_dir)
+    first = cli_inproc("agreement", run_dir)
     assert first.returncode == 0, first.stderr
-    second = run_cli("agreement", run_dir, "--json")
+    second = cli_inproc("agreement", run_dir, "--json")
     rep = json.loads(second.stdout)
     got = [(d["record_id"], d["model"], d["claim"], d["judges"]["judge-b"]["label"], d["judges"]["judge-c"]["label"], d["judges"]["judge-c"]["rationale"])
            for d in rep["disagreements"]]
@@ -45,7 +45,7 @@ def test_agreement_lists_disagreements_and_never_overwrites(scripted_server, tmp
     page = Path(run_dir, f"agreement-{name}.html").read_text()
     assert "Claims the judges disagree on" in page and expected[0][2] in page
     out = tmp_path / "agreement.json"
-    assert run_cli("agreement", run_dir, "--out", str(out)).returncode == 0 and json.loads(out.read_text())["disagreements"]
+    assert cli_inproc("agreement", run_dir, "--out", str(out)).returncode == 0 and json.loads(out.read_text())["disagreements"]
     before = out.read_text()
-    again = run_cli("agreement", run_dir, "--out", str(out))
+    again = cli_inproc("agreement", run_dir, "--out", str(out))
     assert again.returncode == 2 and "never overwrites" in again.stderr and out.read_text() == before

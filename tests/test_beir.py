@@ -17,7 +17,7 @@ from judge.datasets.beir import (
 from judge.metrics.retrieval import evaluate_run, retrieval_tables
 from judge.problems import DatasetError
 from judge.search.bm25 import BM25
-from tests.conftest import ROOT, run_cli, shared
+from tests.conftest import ROOT, cli_inproc, shared
 
 GAIA = ROOT / "tests" / "fixtures" / "gaia_mini"
 RUN = (
@@ -67,13 +67,13 @@ def test_fingerprint_rule_and_mismatch_refused(tmp_path):
     shutil.copytree(GAIA, other)
     lines = (other / "corpus.jsonl").read_text().splitlines()
     (other / "corpus.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # a different corpus revision
-    result = run_cli("retrieval", str(other), str(GAIA / "qrels" / "test.tsv"))
+    result = cli_inproc("retrieval", str(other), str(GAIA / "qrels" / "test.tsv"))
     assert result.returncode == 2 and "fingerprint" in result.stderr and "silently" in result.stderr
     assert load_benchmark(other, allow_mismatch=True).fingerprint != bench.fingerprint
 
 
 def test_retrieval_metrics_by_hand_stratified_and_dup_group_tolerant(run_file):
-    result = run_cli("retrieval", str(GAIA), str(run_file), "--json")
+    result = cli_inproc("retrieval", str(GAIA), str(run_file), "--json")
     assert result.returncode == 0, result.stderr
     rep = json.loads(result.stdout)
     m = rep["metrics"]
@@ -116,7 +116,7 @@ def test_arabic_beir_sample_with_qrels_filtered_to_its_queries(tmp_path):
             lines.append(f"{q.query_id} Q0 {ids[i]} {rank} {s:.4f} bm25")
     run_path = tmp_path / "bm25.trec"
     run_path.write_text("\n".join(lines) + "\n")
-    rep = json.loads(run_cli("retrieval", str(bench_dir), str(run_path), "--json").stdout)
+    rep = json.loads(cli_inproc("retrieval", str(bench_dir), str(run_path), "--json").stdout)
     assert rep["queries_scored"] == 50 and rep["qrels_rows_for_other_queries_dropped"] == 652
     assert rep["qrels_chunks_missing_from_corpus"] == 1  # 49 of the 50 relevant docs are in the sample
     assert 0.5 < rep["metrics"]["hit@10"] <= 1.0 and rep["metrics"]["hit@1"] <= rep["metrics"]["hit@10"]
@@ -134,7 +134,7 @@ def test_grounding_over_retrieved_chunks_scores_cited_chunks_against_the_qrels(t
         f"name: chunks\ndataset: {{path: {GAIA}, format: beir, retrieval_run: {run_file}, top_k: 2}}\nanswers: {{path: {answers}}}\n"
         f"decompose: {{method: sentences}}\nadjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\n"
     )
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     results = [json.loads(line) for line in Path(summary["run_dir"], "results.jsonl").read_text().splitlines()]
@@ -184,7 +184,7 @@ def test_dup_group_tolerance_reads_the_queries_dup_group_as_the_card_defines_it(
     # the card puts dup_group in queries.jsonl ("autor+título normalizados"); the corpus chunks carry no such
     # field here: each chunk's work comes from its author and title, tied to the query by its anchor chunk
     assert all("dup_group" not in json.loads(line) for line in (GAIA / "corpus.jsonl").read_text().splitlines())
-    rep = json.loads(run_cli("retrieval", str(GAIA), str(run_file), "--json").stdout)
+    rep = json.loads(cli_inproc("retrieval", str(GAIA), str(run_file), "--json").stdout)
     tol = rep["dup_group_tolerant"]
     assert rep["dup_group_tolerance_unavailable"] is None and "author+title" in tol["basis"]
     # q4 retrieved the school edition first: strict miss, tolerant hit; nothing else changes
@@ -197,17 +197,17 @@ def test_dup_group_tolerance_reads_the_queries_dup_group_as_the_card_defines_it(
     named = _copy(tmp_path, "named")
     _rewrite(named / "corpus.jsonl", lambda rows: [{**r, "obra": r["_id"].rsplit("-", 1)[0].replace("-ed1", "").replace("-ed2", "")} for r in rows])
     (named / "manifest.json").unlink()
-    rep = json.loads(run_cli("retrieval", str(named), str(run_file), "--json", "--work-field", "obra").stdout)
+    rep = json.loads(cli_inproc("retrieval", str(named), str(run_file), "--json", "--work-field", "obra").stdout)
     assert rep["dup_group_tolerant"]["basis"] == "corpus field obra" and rep["dup_group_tolerant"]["metrics"]["hit@1"] == pytest.approx(4 / 6)
-    bad = run_cli("retrieval", str(named), str(run_file), "--work-field", "editora")
+    bad = cli_inproc("retrieval", str(named), str(run_file), "--work-field", "editora")
     assert bad.returncode == 2 and "editora" in bad.stderr and "Traceback" not in bad.stderr
 
     # said, not silent, when it cannot be computed
     bare = _copy(tmp_path, "bare")
     (bare / "corpus.jsonl").unlink()
-    rep = json.loads(run_cli("retrieval", str(bare), str(run_file), "--json").stdout)
+    rep = json.loads(cli_inproc("retrieval", str(bare), str(run_file), "--json").stdout)
     assert rep["dup_group_tolerant"] is None and "no corpus" in rep["dup_group_tolerance_unavailable"]
-    text = run_cli("retrieval", str(bare), str(run_file)).stdout
+    text = cli_inproc("retrieval", str(bare), str(run_file)).stdout
     assert "dup_group tolerance not computed: no corpus loaded" in " ".join(text.split())
 
 
@@ -252,7 +252,7 @@ def test_bad_input_is_one_clear_line_never_a_traceback_or_silence(tmp_path, run_
     else:
         (bench / "manifest.json").write_text('{"corpus_fingerprint": ')
         expect = ["manifest.json", "malformed JSON"]
-    result = run_cli("retrieval", str(bench), str(run_file), *extra)
+    result = cli_inproc("retrieval", str(bench), str(run_file), *extra)
     assert result.returncode == 2, result.stdout
     assert "Traceback" not in result.stderr and result.stdout == ""
     for e in expect:
@@ -263,16 +263,16 @@ def test_a_mismatched_corpus_names_what_drifted(tmp_path, run_file):
     bench = _copy(tmp_path)
     _rewrite(bench / "corpus.jsonl", lambda rows: [r for r in rows if r["_id"] != "wl-revolucao-003"])
     expected = json.loads((GAIA / "manifest.json").read_text())["corpus_fingerprint"]["sha256_chunk_ids"]
-    rep = json.loads(run_cli("retrieval", str(bench), str(run_file), "--allow-fingerprint-mismatch", "--json").stdout)
+    rep = json.loads(cli_inproc("retrieval", str(bench), str(run_file), "--allow-fingerprint-mismatch", "--json").stdout)
     actual = fingerprint(json.loads(line)["_id"] for line in (bench / "corpus.jsonl").read_text().splitlines())[:16]
     assert rep["corpus_mismatch"] is True
     assert (rep["expected_corpus_fingerprint"], rep["corpus_fingerprint"]) == (expected, actual) and expected != actual
     assert rep["qrels_chunk_ids_missing_from_corpus"] == ["wl-revolucao-003"]
-    text = run_cli("retrieval", str(bench), str(run_file), "--allow-fingerprint-mismatch").stdout
+    text = cli_inproc("retrieval", str(bench), str(run_file), "--allow-fingerprint-mismatch").stdout
     flat = " ".join(text.split())
     assert text.count("MISMATCHED CORPUS") == 2  # both tables are marked
     assert f"fingerprint {actual}, expected {expected}" in flat and "wl-revolucao-003" in flat
-    same = json.loads(run_cli("retrieval", str(GAIA), str(run_file), "--json").stdout)
+    same = json.loads(cli_inproc("retrieval", str(GAIA), str(run_file), "--json").stdout)
     assert same["corpus_mismatch"] is False and same["qrels_chunk_ids_missing_from_corpus"] == []
 
 
@@ -293,5 +293,5 @@ def test_retrieval_tables_fit_80_columns_without_cutting_numbers(run_file):
     row = next(line for line in lines if line.split()[:1] == ["all"] and "0.500" in line)  # the hit@k table
     assert row.split()[1:] == ["6", "0.500", "0.667", "0.667", "0.667", "0.667", "0.667"]  # strict, then tolerant
     assert any(line.split()[:1] == ["bncc-ef-ciencias-007"] for line in lines)  # a stratum value, whole
-    cli = run_cli("retrieval", str(GAIA), str(run_file), "--by", "chunk_fonte", "--by", "regime")  # not a tty: 80 columns
+    cli = cli_inproc("retrieval", str(GAIA), str(run_file), "--by", "chunk_fonte", "--by", "regime")  # not a tty: 80 columns
     assert cli.returncode == 0 and "…" not in cli.stdout and max(len(line) for line in cli.stdout.splitlines()) <= 80

@@ -10,7 +10,7 @@ import yaml
 from judge.datasets import load
 from judge.results import RecordResult
 from judge.search.index import CHARS_PER_TOKEN
-from tests.conftest import BUNDLED_SAMPLE, ROOT, assert_spans_exact, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, assert_spans_exact, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
@@ -28,7 +28,7 @@ def _run(tmp_path: Path, name: str, search: dict) -> list[RecordResult]:
     }
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
-    result = run_cli("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     run_dir = Path(json.loads(result.stdout)["run_dir"])
     return [RecordResult.model_validate_json(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -66,5 +66,5 @@ def test_both_budgets_at_once_is_a_config_error(tmp_path):
                         "search": {"budget_tokens": 50, "budget_share": 0.2}}),
         encoding="utf-8",
     )
-    result = run_cli("run", str(path), "--runs-dir", str(tmp_path / "runs"))
+    result = cli_inproc("run", str(path), "--runs-dir", str(tmp_path / "runs"))
     assert result.returncode == 2 and "budget_share" in result.stderr and "Traceback" not in result.stderr

@@ -10,7 +10,7 @@ import yaml
 from judge.models import Span
 from judge.results import AnswerResult, ClaimResult, Decomposition, RecordResult
 from judge.scoring.claim_diff import claim_diff, match_claims
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 PLANTED = " להקת פינגווינים נודדת צפונה בכל חורף בשנת 1999 בהתפרצות."  # "penguins migrate north each winter in 1999 in an eruption": nowhere in the sources
@@ -62,7 +62,7 @@ def _config(tmp_path: Path, name: str, answers: Path) -> Path:
 
 
 def _run(tmp_path: Path, name: str, answers: Path) -> str:
-    result = run_cli("run", str(_config(tmp_path, name, answers)), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(_config(tmp_path, name, answers)), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["run_dir"]
 
@@ -83,18 +83,18 @@ def _rewritten(tmp_path: Path, model: str, records: int) -> Path:
 def test_compare_names_the_claim_a_rewritten_answer_made_ungrounded(tmp_path):
     base = _run(tmp_path, "base", BUNDLED_ANSWERS)
     one = _run(tmp_path, "one", _rewritten(tmp_path, "faithful-paraphraser", 1))
-    out = json.loads(run_cli("compare", base, one, "--json").stdout)
+    out = json.loads(cli_inproc("compare", base, one, "--json").stdout)
     new = out["claims"]["newly_ungrounded"]
     assert [(c["record_id"], c["model"], c["claim"].strip(), c["a"]) for c in new] == [("he-pkg-001", "faithful-paraphraser", PLANTED.strip(), None)]
     assert new[0]["b"] in ("partially_supported", "unsupported", "contradicted")  # a year the source never writes: never supported
     assert out["claims"]["matched"] > 0 and out["claims"]["only_a"] == []
-    shown = run_cli("compare", base, one)
+    shown = cli_inproc("compare", base, one)
     # no --gate: the documented default gates decide (issue 26), and the claim-level one fails on the planted claim
     assert shown.returncode == 1 and "newly ungrounded in B" in shown.stdout and "בהתפרצות" in shown.stdout
     assert "FAIL" in shown.stdout and "new_not_grounded:0 decides" in shown.stdout
     # every record rewritten: the drop is real, the gate fails and names the claims, run B and its report
     every = _run(tmp_path, "every", _rewritten(tmp_path, "faithful-paraphraser", 3))
-    gate = run_cli("compare", base, every, "--gate", "hallucination_rate:0.01", "--md", str(tmp_path / "compare.md"))
+    gate = cli_inproc("compare", base, every, "--gate", "hallucination_rate:0.01", "--md", str(tmp_path / "compare.md"))
     assert gate.returncode == 1, gate.stdout
     md = (tmp_path / "compare.md").read_text(encoding="utf-8")
     assert "**FAIL** hallucination\\_rate" in md or "**FAIL** hallucination_rate" in md
@@ -104,8 +104,8 @@ def test_compare_names_the_claim_a_rewritten_answer_made_ungrounded(tmp_path):
     assert str(Path(every) / "report.html") in gate.stdout.replace("\n", "")
     assert "improved" not in fail and "got worse by" in fail
     # a narrow terminal folds the claim text but never cuts a label
-    narrow = run_cli("compare", base, every, env={"COLUMNS": "60"})
-    labels = {c["b"] for c in json.loads(run_cli("compare", base, every, "--json").stdout)["claims"]["newly_ungrounded"]}
+    narrow = cli_inproc("compare", base, every, env={"COLUMNS": "60"})
+    labels = {c["b"] for c in json.loads(cli_inproc("compare", base, every, "--json").stdout)["claims"]["newly_ungrounded"]}
     cells = {cell.strip() for line in narrow.stdout.splitlines() for cell in line.split("│")}
     assert labels and labels <= cells
 
@@ -113,11 +113,11 @@ def test_compare_names_the_claim_a_rewritten_answer_made_ungrounded(tmp_path):
 def test_an_improvement_reads_improved_and_intervals_have_four_decimals(tmp_path):
     base = _run(tmp_path, "base", BUNDLED_ANSWERS)
     worse = _run(tmp_path, "worse", _rewritten(tmp_path, "faithful-paraphraser", 3))
-    out = json.loads(run_cli("compare", worse, base, "--gate", "faithfulness:0.01", "--json").stdout)
+    out = json.loads(cli_inproc("compare", worse, base, "--gate", "faithfulness:0.01", "--json").stdout)
     why = out["gates"][0]["why"]
     assert not out["gates"][0]["failed"] and "faithfulness improved by" in why and "-" not in why.split("improved by ")[1][:3]
     assert "0 of 3 records worse, 3 better" in why  # the sign test's counts; the interval is the table's
-    table = run_cli("compare", worse, base, "--gate", "faithfulness:0.01", env={"COLUMNS": "200"}).stdout
+    table = cli_inproc("compare", worse, base, "--gate", "faithfulness:0.01", env={"COLUMNS": "200"}).stdout
     row = next(line for line in table.splitlines() if line.startswith("│ faithfulness"))
     lo, hi = row.split("[")[1].split("]")[0].split(", ")
     assert len(lo.split(".")[1]) == 4 and len(hi.split(".")[1]) == 4 and float(lo) > 0  # improved: the interval is above zero
@@ -154,9 +154,9 @@ def test_comparing_runs_with_no_record_in_common_is_refused(tmp_path):
     other.write_text(json.dumps({"id": "elsewhere", "question": "q?", "source": "The sky is blue.", "answer": "The sky is blue."}) + "\n")
     cfg = tmp_path / "other.yaml"
     cfg.write_text(yaml.safe_dump({"name": "other", "dataset": {"path": str(other)}, "cache_dir": str(tmp_path / "cache")}))
-    result = run_cli("run", str(cfg), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(cfg), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     unrelated = json.loads(result.stdout)["run_dir"]
-    refused = run_cli("compare", base, unrelated, "--gate", "faithfulness:0.1")
+    refused = cli_inproc("compare", base, unrelated, "--gate", "faithfulness:0.1")
     assert refused.returncode == 2 and "no finished record in common" in refused.stderr
-    unwritable = run_cli("compare", base, base, "--md", str(tmp_path))
+    unwritable = cli_inproc("compare", base, base, "--md", str(tmp_path))
     assert unwritable.returncode == 2 and "--md" in unwritable.stderr and "Traceback" not in unwritable.stderr

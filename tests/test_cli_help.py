@@ -3,11 +3,11 @@ prints no empty rating rows."""
 
 import re
 
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 
 def test_help_lists_the_main_commands_before_the_research_tools():
-    out = run_cli("--help", env={"COLUMNS": "120"}).stdout
+    out = cli_inproc("--help", env={"COLUMNS": "120"}).stdout
     names = re.findall(r"^│ ([a-z][a-z-]+)\s", out, flags=re.M)
     main = ["run", "score", "compare", "rejudge", "agreement", "validate"]
     assert names[: len(main)] == main
@@ -16,8 +16,8 @@ def test_help_lists_the_main_commands_before_the_research_tools():
 
 
 def test_validate_an_answers_file_prints_no_empty_rating_rows():
-    answers = run_cli("validate", str(ROOT / "judge" / "data" / "he_sample_answers.jsonl"), env={"COLUMNS": "120"})
+    answers = cli_inproc("validate", str(ROOT / "judge" / "data" / "he_sample_answers.jsonl"), env={"COLUMNS": "120"})
     assert answers.returncode == 0, answers.stderr
     assert "answers_by_model" in answers.stdout and "alpha" not in answers.stdout and "perfect agreement" not in answers.stdout
-    dataset = run_cli("validate", str(BUNDLED_SAMPLE), env={"COLUMNS": "120"})
+    dataset = cli_inproc("validate", str(BUNDLED_SAMPLE), env={"COLUMNS": "120"})
     assert "alpha, ordinal, pooled" in dataset.stdout  # a file with human ratings keeps them

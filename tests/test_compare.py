@@ -10,7 +10,7 @@ import yaml
 
 from judge.models import LABELS
 from judge.testing.scripts import claim_text, pipeline_model
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc, tree_digest
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
@@ -32,7 +32,7 @@ def config_with_judge(tmp_path: Path, server, name: str, judge_model: str, famil
 
 
 def run(config: Path, tmp_path: Path) -> str:
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["run_dir"]
 
@@ -42,26 +42,40 @@ def labeller(rule):
     return pipeline_model(lambda cid, req: rule(claim_text(req, cid)))
 
 
-@pytest.fixture
-def three_runs(scripted_server, tmp_path):
-    """A baseline (all supported), a regression (all unsupported), a near-copy (one claim flipped)."""
-    base = run(config_with_judge(tmp_path, scripted_server(labeller(lambda t: "supported")), "base", "judge-x", "fam-x"), tmp_path)
-    worse = run(config_with_judge(tmp_path, scripted_server(labeller(lambda t: "unsupported")), "worse", "judge-x", "fam-x"), tmp_path)
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory):
+    """A baseline (all supported), a regression (all unsupported), a near-copy (one claim flipped). Built once for
+    the module: the tests only read these runs (a test that writes works on its own copy)."""
+    from judge.testing.server import ScriptedServer
+
+    tmp_path = tmp_path_factory.mktemp("three_runs")
+
+    def judged(rule, name: str) -> str:
+        server = ScriptedServer(labeller(rule)).start()
+        try:
+            return run(config_with_judge(tmp_path, server, name, "judge-x", "fam-x"), tmp_path)
+        finally:
+            server.stop()
+
+    base = judged(lambda t: "supported", "base")
+    worse = judged(lambda t: "unsupported", "worse")
     flip_text = "קו המטרונית החדש בחיפה יפעל כל 10 דקות בשעות השיא."
-    near = run(config_with_judge(tmp_path, scripted_server(labeller(lambda t: "contradicted" if t == flip_text else "supported")), "near", "judge-x", "fam-x"), tmp_path)
-    return base, worse, near, flip_text
+    near = judged(lambda t: "contradicted" if t == flip_text else "supported", "near")
+    before = tree_digest(base, worse, near)
+    yield base, worse, near, flip_text
+    assert tree_digest(base, worse, near) == before, "a test wrote into a shared run"
 
 
 def test_gate_fails_on_a_real_regression_and_passes_otherwise(three_runs):
     base, worse, near, flip_text = three_runs
-    regression = run_cli("compare", base, worse, "--gate", "faithfulness:0.05", "--json")
+    regression = cli_inproc("compare", base, worse, "--gate", "faithfulness:0.05", "--json")
     assert regression.returncode == 1
     out = json.loads(regression.stdout)
     assert out["metrics"]["faithfulness"]["delta"] == pytest.approx(-1.0)
     assert out["gates"][0]["failed"]
-    same = run_cli("compare", base, base, "--gate", "faithfulness:0.05", "--gate", "hallucination_rate:0.05", "--json")
+    same = cli_inproc("compare", base, base, "--gate", "faithfulness:0.05", "--gate", "hallucination_rate:0.05", "--json")
     assert same.returncode == 0 and json.loads(same.stdout)["flips"] == []
-    noise = run_cli("compare", base, near, "--gate", "faithfulness:0.01", "--json")
+    noise = cli_inproc("compare", base, near, "--gate", "faithfulness:0.01", "--json")
     out = json.loads(noise.stdout)
     drop = -out["metrics"]["faithfulness"]["delta"]
     assert drop > 0.01  # bigger than the threshold...
@@ -70,7 +84,7 @@ def test_gate_fails_on_a_real_regression_and_passes_otherwise(three_runs):
     gate = out["gates"][0]
     assert noise.returncode == 1 and gate["failed"] and gate["decided_by"] == "claims" and "within noise" not in gate["why"]
     assert "too few records to tell (3 records, 1 changed" in gate["why"] and "the claim-level gate new_not_grounded:0 decides" in gate["why"]
-    allowed = json.loads(run_cli("compare", base, near, "--gate", "faithfulness:0.01", "--gate", "new_not_grounded:1", "--json").stdout)
+    allowed = json.loads(cli_inproc("compare", base, near, "--gate", "faithfulness:0.01", "--gate", "new_not_grounded:1", "--json").stdout)
     assert not allowed["failed"] and [g["decided_by"] for g in allowed["gates"][:1]] == ["claims"]
     flips = out["flips"]
     assert [(f["claim"], f["a"], f["b"]) for f in flips] == [(flip_text, "supported", "contradicted")]
@@ -78,7 +92,7 @@ def test_gate_fails_on_a_real_regression_and_passes_otherwise(three_runs):
 
 def test_flips_are_listed_exactly(three_runs):
     base, worse, _, _ = three_runs
-    out = json.loads(run_cli("compare", base, worse, "--json").stdout)
+    out = json.loads(cli_inproc("compare", base, worse, "--json").stdout)
     results = [json.loads(line) for line in Path(base, "results.jsonl").read_text().splitlines()]
     expected = sorted(c["text"] for r in results for a in r["answers"] for c in a["claims"])
     assert sorted(f["claim"] for f in out["flips"]) == expected
@@ -93,18 +107,18 @@ def test_runs_over_different_records_compare_the_intersection(three_runs, tmp_pa
         (cut / name).write_text(Path(worse, name).read_text())
     lines = Path(worse, "results.jsonl").read_text().splitlines()
     (cut / "results.jsonl").write_text(lines[0] + "\n")
-    out = json.loads(run_cli("compare", base, str(cut), "--json").stdout)
+    out = json.loads(cli_inproc("compare", base, str(cut), "--json").stdout)
     assert out["records_compared"] == 1 and len(out["records_only_in_a"]) == 2 and "different records" in out["note"]
 
 
 def test_run_with_baseline_and_gate_in_one_command(three_runs, scripted_server, tmp_path):
     base, _, _, _ = three_runs
     config = config_with_judge(tmp_path, scripted_server(labeller(lambda t: "unsupported")), "again", "judge-y", "fam-y")
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--baseline", base, "--gate", "faithfulness:0.1")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--baseline", base, "--gate", "faithfulness:0.1")
     assert result.returncode == 1 and "FAIL faithfulness" in result.stdout
     # B's judge asked about A's claims would have erased the drop its own verdicts made: another judge is not re-asked
     assert "not re-asked: the runs were judged by different judges" in result.stdout
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--baseline", base, "--gate", "bogus:1")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--baseline", base, "--gate", "bogus:1")
     assert result.returncode == 2 and "METRIC:MAX_DROP" in result.stderr
 
 
@@ -145,7 +159,7 @@ def test_judge_agreement_across_families_against_reference_implementations(scrip
     server = scripted_server(pipeline_model(lambda cid, req: (rule_b if "openai/judge-b" in req["model"] or req["model"] == "judge-b" else rule_c)(claim_text(req, cid))))
     path = two_judge_panel(tmp_path, server, "panel", BUNDLED_ANSWERS, {"judges": ["judge-b", "judge-c", "deterministic"], "triage": False})
     run_dir = run(path, tmp_path)
-    result = run_cli("agreement", run_dir, "--json")
+    result = cli_inproc("agreement", run_dir, "--json")
     assert result.returncode == 0, result.stderr
     rep = json.loads(result.stdout)
     assert rep["judges"] == ["deterministic", "judge-b", "judge-c"]
@@ -174,7 +188,7 @@ def test_self_preference_compares_own_family_answers_with_other_judges(scripted_
     server = scripted_server(pipeline_model(lambda cid, req: "supported" if req["model"] == "judge-b" else "unsupported"))
     path = two_judge_panel(tmp_path, server, "selfpref", answers, {"judges": ["judge-b", "judge-c"], "triage": False, "allow_same_family": True})
     run_dir = run(path, tmp_path)
-    rep = json.loads(run_cli("agreement", run_dir, "--json").stdout)
+    rep = json.loads(cli_inproc("agreement", run_dir, "--json").stdout)
     pref = {p["judge"]: p for p in rep["self_preference"]}
     assert pref["judge-b"]["own_family_answers"] == 3
     assert pref["judge-b"]["self_preference"] == pytest.approx(1.0)  # it gives its own family 1.0, the other judge 0.0

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from judge.testing.server import Reply
-from tests.conftest import run_cli
+from tests.conftest import cli_inproc, tree_digest
 from tests.test_compare import config_with_judge, labeller, run
 
 
@@ -17,32 +17,43 @@ def failing_run(tmp_path: Path, server, name: str) -> str:
     config = yaml.safe_load(path.read_text())
     config["models"]["judge-x"]["max_attempts"] = 1
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
-    result = run_cli("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     run_dir = next(line for line in result.stdout.splitlines() if '"run_dir"' in line).split('"')[3]
     claims = [c for line in Path(run_dir, "results.jsonl").read_text().splitlines() for a in json.loads(line)["answers"] for c in a["claims"]]
     assert claims and all(c["label"] == "judge_error" for c in claims)
     return run_dir
 
 
-@pytest.fixture
-def base_and_broken(scripted_server, tmp_path):
-    base = run(config_with_judge(tmp_path, scripted_server(labeller(lambda t: "supported")), "base", "judge-x", "fam-x"), tmp_path)
-    broken = failing_run(tmp_path, scripted_server([Reply(status=400)]), "broken")
-    return base, broken
+@pytest.fixture(scope="module")
+def base_and_broken(tmp_path_factory):
+    """A run judged supported and one whose every judge call failed; built once, only read by the tests."""
+    from judge.testing.server import ScriptedServer
+
+    tmp_path = tmp_path_factory.mktemp("base_and_broken")
+    good, bad = ScriptedServer(labeller(lambda t: "supported")).start(), ScriptedServer([Reply(status=400)]).start()
+    try:
+        base = run(config_with_judge(tmp_path, good, "base", "judge-x", "fam-x"), tmp_path)
+        broken = failing_run(tmp_path, bad, "broken")
+    finally:
+        good.stop()
+        bad.stop()
+    before = tree_digest(base, broken)
+    yield base, broken
+    assert tree_digest(base, broken) == before, "a test wrote into a shared run"
 
 
 def test_a_gate_over_a_missing_metric_fails_unless_allowed(base_and_broken):
     base, broken = base_and_broken
-    result = run_cli("compare", base, broken, "--gate", "faithfulness:0.05")
+    result = cli_inproc("compare", base, broken, "--gate", "faithfulness:0.05")
     assert result.returncode == 1, result.stdout + result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("FAIL faithfulness"))
     assert "not available in both runs" in line and "run B" in line and "--allow-missing" in line
-    out = json.loads(run_cli("compare", base, broken, "--gate", "faithfulness:0.05", "--json").stdout)
+    out = json.loads(cli_inproc("compare", base, broken, "--gate", "faithfulness:0.05", "--json").stdout)
     assert out["failed"] and out["gates"][0]["missing"]
-    allowed = run_cli("compare", base, broken, "--gate", "faithfulness:0.05", "--allow-missing")
+    allowed = cli_inproc("compare", base, broken, "--gate", "faithfulness:0.05", "--allow-missing")
     assert allowed.returncode == 0 and "allowed by --allow-missing" in allowed.stdout
     # a metric present in both runs is gated as before: the judge-error rate went from 0 to 1
-    errors = run_cli("compare", base, broken, "--gate", "judge_error_rate:0.5", "--allow-missing", "--json")
+    errors = cli_inproc("compare", base, broken, "--gate", "judge_error_rate:0.5", "--allow-missing", "--json")
     assert errors.returncode == 1 and json.loads(errors.stdout)["gates"][0]["worsening"] == pytest.approx(1.0)
 
 
@@ -53,11 +64,11 @@ def test_run_with_baseline_gate_over_a_missing_metric(base_and_broken, scripted_
     config["models"]["judge-y"]["max_attempts"] = 1
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
     args = ["run", str(path), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--baseline", base, "--gate", "faithfulness:0.1"]
-    result = run_cli(*args)
+    result = cli_inproc(*args)
     # every judge call failed: the run itself cannot pass (exit 3, before the gate's 1), and the gate still says why
     assert result.returncode == 3 and "FAIL faithfulness" in result.stdout, result.stdout + result.stderr
     assert "run failed: every claim" in result.stderr
-    allowed = run_cli(*args, "--allow-missing")  # the gate may allow a missing metric; the failed run is still 3
+    allowed = cli_inproc(*args, "--allow-missing")  # the gate may allow a missing metric; the failed run is still 3
     assert allowed.returncode == 3 and "allowed by --allow-missing" in allowed.stdout
-    alone = run_cli("compare", base, base, "--allow-missing")
+    alone = cli_inproc("compare", base, base, "--allow-missing")
     assert alone.returncode == 2 and "--allow-missing needs --gate" in alone.stderr

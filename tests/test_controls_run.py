@@ -15,7 +15,7 @@ from rapidfuzz import fuzz
 
 from judge.testing.scripts import claim_text, pipeline_model, user_text
 from judge.text import content_words, normalize
-from tests.conftest import run_cli
+from tests.conftest import cli_inproc
 from tests.test_pipeline import results_of, write_config
 
 _PASSAGE = re.compile(r'<passage id="(\d+)\.\d+">(.*?)</passage>', re.S)
@@ -23,7 +23,7 @@ _PASSAGE = re.compile(r'<passage id="(\d+)\.\d+">(.*?)</passage>', re.S)
 
 def _run(config: Path, tmp_path: Path, *extra: str):
     tmp_path.mkdir(parents=True, exist_ok=True)
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
     return result, (json.loads(result.stdout) if result.stdout.strip().startswith("{") else None)
 
 
@@ -75,7 +75,7 @@ def test_a_judge_that_calls_everything_supported_never_exits_0(scripted_server, 
         assert h["passed"] is False and h["status"] in ("failed", "unverified")
         assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
     # the terminal says it first, before the table
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs2"), "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs2"), "--no-progress")
     assert result.returncode == 3
     assert result.stdout.index("JUDGES NOT CLEARED") < result.stdout.index("model under test")
     assert "VERIFIED" not in result.stdout and "trustworth" not in result.stdout.lower()
@@ -221,7 +221,7 @@ def test_controls_are_byte_identical_from_the_cache(scripted_server, tmp_path):
     assert first.returncode == second.returncode == third.returncode == 0
     assert server.stats.requests == calls  # every call, controls included, answered from the cache
     assert Path(s2["run_dir"], "results.jsonl").read_bytes() == Path(s3["run_dir"], "results.jsonl").read_bytes()
-    rejudged = run_cli("rejudge", s1["run_dir"], "--judge", "deterministic", "--runs-dir", str(tmp_path / "runs"), "--json")
+    rejudged = cli_inproc("rejudge", s1["run_dir"], "--judge", "deterministic", "--runs-dir", str(tmp_path / "runs"), "--json")
     assert rejudged.returncode in (0, 3), rejudged.stderr
     r = json.loads(rejudged.stdout)
     (det,) = [j for j in r["judge_health"]["judges"] if j["judge"] == "deterministic"]
@@ -314,7 +314,7 @@ def test_rejudge_adds_controls_until_the_gate_has_its_evidence(scripted_server, 
     models.write_text(f"models:\n  judge-c:\n    model: openai/judge-c\n    api_base: {server.base_url}\n    family: fam-c\n")
 
     def rejudge(*extra):
-        out = run_cli("rejudge", first["run_dir"], "--judge", "judge-c", "--models", str(models), "--runs-dir", str(tmp_path / "runs"), "--json", *extra)
+        out = cli_inproc("rejudge", first["run_dir"], "--judge", "judge-c", "--models", str(models), "--runs-dir", str(tmp_path / "runs"), "--json", *extra)
         return out, (json.loads(out.stdout) if out.stdout.strip().startswith("{") else None)
 
     plain, plain_summary = rejudge()  # the run's config: controls off, nothing added, and the report says so

@@ -12,7 +12,7 @@ from judge.metrics.free import FreeVerdicts
 from judge.results import JudgeVerdict
 from judge.scoring.evidence import EvidenceCeilingSection
 from judge.scoring.gold_labels import FreeVerdictsSection
-from tests.conftest import run_cli
+from tests.conftest import cli_inproc
 
 SOURCE = "The bridge opened in 1932. It was designed by John Bradfield. The city paid 6 million pounds for it."
 
@@ -51,7 +51,7 @@ def _run(tmp_path: Path, gold: bool) -> tuple[Path, str]:
     config = {"name": "dec", "dataset": {"path": "data.jsonl"}, "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["deterministic"]},
               "cache_dir": str(tmp_path / "cache")}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = run_cli("run", str(tmp_path / "config.yaml"), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "config.yaml"), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode in (0, 1), result.stderr
     (run_dir,) = (tmp_path / "runs").iterdir()
     return run_dir, result.stdout

@@ -11,7 +11,7 @@ import textwrap
 
 from judge.testing.scripts import pipeline_model
 from judge.testing.server import Reply
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
@@ -28,7 +28,7 @@ def _config(tmp_path, server_url: str, extra: str = "", judge_extra: str = "", n
 
 
 def _run(config: str, tmp_path, *more: str):
-    return run_cli("run", config, "--runs-dir", str(tmp_path / "runs"), "--no-progress", *more)
+    return cli_inproc("run", config, "--runs-dir", str(tmp_path / "runs"), "--no-progress", *more)
 
 
 def test_every_judge_call_failing_exits_3_and_names_the_cause(scripted_server, tmp_path):
@@ -114,7 +114,7 @@ def test_doctor_says_which_models_can_be_called(scripted_server, tmp_path, monke
           keyless: {{model: anthropic/claude-3-5-haiku-latest, api_key_env: JUDGE_TEST_ABSENT_KEY}}
           nowhere: {{model: local/no-such-model}}
         """))
-    result = run_cli("doctor", "--models", str(models), "--json")
+    result = cli_inproc("doctor", "--models", str(models), "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     problems = {m["name"]: m["problem"] for m in out["models"]}
@@ -123,7 +123,7 @@ def test_doctor_says_which_models_can_be_called(scripted_server, tmp_path, monke
     assert "unknown embedded model" in problems["nowhere"]
     assert out["installed"]["packages"]["litellm"]  # what is installed, with versions
     assert server.stats.requests == 0  # doctor calls no model
-    table = run_cli("doctor", "--models", str(models))
+    table = cli_inproc("doctor", "--models", str(models))
     assert table.returncode == 0 and "keyless" in table.stdout
 
 

@@ -165,15 +165,15 @@ def test_streamed_json_writes_keys_as_json_does(key, text):
 
 # -- merge streams its runs ----------------------------------------------------------------------------------------
 def test_merge_streams_two_runs_of_the_same_records_and_refuses_one_that_differs(tmp_path):
-    from tests.conftest import run_cli
+    from tests.conftest import cli_inproc
 
     config = ROOT / "configs" / "deterministic.yaml"
     dirs = []
     for name in ("a", "b"):
-        out = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--name", name, "--json", "--no-progress")
+        out = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--name", name, "--json", "--no-progress")
         assert out.returncode in (0, 3), out.stderr
         dirs.append(Path(json.loads(out.stdout)["run_dir"]))
-    merged = run_cli("merge", *map(str, dirs), "--runs-dir", str(tmp_path / "merged"), "--json")
+    merged = cli_inproc("merge", *map(str, dirs), "--runs-dir", str(tmp_path / "merged"), "--json")
     assert merged.returncode in (0, 3), merged.stderr
     merged_dir = Path(json.loads(merged.stdout)["run_dir"])
     assert (merged_dir / "results.jsonl").read_bytes() == (dirs[0] / "results.jsonl").read_bytes()  # each record once, in order
@@ -182,5 +182,5 @@ def test_merge_streams_two_runs_of_the_same_records_and_refuses_one_that_differs
     changed["question"] = changed["question"] + " (edited)"
     lines[1] = json.dumps(changed, ensure_ascii=False, separators=(",", ":")) + "\n"
     (dirs[1] / "results.jsonl").write_text("".join(lines), encoding="utf-8")
-    refused = run_cli("merge", *map(str, dirs), "--runs-dir", str(tmp_path / "merged2"), "--json")
+    refused = cli_inproc("merge", *map(str, dirs), "--runs-dir", str(tmp_path / "merged2"), "--json")
     assert refused.returncode == 2 and f"record {changed['record_id']} differs between the runs" in refused.stderr

@@ -11,7 +11,7 @@ from judge.datasets.flashrag import TitleIndex, load_rows, parse_chunk, strip_su
 from judge.longcontext import build
 from judge.metrics.qa import evaluate_flashrag, exact_match, gold_at_k, token_f1
 from judge.problems import DatasetError
-from tests.conftest import run_cli, shared
+from tests.conftest import cli_inproc, shared
 
 RIVER = ("Beta River is a long river that flows through the plains of Norland and reaches the sea near Gamma Port after "
          "passing three old mills and a stone bridge")
@@ -94,12 +94,12 @@ def test_align_cli_writes_rows_and_statistics(corpus, tmp_path):
     data = tmp_path / "rows.jsonl"
     data.write_text(json.dumps(musique("m1", [("Beta River", RIVER)])) + "\n" + json.dumps(musique("m9", [("Nowhere", "x")])) + "\n")
     out = tmp_path / "aligned.jsonl"
-    result = run_cli("align", str(data), str(corpus), "--out", str(out), "--json")
+    result = cli_inproc("align", str(data), str(corpus), "--out", str(out), "--json")
     assert result.returncode == 0, result.stderr
     rep = json.loads(result.stdout)
     assert (rep["kept"], rep["total"], rep["reasons"]) == (1, 2, {"title_not_in_corpus": 1})
     assert [json.loads(l)["metadata"]["gold_doc_ids"] for l in out.read_text().splitlines()] == [["3"]]
-    assert run_cli("align", str(data), str(corpus), "--out", str(data)).returncode == 2
+    assert cli_inproc("align", str(data), str(corpus), "--out", str(data)).returncode == 2
 
 
 def test_long_context_builder_is_deterministic_per_sample(corpus, tmp_path):
@@ -170,12 +170,12 @@ def test_on_real_wiki18_chunks_from_the_toy_sample(tmp_path):
     data = tmp_path / "rows.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "aligned.jsonl"
-    rep = json.loads(run_cli("align", str(data), str(sample), "--out", str(out), "--json").stdout)
+    rep = json.loads(cli_inproc("align", str(data), str(sample), "--out", str(out), "--json").stdout)
     assert rep["kept"] == 2 and rep["total"] == 3
     kept = {json.loads(l)["id"]: json.loads(l)["metadata"]["gold_doc_ids"] for l in out.read_text().splitlines()}
     assert c.id in kept["real-1"] and disamb.id in kept["real-2"]
     lc = tmp_path / "lc.jsonl"
-    assert run_cli("longcontext", str(out), str(sample), "--num-docs", "50", "--seed", "4", "--out", str(lc)).returncode == 0
+    assert cli_inproc("longcontext", str(out), str(sample), "--num-docs", "50", "--seed", "4", "--out", str(lc)).returncode == 0
     built = [json.loads(l) for l in lc.read_text().splitlines()]
     assert all(b["num_docs"] == 50 and len(b["doc_ids"]) == 50 and b["gold_positions"] for b in built)
 
@@ -205,11 +205,11 @@ def test_title_level_gold_uses_the_alignment_title_lookup(salt_corpus, tmp_path)
     row = hotpot("s1", [("The Salt Road (1963 film)", 0)], {"The Salt Road (1963 film)": ["The Salt Road is a 1963 film directed by Anna Verde about salt traders crossing the desert with camels."]})
     data = _write(tmp_path / "rows.jsonl", [row])
     aligned = tmp_path / "aligned.jsonl"
-    assert run_cli("align", str(data), str(salt_corpus), "--out", str(aligned)).returncode == 0
+    assert cli_inproc("align", str(data), str(salt_corpus), "--out", str(aligned)).returncode == 0
     assert json.loads(aligned.read_text())["metadata"]["gold_doc_ids"] == ["50"]
     run = tmp_path / "run.json"
     run.write_text(json.dumps({"s1": ["51", "50", "7", "8"]}))  # another chunk of the article first, then the gold one
-    result = run_cli("flashrag-eval", str(aligned), "--corpus", str(salt_corpus), "--retrieval", str(run), "--k", "4", "--json")
+    result = cli_inproc("flashrag-eval", str(aligned), "--corpus", str(salt_corpus), "--retrieval", str(run), "--k", "4", "--json")
     assert result.returncode == 0, result.stderr
     r = json.loads(result.stdout)["retrieval"]
     assert (r["recall_chunk"], r["recall_title"]) == (1.0, 1.0)
@@ -245,7 +245,7 @@ def test_align_report_lists_every_drop_and_counts_branches_over_kept_rows(corpus
     ]
     data = _write(tmp_path / "rows.jsonl", rows)
     out, report = tmp_path / "aligned.jsonl", tmp_path / "report.json"
-    result = run_cli("align", str(data), str(corpus), "--out", str(out), "--report", str(report), "--json")
+    result = cli_inproc("align", str(data), str(corpus), "--out", str(out), "--report", str(report), "--json")
     assert result.returncode == 0, result.stderr
     rep = json.loads(result.stdout)
     assert rep["match_branches"] == {"paragraph:substring": 1} and rep["suffix_fallbacks"] == 0
@@ -268,22 +268,22 @@ def test_flashrag_commands_refuse_bad_input_with_one_clear_line(corpus, tmp_path
     rows = _write(tmp_path / "rows.jsonl", [musique("m1", [("Beta River", RIVER)])])
     missing = str(tmp_path / "no-corpus.jsonl")
     out = tmp_path / "out.jsonl"
-    _no_traceback(run_cli("align", str(rows), missing, "--out", str(out)), missing, "cannot read")
-    _no_traceback(run_cli("longcontext", str(rows), missing, "--out", str(out)), missing)
-    _no_traceback(run_cli("flashrag-eval", str(rows), "--corpus", missing), missing)
+    _no_traceback(cli_inproc("align", str(rows), missing, "--out", str(out)), missing, "cannot read")
+    _no_traceback(cli_inproc("longcontext", str(rows), missing, "--out", str(out)), missing)
+    _no_traceback(cli_inproc("flashrag-eval", str(rows), "--corpus", missing), missing)
     assert not out.exists()
     # a corpus id given twice
     dup = _write(tmp_path / "dup.jsonl", CHUNKS + [{"id": "3", "title": "Beta River", "text": "another text"}])
-    _no_traceback(run_cli("align", str(rows), str(dup), "--out", str(out)), "record 3", "duplicated chunk id", f"lines 3, {len(CHUNKS) + 1}")
+    _no_traceback(cli_inproc("align", str(rows), str(dup), "--out", str(out)), "record 3", "duplicated chunk id", f"lines 3, {len(CHUNKS) + 1}")
     # a row id given twice, a row missing its answers
     _write(rows, [musique("m1", [("Beta River", RIVER)]), musique("m1", [("Beta River", RIVER)]), {"id": "x", "question": "q"}])
-    _no_traceback(run_cli("align", str(rows), str(corpus), "--out", str(out)), "record m1", "duplicated row id", "record x", "golden_answers")
+    _no_traceback(cli_inproc("align", str(rows), str(corpus), "--out", str(out)), "record m1", "duplicated row id", "record x", "golden_answers")
     # predictions and retrieval run that do not parse
     _write(rows, [{"id": "a1", "question": "q", "golden_answers": ["x"], "metadata": {"gold_doc_ids": ["3"]}}])
     preds = tmp_path / "preds.jsonl"
     preds.write_text('{"id": "a1"}\n')
-    _no_traceback(run_cli("flashrag-eval", str(rows), "--corpus", str(corpus), "--predictions", str(preds)), str(preds), "answer")
-    _no_traceback(run_cli("flashrag-eval", str(rows), "--corpus", str(corpus), "--retrieval", str(tmp_path / "none.trec")), "none.trec")
+    _no_traceback(cli_inproc("flashrag-eval", str(rows), "--corpus", str(corpus), "--predictions", str(preds)), str(preds), "answer")
+    _no_traceback(cli_inproc("flashrag-eval", str(rows), "--corpus", str(corpus), "--retrieval", str(tmp_path / "none.trec")), "none.trec")
 
 
 def test_longcontext_writes_all_rows_or_none(corpus, tmp_path):
@@ -292,11 +292,11 @@ def test_longcontext_writes_all_rows_or_none(corpus, tmp_path):
         {"id": "big", "question": "q", "golden_answers": ["a"], "metadata": {"gold_doc_ids": ["1", "2", "3"]}},
     ])
     out = tmp_path / "lc.jsonl"
-    _no_traceback(run_cli("longcontext", str(rows), str(corpus), "--num-docs", "2", "--out", str(out)),
+    _no_traceback(cli_inproc("longcontext", str(rows), str(corpus), "--num-docs", "2", "--out", str(out)),
                   "record big", "metadata.gold_doc_ids", "3 gold chunks do not fit in 2")
     assert not out.exists() and not list(tmp_path.glob(".lc.jsonl.*"))  # nothing half written, no temp file left
     out.write_text("an earlier output\n")
-    run_cli("longcontext", str(rows), str(corpus), "--num-docs", "2", "--out", str(out))
+    cli_inproc("longcontext", str(rows), str(corpus), "--num-docs", "2", "--out", str(out))
     assert out.read_text() == "an earlier output\n"
-    assert run_cli("longcontext", str(rows), str(corpus), "--num-docs", "3", "--out", str(out)).returncode == 0
+    assert cli_inproc("longcontext", str(rows), str(corpus), "--num-docs", "3", "--out", str(out)).returncode == 0
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["ok", "big"]

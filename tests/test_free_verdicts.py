@@ -273,7 +273,7 @@ def test_a_run_sends_a_corrected_verbatim_claim_past_triage_and_scores_free_verd
     import yaml
 
     from judge.results import RecordResult
-    from tests.conftest import run_cli
+    from tests.conftest import cli_inproc
 
     plain = "The new line runs every 10 minutes at peak hours."
     source = f"{CLAIM} {plain} The buses are new and quiet. Correction: the figure was mistyped and should read 1,540 trips."
@@ -294,7 +294,7 @@ def test_a_run_sends_a_corrected_verbatim_claim_past_triage_and_scores_free_verd
     config = {"name": "free", "dataset": {"path": "data.json"}, "answers": {"path": "answers.jsonl"}, "decompose": {"method": "sentences"},
               "adjudicate": {"judges": ["deterministic"]}, "cache_dir": str(tmp_path / "cache")}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = run_cli("run", str(tmp_path / "config.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "config.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     run_dir = Path(json.loads(result.stdout)["run_dir"])
     (line,) = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()

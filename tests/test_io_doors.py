@@ -29,7 +29,7 @@ import yaml
 import judge
 from judge.errors import InputError
 from judge.starter import EXAMPLE
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, cli_inproc
 from tests.test_boundary import CORPUS, ROW, _jsonl, cli, one_line
 
 BIG = "9" * 5000
@@ -245,7 +245,7 @@ def test_a_run_reads_its_dataset_from_stdin(tmp_path):
 
 
 def test_an_endless_stream_is_one_line_not_a_full_disk():
-    result = run_cli("validate", "/dev/zero", env={"JUDGE_MAX_RECORD_MB": "1"})
+    result = cli_inproc("validate", "/dev/zero", env={"JUDGE_MAX_RECORD_MB": "1"})
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "/dev/zero" in result.stderr and "over 1 MB" in result.stderr
 
@@ -376,13 +376,13 @@ def test_a_newline_or_bidi_override_in_an_id_prints_as_one_line(tmp_path):
     data.write_text(json.dumps({"id": FORGED, "question": "Who \u202eled?", "source": "Alice founded the club in 1990.",
                                 "answer": "Bob founded the club in 1990. The sky is \u202egreen."}) + "\n"
                     + json.dumps({"id": "q2\nFAKE", "question": "q", "source": "s.", "answer": 5}) + "\n", encoding="utf-8")
-    result = run_cli("validate", str(data))
+    result = cli_inproc("validate", str(data))
     assert result.returncode == 2
     assert not any(line.startswith(("JUDGES", "FAKE")) for line in (result.stdout + result.stderr).splitlines())
     assert "q2\u23ceFAKE" in result.stderr
     bad = tmp_path / "bad.jsonl"
     bad.write_text(data.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
-    result = run_cli("run", str(_config(tmp_path, bad)), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(_config(tmp_path, bad)), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     out = result.stdout + result.stderr
     assert "q1\u23ceJUDGES VERIFIED" in out
     assert not any(line.startswith("JUDGES") for line in out.splitlines()), out
@@ -396,7 +396,7 @@ def test_a_newline_or_bidi_override_in_an_id_prints_as_one_line(tmp_path):
 def test_a_huge_claim_is_cut_on_the_terminal(tmp_path):
     sentence = "Alice founded the club " + " ".join(f"and met member {w}" for w in ("alpha", "beta", "gamma", "delta") * 1500) + "."
     data = _jsonl(tmp_path / "big.jsonl", [{"id": "b", "question": "Who?", "source": "Bob runs a shop.", "answer": sentence}])
-    result = run_cli("run", str(_config(tmp_path, data)), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(_config(tmp_path, data)), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode in (0, 1), result.stderr[-2000:]
     assert len(result.stdout) < 20_000 < len(sentence)  # the claim is in report.html, not printed whole
     assert "more characters" in result.stdout

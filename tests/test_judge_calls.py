@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from judge.judges.calls import call_groups
 from judge.testing.scripts import pipeline_model
-from tests.conftest import BUNDLED_SAMPLE, run_cli
+from tests.conftest import BUNDLED_SAMPLE, cli_inproc
 
 
 @settings(deadline=None, max_examples=300, derandomize=True)
@@ -41,7 +41,7 @@ def test_a_long_answer_is_judged_in_several_bounded_calls(scripted_server, tmp_p
         "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["judge-b"], "triage": False, "call_tokens": 3000, "call_claims": 24},
         "controls": {"per_label": 4, "gate": False, "max_share": 0.5}, "cache_dir": str(tmp_path / "cache"),
     }, allow_unicode=True))
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads(result.stdout)
     bodies = [json.dumps(b, ensure_ascii=False) for b in server.stats.bodies if "judge-b" in json.dumps(b)]

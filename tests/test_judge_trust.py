@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from judge.testing.judges import panel_script
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, cli_inproc
 
 RECORDS = [json.loads(line) for line in (ROOT / "docs" / "ci" / "grounding" / "calibration.jsonl").read_text().splitlines()]
 FAMILIES = {"good": "fam-g", "mediocre": "fam-m", "lenient": "fam-l", "credulous": "fam-c", "writer": "fam-w"}
@@ -54,7 +54,7 @@ def project(tmp_path_factory, request):
 
 
 def _run(root, config: str, code: int = 0) -> tuple[dict, list[dict]]:
-    res = run_cli("run", config, "--runs-dir", str(root / "runs"), "--json", "--no-progress", cwd=root)
+    res = cli_inproc("run", config, "--runs-dir", str(root / "runs"), "--json", "--no-progress", cwd=root)
     assert res.returncode == code, res.stdout[-3000:] + res.stderr
     summary = json.loads(res.stdout)
     lines = [json.loads(x) for x in open(f"{summary['run_dir']}/results.jsonl")]
@@ -82,7 +82,7 @@ def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
                for r in panel_lines for a in r["answers"] for c in a["claims"])
     assert panel["by_judge"]["lenient"]["labels"]["supported"] == 48
     # the terminal says so (the same run again, from the cache), and prints no line the user cannot act on
-    again = run_cli("run", config("panel", ["good", "lenient"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}), "--runs-dir", str(root / "runs"), "--no-progress",
+    again = cli_inproc("run", config("panel", ["good", "lenient"], {"per_label": 24, "max_share": 0.5, "detector_bar": 1}), "--runs-dir", str(root / "runs"), "--no-progress",
                     cwd=root, env={"COLUMNS": "250"})
     assert again.returncode == 0 and "lenient: " in again.stdout and "EXCLUDED from the panel's verdicts" in again.stdout, again.stdout[-2000:]
     assert "AUC" not in again.stdout
@@ -99,7 +99,7 @@ def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
 def test_judges_against_gold_tell_good_from_mediocre_by_recall_of_not_grounded_claims(project):
     root, config = project
     summary, _ = _run(root, config("gold", ["good", "mediocre"], {"enabled": False}))
-    res = run_cli("score", summary["run_dir"], "--json")
+    res = cli_inproc("score", summary["run_dir"], "--json")
     assert res.returncode == 0, res.stderr
     vs = {j["judge"]: j for j in json.loads(res.stdout)["judges_vs_gold"]["judges"]}
     good, mediocre = vs["good"]["not_grounded_recall"], vs["mediocre"]["not_grounded_recall"]
@@ -110,8 +110,8 @@ def test_judges_against_gold_tell_good_from_mediocre_by_recall_of_not_grounded_c
     assert vs["mediocre"]["recall_by_label"]["unsupported"]["k"] == 0
     (pair,) = json.loads(res.stdout)["judges_vs_gold"]["pairs"]
     assert {pair["a"], pair["b"]} == {"good", "mediocre"} and pair["better"] == "good" and pair["p_value"] < 0.001
-    text = run_cli("score", summary["run_dir"], env={"COLUMNS": "250"}).stdout
+    text = cli_inproc("score", summary["run_dir"], env={"COLUMNS": "250"}).stdout
     assert "not-grounded recall" in text and "1.000 [0.86, 1.00] (24/24)" in text and "0.500 [0.29, 0.71] (12/24)" in text
     # the disagreement list shows the gold label
-    rep = json.loads(run_cli("agreement", summary["run_dir"], "--json", "--out", str(root / "agreement.json")).stdout)
+    rep = json.loads(cli_inproc("agreement", summary["run_dir"], "--json", "--out", str(root / "agreement.json")).stdout)
     assert rep["disagreements"] and all(d["gold"] == "unsupported" for d in rep["disagreements"])

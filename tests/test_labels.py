@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, shared
+from tests.conftest import cli_inproc, shared
 
 
 def _run(tmp: Path, name: str, profile: str = "") -> Path:
     config = tmp / f"{name}.yaml"
     config.write_text(f"name: {name}\ndataset: {{path: {shared('he_qa_sample.json')}}}\nanswers: {{path: {shared('he_model_answers_sample.jsonl')}}}\n"
                       f"decompose: {{method: sentences}}\nadjudicate: {{judges: [deterministic]{profile}}}\ncache_dir: {tmp / 'cache'}\n")
-    result = run_cli("run", str(config), "--runs-dir", str(tmp / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     return Path(json.loads(result.stdout)["run_dir"])
 
@@ -47,12 +47,12 @@ def _strata(run_dir: Path) -> Counter:
 
 def test_a_sheet_is_seeded_stratified_and_extended_without_relabelling(runs, tmp_path):
     a, _ = runs
-    first = run_cli("label", str(a), "--n", "20", "--out", str(tmp_path / "s.jsonl"), "--json")
+    first = cli_inproc("label", str(a), "--n", "20", "--out", str(tmp_path / "s.jsonl"), "--json")
     assert first.returncode == 0, first.stderr
     rows = _sheet(tmp_path / "s.jsonl")
-    again = run_cli("label", str(a), "--n", "20", "--out", str(tmp_path / "t.jsonl"))
+    again = cli_inproc("label", str(a), "--n", "20", "--out", str(tmp_path / "t.jsonl"))
     assert again.returncode == 0 and _sheet(tmp_path / "t.jsonl") == rows  # the same seed draws the same items
-    other = run_cli("label", str(a), "--n", "20", "--seed", "7", "--out", str(tmp_path / "u.jsonl"))
+    other = cli_inproc("label", str(a), "--n", "20", "--seed", "7", "--out", str(tmp_path / "u.jsonl"))
     assert other.returncode == 0 and {r["item"] for r in _sheet(tmp_path / "u.jsonl")} != {r["item"] for r in rows}
     sizes, drawn = _strata(a), Counter(r["stratum"] for r in rows)
     assert len(rows) == 20 and len({r["item"] for r in rows}) == 20 and set(drawn) == set(sizes)  # every verdict represented
@@ -63,7 +63,7 @@ def test_a_sheet_is_seeded_stratified_and_extended_without_relabelling(runs, tmp
             assert p["excerpt"] and isinstance(p["before"], str)
     rows[0]["label"], rows[1]["label"], rows[2]["note"] = "supported", "contradicted", "hard one"
     _write(tmp_path / "s.jsonl", rows)
-    more = run_cli("label", str(a), "--more", "10", "--out", str(tmp_path / "s.jsonl"))
+    more = cli_inproc("label", str(a), "--more", "10", "--out", str(tmp_path / "s.jsonl"))
     assert more.returncode == 0, more.stderr
     extended = _sheet(tmp_path / "s.jsonl")
     assert len(extended) == 30 and [r["item"] for r in extended[:20]] == [r["item"] for r in rows]
@@ -71,22 +71,22 @@ def test_a_sheet_is_seeded_stratified_and_extended_without_relabelling(runs, tmp
     drawn = Counter(r["stratum"] for r in extended)
     assert all(r["inclusion_probability"] == pytest.approx(drawn[r["stratum"]] / sizes[r["stratum"]]) for r in extended)
     # a larger first draw holds the same items: --more is the same as asking for more at once
-    at_once = run_cli("label", str(a), "--n", "30", "--out", str(tmp_path / "v.jsonl"))
+    at_once = cli_inproc("label", str(a), "--n", "30", "--out", str(tmp_path / "v.jsonl"))
     assert at_once.returncode == 0 and {r["item"] for r in _sheet(tmp_path / "v.jsonl")} == {r["item"] for r in extended}
-    refused = run_cli("label", str(a), "--n", "5", "--out", str(tmp_path / "s.jsonl"))
+    refused = cli_inproc("label", str(a), "--n", "5", "--out", str(tmp_path / "s.jsonl"))
     assert refused.returncode == 2 and "--more" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
 
 
 def test_gold_labels_give_corrected_rates_everywhere(runs, tmp_path):
     a, _ = runs
-    made = run_cli("label", str(a), "--n", "40", "--from-gold")
+    made = cli_inproc("label", str(a), "--n", "40", "--from-gold")
     assert made.returncode == 0, made.stderr
     rows = _sheet(a / "labels.jsonl")
     assert all(r["label"] in ("supported", "partially_supported", "unsupported", "contradicted") for r in rows)
-    answers = run_cli("label", str(a), "--n", "16", "--level", "answer", "--from-gold")
+    answers = cli_inproc("label", str(a), "--n", "16", "--level", "answer", "--from-gold")
     assert answers.returncode == 0, answers.stderr
     assert {r["label"] for r in _sheet(a / "labels-answers.jsonl")} <= {"grounded", "not_grounded"}
-    scored = run_cli("score", str(a), "--json")  # the run's own filled sheets, no flag needed
+    scored = cli_inproc("score", str(a), "--json")  # the run's own filled sheets, no flag needed
     assert scored.returncode == 0, scored.stderr
     corrected = json.loads(scored.stdout)["corrected"]
     assert set(corrected["levels"]) == {"claim", "answer"} and corrected["levels"]["claim"]["labelled"] == 40
@@ -123,7 +123,7 @@ def test_gold_labels_give_corrected_rates_everywhere(runs, tmp_path):
 
 def test_validate_names_each_bad_line(runs, tmp_path):
     a, b = runs
-    assert run_cli("label", str(a), "--n", "8", "--out", str(tmp_path / "s.jsonl")).returncode == 0
+    assert cli_inproc("label", str(a), "--n", "8", "--out", str(tmp_path / "s.jsonl")).returncode == 0
     rows = _sheet(tmp_path / "s.jsonl")
     rows[1]["label"] = "suported"
     rows[3]["label"] = "grounded"  # an answer label on a claim line
@@ -131,7 +131,7 @@ def test_validate_names_each_bad_line(runs, tmp_path):
     rows[5]["run_id"] = "another-run"
     rows.append(dict(rows[0], label="supported"))  # the same claim twice
     sheet = _write(tmp_path / "filled.jsonl", rows)
-    checked = run_cli("validate", str(sheet), "--run", str(a))
+    checked = cli_inproc("validate", str(sheet), "--run", str(a))
     assert checked.returncode == 2
     lines = checked.stderr.strip().splitlines()
     assert len(lines) == 5, lines
@@ -141,27 +141,27 @@ def test_validate_names_each_bad_line(runs, tmp_path):
     assert "line 9: field item" in lines[3] and "also on line 1" in lines[3]
     assert "line 5: field item: 'nowhere#0#0' is no claim of" in lines[4]
     clean = _write(tmp_path / "clean.jsonl", _sheet(tmp_path / "s.jsonl"))
-    ok = run_cli("validate", str(clean), "--run", str(a), "--json")
+    ok = cli_inproc("validate", str(clean), "--run", str(a), "--json")
     assert ok.returncode == 0 and json.loads(ok.stdout)["items"] == 8
-    foreign = run_cli("validate", str(clean), "--run", str(b))
+    foreign = cli_inproc("validate", str(clean), "--run", str(b))
     assert foreign.returncode == 2 and "not of" in foreign.stderr and len(foreign.stderr.strip().splitlines()) == 1
 
 
 def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     a, b = runs
-    assert run_cli("label", str(a), "--n", "12", "--out", str(tmp_path / "s.jsonl")).returncode == 0
+    assert cli_inproc("label", str(a), "--n", "12", "--out", str(tmp_path / "s.jsonl")).returncode == 0
     rows = _sheet(tmp_path / "s.jsonl")
     chosen = [r for r in rows if r["stratum"] == "supported"][:5]
     assert len(chosen) == 5
     for r in chosen:
         r["label"] = "supported"
     sheet = _write(tmp_path / "five.jsonl", rows)
-    other_run = run_cli("score", str(b), "--labels", str(sheet))
+    other_run = cli_inproc("score", str(b), "--labels", str(sheet))
     assert other_run.returncode == 2 and "is of run" in other_run.stderr and len(other_run.stderr.strip().splitlines()) == 1
     stray = _write(tmp_path / "stray.jsonl", [dict(rows[0], item="he-s-001#0#999")] + rows[1:])
-    refused = run_cli("score", str(a), "--labels", str(stray))
+    refused = cli_inproc("score", str(a), "--labels", str(stray))
     assert refused.returncode == 2 and "line 1: field item: 'he-s-001#0#999' is no claim of" in refused.stderr
-    scored = run_cli("score", str(a), "--labels", str(sheet), "--json")
+    scored = cli_inproc("score", str(a), "--labels", str(sheet), "--json")
     assert scored.returncode == 0, scored.stderr
     warnings = [x for x in scored.stderr.splitlines() if x.startswith("warning:")]
     assert any("only 5 labels" in w for w in warnings)
@@ -178,16 +178,16 @@ def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
     a, b = runs
     for run in runs:
         if not (run / "labels.jsonl").exists():
-            assert run_cli("label", str(run), "--n", "40", "--from-gold").returncode == 0
-        assert run_cli("score", str(run)).returncode == 0
-    result = run_cli("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1", "--json")
+            assert cli_inproc("label", str(run), "--n", "40", "--from-gold").returncode == 0
+        assert cli_inproc("score", str(run)).returncode == 0
+    result = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1", "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     d = out["corrected"]["levels"]["claim"]["all models"]["hallucination_rate"]
     assert d["delta"] == pytest.approx(d["b"] - d["a"], abs=1e-6) and d["ci95"][0] < d["delta"] < d["ci95"][1]
-    failed = run_cli("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=0.05")
+    failed = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=0.05")
     assert failed.returncode == 1 and "FAIL corrected_hallucination_rate<=0.05" in failed.stdout and "upper bound" in failed.stdout
-    bad = run_cli("compare", str(a), str(b), "--gate", "corrected_faithfulness<=0.5")
+    bad = cli_inproc("compare", str(a), str(b), "--gate", "corrected_faithfulness<=0.5")
     assert bad.returncode == 2 and "takes >=" in bad.stderr
 
 
@@ -221,8 +221,8 @@ def test_a_gate_on_a_run_without_labels_cannot_pass(runs, tmp_path):
     a, b = runs
     bare = tmp_path / "bare"
     shutil.copytree(b, bare, ignore=shutil.ignore_patterns("labels*.jsonl", "*.lock"))
-    assert run_cli("score", str(bare)).returncode == 0
-    missing = run_cli("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1")
+    assert cli_inproc("score", str(bare)).returncode == 0
+    missing = cli_inproc("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1")
     assert missing.returncode == 1 and "no corrected claim-level hallucination rate" in missing.stdout and "cannot be checked" in missing.stdout
-    allowed = run_cli("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1", "--allow-missing", "--json")
+    allowed = cli_inproc("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1", "--allow-missing", "--json")
     assert allowed.returncode == 0 and not json.loads(allowed.stdout)["corrected"]["available"]

@@ -23,7 +23,7 @@ from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.testing.scripts import pipeline_model
 from judge.verdicts import KNOWN_LABELS, SEVERITY, UNSURE, rates, scale_scores, unsure_line
-from tests.conftest import ROOT, run_cli, shared
+from tests.conftest import ROOT, cli_inproc, shared
 
 SOURCE = ("The Golden Gate Bridge opened to traffic in 1937 after four years of construction. The bridge is 2,737 metres "
           "long and was designed by Joseph Strauss. Fog often covers it in summer.")
@@ -131,7 +131,7 @@ def test_cascade_asks_the_model_judge_only_about_unsure_claims(scripted_server, 
         "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["deterministic", "judge-b"], "cascade": True, "batch_claims": False},
         "controls": {"enabled": False}, "cache_dir": str(tmp_path / "cache"),
     }, allow_unicode=True))
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode in (0, 1), result.stderr[-2000:]
     results = [json.loads(line) for line in next((tmp_path / "runs").glob("*/results.jsonl")).read_text(encoding="utf-8").splitlines()]
     claims = [c for r in results for a in r["answers"] for c in a["claims"]]

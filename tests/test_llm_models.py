@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from judge.llm import LLM, LocalModelUnavailable, ModelConfig, SameFamilyError, check_cross_family, family_of, load_models
 from judge.llm import weights
 from judge.testing.server import Reply
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, cli_inproc
 
 HAS_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None  # the source-built fall-back runtime
 HAS_LLAMA = HAS_LLAMA_CPP or importlib.util.find_spec("xllamacpp") is not None  # any llama.cpp runtime
@@ -67,14 +67,14 @@ def test_configs_models_yaml_loads_and_defaults_modes():
 def test_bad_model_config_file_is_a_clear_error(tmp_path):
     bad = tmp_path / "models.yaml"
     bad.write_text("models:\n  x:\n    model: openai/x\n    temprature: 0\n")
-    result = run_cli("families", "--config", str(bad))
+    result = cli_inproc("families", "--config", str(bad))
     assert result.returncode == 2 and "temprature" in result.stderr and "Traceback" not in result.stderr
-    missing = run_cli("families", "--config", str(tmp_path / "nope.yaml"))
+    missing = cli_inproc("families", "--config", str(tmp_path / "nope.yaml"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
 def test_families_cli_lists_the_registry():
-    result = run_cli("families", "--json", "--config", str(ROOT / "configs" / "models.yaml"))
+    result = cli_inproc("families", "--json", "--config", str(ROOT / "configs" / "models.yaml"))
     assert result.returncode == 0
     out = json.loads(result.stdout)
     assert {"openai", "anthropic", "google", "meta", "mistral", "qwen", "deepseek", "cohere", "microsoft", "xai"} <= {
@@ -100,16 +100,16 @@ def test_ping_cli_through_the_scripted_server_with_cache_flags(scripted_server, 
     cfg = tmp_path / "models.yaml"
     cfg.write_text(f"models:\n  scripted:\n    model: openai/scripted\n    api_base: {server.base_url}\n    family: testing\n")
     cache = tmp_path / "cache"
-    first = run_cli("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--json")
+    first = cli_inproc("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--json")
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["answer"]["label"] == "supported"
-    second = json.loads(run_cli("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--json").stdout)
+    second = json.loads(cli_inproc("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--json").stdout)
     assert second["call"]["cached"] and second["cache"] == {"hits": 1, "misses": 0}
     assert server.stats.requests == 1
-    run_cli("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--refresh", "--json")
-    run_cli("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--no-cache", "--json")
+    cli_inproc("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--refresh", "--json")
+    cli_inproc("ping", str(cfg), "scripted", "--cache-dir", str(cache), "--no-cache", "--json")
     assert server.stats.requests == 3
-    missing = run_cli("ping", str(cfg), "nope")
+    missing = cli_inproc("ping", str(cfg), "nope")
     assert missing.returncode == 2 and "no model named" in missing.stderr
 
 

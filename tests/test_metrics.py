@@ -13,7 +13,7 @@ from judge.metrics.human import judge_vs_humans, ranks, spearman
 from judge.verdicts import scale_scores
 from judge.metrics.matching import match_claims
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit, sum_counts
-from tests.conftest import run_cli, shared
+from tests.conftest import cli_inproc, shared
 
 
 def test_classification_by_hand():
@@ -112,7 +112,7 @@ def test_agreement_table_perfect_agreement_by_hand():
 
 def test_agreement_humans_on_dialsummeval_matches_the_package():
     path = shared("external/dialsummeval/human_judgment.jsonl")
-    result = run_cli("agreement-humans", str(path), "--json")
+    result = cli_inproc("agreement-humans", str(path), "--json")
     assert result.returncode == 0, result.stderr
     rep = json.loads(result.stdout)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
@@ -133,13 +133,13 @@ def test_agreement_humans_on_faithbench_infers_consistent_votes():
             assert table.values["hallucination"][k][clean] == 0  # inferred: reviewed, saw nothing wrong
         else:
             assert table.values["hallucination"][k][clean] is None  # never saw batch 1
-    result = run_cli("agreement-humans", str(shared("external/faithbench")), "--json")
+    result = cli_inproc("agreement-humans", str(shared("external/faithbench")), "--json")
     rep = json.loads(result.stdout)
     assert rep["items"] == 200 and -1 <= rep["alpha_pooled"] <= 1 and rep["notes"]
 
 
 def test_agreement_humans_on_the_hebrew_fixture_matches_its_readme():
-    result = run_cli("agreement-humans", str(shared("he_qa_sample.json")), "--json")
+    result = cli_inproc("agreement-humans", str(shared("he_qa_sample.json")), "--json")
     rep = json.loads(result.stdout)
     expected = json.loads(shared("he_ratings_agreement.json").read_text())["files"]["he_qa_sample.json"]
     assert rep["alpha_pooled"] == pytest.approx(expected["pooled"]["alpha_ordinal"], abs=1e-6)

@@ -17,7 +17,7 @@ import yaml
 from judge.testing.judges import panel_script
 from judge.testing.scripts import user_text
 from judge.testing.server import Reply, ScriptedServer
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, cli_inproc
 
 RECORDS = [json.loads(line) for line in (ROOT / "docs" / "ci" / "grounding" / "calibration.jsonl").read_text().splitlines()[:20]]
 WRONG_FOR_BETA = {r["id"] for r in RECORDS[::2]}
@@ -43,7 +43,7 @@ def two_models(tmp_path_factory):
               "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["checker"], "triage": False},
               "controls": {"enabled": False}, "cache_dir": str(root / ".cache")}
     (root / "two.yaml").write_text(yaml.safe_dump(config))
-    result = run_cli("run", str(root / "two.yaml"), "--runs-dir", str(root / "runs"), "--no-progress", cwd=root, env={"COLUMNS": "250"})
+    result = cli_inproc("run", str(root / "two.yaml"), "--runs-dir", str(root / "runs"), "--no-progress", cwd=root, env={"COLUMNS": "250"})
     yield root, result
     server.stop()
 
@@ -80,18 +80,18 @@ def test_a_two_model_run_leads_with_both_models_rates_intervals_and_their_paired
 def test_compare_two_models_of_one_run_without_claim_noise(two_models):
     root, _ = two_models
     (run_dir,) = (root / "runs").iterdir()
-    res = run_cli("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "beta", "--json")
+    res = cli_inproc("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "beta", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["pair"]["records"] == 20 and out["pair"]["metrics"]["faithfulness"]["verdict"] == "A better"
     assert "claims" not in out and "flips" not in out  # a model comparison, no claim diff
-    same = json.loads(run_cli("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "alpha", "--json").stdout)
+    same = json.loads(cli_inproc("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "alpha", "--json").stdout)
     assert same["pair"]["metrics"]["faithfulness"]["verdict"] == "tied" and same["pair"]["metrics"]["faithfulness"]["delta"] == 0
-    text = run_cli("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "beta", "--md", str(root / "m.md"), env={"COLUMNS": "250"})
+    text = cli_inproc("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "beta", "--md", str(root / "m.md"), env={"COLUMNS": "250"})
     assert "alpha vs beta" in text.stdout and "alpha vs beta" in (root / "m.md").read_text()
-    bad = run_cli("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "gamma")
+    bad = cli_inproc("compare", str(run_dir), str(run_dir), "--model-a", "alpha", "--model-b", "gamma")
     assert bad.returncode == 2 and "no answer of model 'gamma' (its models under test: alpha, beta)" in bad.stderr
-    assert run_cli("compare", str(run_dir), str(run_dir), "--model-a", "alpha").returncode == 2
+    assert cli_inproc("compare", str(run_dir), str(run_dir), "--model-a", "alpha").returncode == 2
 
 
 def test_ranking_says_where_models_are_tied():
@@ -107,9 +107,9 @@ def test_ranking_says_where_models_are_tied():
 
 def test_one_flag_names_the_models_file_across_commands():
     models = str(ROOT / "configs" / "models.yaml")
-    new = run_cli("families", "--json", "--models", models)
-    old = run_cli("families", "--json", "--config", models)  # the old name, kept working, hidden from --help
+    new = cli_inproc("families", "--json", "--models", models)
+    old = cli_inproc("families", "--json", "--config", models)  # the old name, kept working, hidden from --help
     assert new.returncode == 0 and json.loads(new.stdout)["models"] == json.loads(old.stdout)["models"]
-    helps = run_cli("families", "--help", env={"COLUMNS": "200"}).stdout
+    helps = cli_inproc("families", "--help", env={"COLUMNS": "200"}).stdout
     assert "--models" in helps and "--config" not in helps
-    assert run_cli("families", "--models", models, "--config", models).returncode == 2
+    assert cli_inproc("families", "--models", models, "--config", models).returncode == 2

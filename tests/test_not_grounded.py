@@ -12,7 +12,7 @@ from judge.models import Span
 from judge.results import AnswerResult, ClaimResult, Decomposition, JudgeVerdict, RecordResult
 from judge.scoring.ungrounded import not_grounded
 from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSURE
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 # "Mitzpe Ramon has a very large zoo for penguins and white and black polar bears": shares a few words with
@@ -113,7 +113,7 @@ def test_a_planted_unsupported_claim_comes_first_everywhere(tmp_path):
     config.write_text(yaml.safe_dump({"name": "planted", "dataset": {"path": str(BUNDLED_SAMPLE)}, "answers": {"path": str(answers)},
                                       "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["deterministic"]},
                                       "cache_dir": str(tmp_path / "cache")}, allow_unicode=True))
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode == 0, result.stderr
     run_dir = Path(next(line for line in result.stdout.splitlines() if "reports: " in line).split("reports: ")[1].split("/report.md")[0])
     scores = json.loads((run_dir / "scores.json").read_text())

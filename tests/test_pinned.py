@@ -16,7 +16,7 @@ import yaml
 
 from judge.testing.scripts import claim_text, pipeline_model
 from judge.testing.server import Reply
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 PINNED = ROOT / "tests" / "fixtures" / "pinned"
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
@@ -51,7 +51,7 @@ def _check(case: str, name: str, text: str) -> None:
 
 
 def _run(config: Path, tmp_path: Path, *extra: str, code: int = 0) -> Path:
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
     assert result.returncode == code, result.stderr
     return Path(json.loads(result.stdout)["run_dir"])
 
@@ -95,7 +95,7 @@ def test_llm_decomposer_triage_and_a_model_judge_beside_the_deterministic_one(sc
     run_dir = _run(config, tmp_path)
     _check_run("scripted", run_dir)
     # rejudge its claims with the deterministic judge alone
-    result = run_cli("rejudge", str(run_dir), "--judge", "deterministic", "--runs-dir", str(tmp_path / "runs"), "--json")
+    result = cli_inproc("rejudge", str(run_dir), "--judge", "deterministic", "--runs-dir", str(tmp_path / "runs"), "--json")
     assert result.returncode == 0, result.stderr
     rejudged = Path(json.loads(result.stdout)["run_dir"])
     _check_run("rejudged", rejudged, {str(run_dir): "<old_run_dir>"})
@@ -117,11 +117,11 @@ def test_a_panel_of_three_one_claim_per_call_with_agreement_and_compare(scripted
     )
     run_dir = _run(config, tmp_path)
     _check_run("panel", run_dir)
-    agreement = run_cli("agreement", str(run_dir), "--out", str(tmp_path / "agreement.json"), "--json")
+    agreement = cli_inproc("agreement", str(run_dir), "--out", str(tmp_path / "agreement.json"), "--json")
     assert agreement.returncode == 0, agreement.stderr
     _check("panel", "agreement.json", _json_text(tmp_path / "agreement.json", {str(run_dir): "<run_dir>"}))
     baseline = _run(ROOT / "configs" / "deterministic.yaml", tmp_path)
-    compared = run_cli("compare", str(baseline), str(run_dir), "--gate", "faithfulness:0.05", "--gate", "accuracy:0.5", "--json")
+    compared = cli_inproc("compare", str(baseline), str(run_dir), "--gate", "faithfulness:0.05", "--gate", "accuracy:0.5", "--json")
     assert compared.returncode in (0, 1), compared.stderr
     out = tmp_path / "compare.json"
     out.write_text(compared.stdout, encoding="utf-8")

@@ -16,7 +16,7 @@ from judge.datasets import load
 from judge.results import RecordResult
 from judge.testing.scripts import claim_text, pipeline_model, user_text
 from judge.testing.server import Reply
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc, run_cli
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 HAS_LLAMA = any(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "llama_cpp"))
@@ -48,7 +48,7 @@ def write_config(tmp_path: Path, server, **overrides) -> Path:
 
 
 def run_json(config: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict | None]:
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra)
     return result, (json.loads(result.stdout) if result.returncode in (0, 3) else None)  # 3: finished, written, no pass
 
 
@@ -264,7 +264,7 @@ def test_a_run_killed_with_sigkill_resumes_with_every_record_exactly_once(script
     # a torn half-line, as a kill in mid-write would leave
     with open(run_dir / "results.jsonl", "a") as f:
         f.write('{"schema_version": 1, "record_id": "he-pkg-0')
-    result = run_cli("run", str(config), "--resume", str(run_dir), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--resume", str(run_dir), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     ids = [r.record_id for r in results_of(str(run_dir))]
     assert ids == ["he-pkg-001", "he-pkg-002", "he-pkg-003"]
@@ -291,7 +291,7 @@ def test_shards_cover_every_record_once_and_merge(scripted_server, tmp_path):
     ids_a = [r.record_id for r in results_of(a["run_dir"])]
     ids_b = [r.record_id for r in results_of(b["run_dir"])]
     assert ids_a == ["he-pkg-001", "he-pkg-003"] and ids_b == ["he-pkg-002"]
-    merged = run_cli("merge", a["run_dir"], b["run_dir"], "--runs-dir", str(tmp_path / "runs"), "--name", "merged", "--json")
+    merged = cli_inproc("merge", a["run_dir"], b["run_dir"], "--runs-dir", str(tmp_path / "runs"), "--name", "merged", "--json")
     assert merged.returncode == 0, merged.stderr
     out = json.loads(merged.stdout)
     assert [r.record_id for r in results_of(out["run_dir"])] == ["he-pkg-001", "he-pkg-002", "he-pkg-003"]
@@ -305,7 +305,7 @@ def test_rejudge_reuses_claims_and_candidates_with_other_judges(scripted_server,
     decompositions = sum(1 for b in server.stats.bodies if "claims" in json.dumps(b.get("tools") or {}))
     models = tmp_path / "more_models.yaml"
     models.write_text(f"models:\n  judge-c:\n    model: openai/judge-c\n    api_base: {server.base_url}\n    family: fam-c\n")
-    result = run_cli("rejudge", first["run_dir"], "--judge", "judge-c", "--judge", "deterministic", "--models", str(models),
+    result = cli_inproc("rejudge", first["run_dir"], "--judge", "judge-c", "--judge", "deterministic", "--models", str(models),
                      "--runs-dir", str(tmp_path / "runs"), "--json")
     assert result.returncode == 0, result.stderr
     second = json.loads(result.stdout)
@@ -324,20 +324,20 @@ def test_rejudge_reuses_claims_and_candidates_with_other_judges(scripted_server,
 def test_bad_configs_are_clear_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ndataset: {path: nowhere.json}\nanswers: {path: nowhere.jsonl}\n")
-    result = run_cli("run", str(bad))
+    result = cli_inproc("run", str(bad))
     assert result.returncode == 2 and "does not exist" in result.stderr and "Traceback" not in result.stderr
     bad.write_text(f"name: x\ndataset: {{path: {BUNDLED_SAMPLE}}}\ngenerate: {{models: [ghost]}}\n")
-    result = run_cli("run", str(bad))
+    result = cli_inproc("run", str(bad))
     assert result.returncode == 2 and "ghost" in result.stderr
     bad.write_text(f"name: ../escape\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\n")
-    result = run_cli("run", str(bad))
+    result = cli_inproc("run", str(bad))
     assert result.returncode == 2 and "name" in result.stderr
-    result = run_cli("run", str(ROOT / "configs" / "deterministic.yaml"), "--name", "../../etc", "--runs-dir", str(tmp_path / "runs"))
+    result = cli_inproc("run", str(ROOT / "configs" / "deterministic.yaml"), "--name", "../../etc", "--runs-dir", str(tmp_path / "runs"))
     assert result.returncode == 2 and "not allowed" in result.stderr
 
 
 def test_deterministic_config_needs_no_model(tmp_path):
-    result = run_cli("run", str(ROOT / "configs" / "deterministic.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(ROOT / "configs" / "deterministic.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["usage"]["calls"] == 0 and summary["records"] == 3
@@ -388,7 +388,7 @@ def test_resume_refuses_a_run_made_with_another_config(scripted_server, tmp_path
     _, first = run_json(config, tmp_path)
     (tmp_path / "other").mkdir()
     other = write_config(tmp_path / "other", server, adjudicate={"judges": ["deterministic"]})
-    result = run_cli("run", str(other), "--resume", first["run_dir"], "--no-progress")
+    result = cli_inproc("run", str(other), "--resume", first["run_dir"], "--no-progress")
     assert result.returncode == 2 and "another config" in result.stderr and "Traceback" not in result.stderr
-    again = run_cli("run", str(config), "--resume", first["run_dir"], "--no-progress", "--json")
+    again = cli_inproc("run", str(config), "--resume", first["run_dir"], "--no-progress", "--json")
     assert again.returncode == 0 and json.loads(again.stdout)["records"] == 3

@@ -10,7 +10,7 @@ from judge.datasets import load, load_checked, sniff
 from judge.datasets.plain import DEFAULT_ANSWER_MODEL
 from judge.results import RecordResult
 from judge.testing.scripts import pipeline_model
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, cli_inproc
 
 
 def readme_example() -> tuple[str, str]:
@@ -48,7 +48,7 @@ def test_the_readme_command_evaluates_the_five_lines(tmp_path):
     jsonl, config = readme_example()
     (tmp_path / "my_data.jsonl").write_text(jsonl, encoding="utf-8")
     (tmp_path / "my_run.yaml").write_text(config, encoding="utf-8")
-    result = run_cli("run", str(tmp_path / "my_run.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "my_run.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["records"] == 5 and summary["answers"] == 6
@@ -62,7 +62,7 @@ def test_answer_model_name_is_configurable(tmp_path):
     path = write(tmp_path, "d.jsonl", [{"id": "a", "source": "Water boils at 100 C.", "answer": "Water boils at 100 C."}])
     assert load(path, answer_model="gpt-4o")[0].answers[0].model == "gpt-4o"
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({"dataset": {"path": "d.jsonl", "answer_model": "my-bot"}}))
-    result = run_cli("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     line = next((tmp_path / "runs").glob("*/results.jsonl")).read_text().splitlines()[0]
     assert RecordResult.model_validate_json(line).answers[0].model == "my-bot"
@@ -81,7 +81,7 @@ def test_recorded_and_generated_answers_in_one_file(scripted_server, tmp_path):
         "cache_dir": str(tmp_path / "cache"),
     }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
-    result = run_cli("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     results = {r.record_id: r for r in (RecordResult.model_validate_json(x) for x in next((tmp_path / "runs").glob("*/results.jsonl")).read_text().splitlines())}
     assert [(a.model, a.answer) for a in results["r1"].answers] == [("answer", "Paris is the capital.")]
@@ -92,7 +92,7 @@ def test_recorded_and_generated_answers_in_one_file(scripted_server, tmp_path):
 def test_a_record_with_no_answer_and_no_model_under_test_is_refused_by_name(tmp_path):
     write(tmp_path, "d.jsonl", [{"id": "ok", "source": "S.", "answer": "A."}, {"id": "lonely", "source": "S."}])
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({"dataset": {"path": "d.jsonl"}}))
-    result = run_cli("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"{tmp_path / 'd.jsonl'}: record lonely: field answer: expected an answer (answer or answers), found none, "
@@ -110,7 +110,7 @@ def test_data_mistakes_are_one_plain_line_each_naming_record_field_expected_and_
         {"id": "a6", "source": "Short.", "answer": "A.", "gold_claims": [{"text": "A.", "label": "supported", "support": [{"start_char": 2, "end_char": 99}]}]},
         {"id": "a7", "sources": [{"id": "d", "text": "T."}], "answer": "A.", "gold_claims": [{"text": "A.", "label": "supported", "support": [{"doc_id": "nope", "start_char": 0, "end_char": 1}]}]},
     ])
-    result = run_cli("validate", path)
+    result = cli_inproc("validate", path)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert "Traceback" not in result.stderr and "pydantic" not in result.stderr and "errors.pydantic.dev" not in result.stderr
@@ -139,7 +139,7 @@ def test_run_config_mistakes_are_plain_lines_without_a_pydantic_dump(tmp_path):
     (tmp_path / "d.jsonl").write_text('{"id": "a", "source": "S.", "answer": "A."}\n')
     bad = {"dataset": {"path": "d.jsonl", "formt": "plain"}, "search": {"k": "many"}, "record_concurrency": 0}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(bad))
-    result = run_cli("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(tmp_path / "c.yaml"), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert "errors.pydantic.dev" not in result.stderr and "validation error" not in result.stderr and "Traceback" not in result.stderr

@@ -19,7 +19,7 @@ import yaml
 
 from judge.testing.scripts import claim_text, pipeline_model, user_text
 from judge.testing.server import Reply, ScriptedServer, schema_of
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, cli_inproc
 
 PLACES = [
     ("bridge", "The Golden Gate Bridge", 1937), ("tower", "The Eiffel Tower", 1889), ("opera", "The Sydney Opera House", 1973),
@@ -90,7 +90,7 @@ def project(tmp_path_factory):
 
 
 def run(config: Path, *args: str, code: int = 0) -> tuple[str, dict]:
-    result = run_cli("run", str(config), "--runs-dir", str(config.parent / "runs"), "--json", "--no-progress", *args, cwd=config.parent)
+    result = cli_inproc("run", str(config), "--runs-dir", str(config.parent / "runs"), "--json", "--no-progress", *args, cwd=config.parent)
     assert result.returncode == code, result.stdout[-3000:] + result.stderr
     out = json.loads(result.stdout)
     summary = out.get("summary", out)
@@ -127,7 +127,7 @@ def test_two_prompt_variants_of_one_model_from_one_config(crossed):
 
 def test_the_variants_compared_in_one_run_fail_the_default_gates_naming_each_claim(crossed):
     _, _, run_dir, _ = crossed
-    result = run_cli("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", "--json")
+    result = cli_inproc("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", "--json")
     assert result.returncode == 1, result.stderr
     out = json.loads(result.stdout)
     gates = {g["gate"]: g for g in out["gates"]}
@@ -139,7 +139,7 @@ def test_the_variants_compared_in_one_run_fail_the_default_gates_naming_each_cla
         assert "the claim-level gate new_not_grounded:0 decides: 3 claims newly not grounded (allowed 0)" in g["why"]
     assert out["new_claims"] == {"not_grounded": 3, "hallucinated": 3, "contradicted": 3, "unsupported": 0, "partially_supported": 0}
     # a claim-level gate given explicitly is checked as given, and is the one the undecided delta gates follow
-    lenient = json.loads(run_cli("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", "--gate", "new_contradicted:3",
+    lenient = json.loads(cli_inproc("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", "--gate", "new_contradicted:3",
                                  "--gate", "new_not_grounded:3", "--gate", "hallucination_rate:0", "--json").stdout)
     assert not lenient["failed"] and lenient["gates"][0]["count"] == 3 and "new_not_grounded:3 decides" in lenient["gates"][2]["why"]
     assert out["metrics"]["hallucination_rate"]["records"] == {"worse": 3, "better": 0, "ties": 7, "p_value": 0.125}
@@ -149,11 +149,11 @@ def test_the_variants_compared_in_one_run_fail_the_default_gates_naming_each_cla
     assert all(c["model"] == "writer" and c["b"] == "contradicted" and c["claim"].endswith(" " + WRONG) and "?" in c["claim"] for c in new)
     assert all(c["reason"] == "scripted contradicted" and " opened in " in c["passage"] and "numbers not in the evidence: 1952" in c["flags"] for c in new)
     # the terminal names them too, with the reason and the passage
-    text = run_cli("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", env={"COLUMNS": "250"}).stdout
+    text = cli_inproc("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", env={"COLUMNS": "250"}).stdout
     assert "FAIL hallucination_rate:0.0: " in text and "scripted contradicted" in text and "report: " in text
     # the same variant against itself passes; a variant that does not exist is one plain line
-    assert run_cli("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v1").returncode == 0
-    bad = run_cli("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v3")
+    assert cli_inproc("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v1").returncode == 0
+    bad = cli_inproc("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v3")
     assert bad.returncode == 2 and "no answer of prompt 'v3' (its prompt variants: v1, v2)" in bad.stderr
 
 
@@ -161,7 +161,7 @@ def test_runs_that_share_no_model_say_so(crossed, project):
     root, config = project
     _, _, crossed_dir, _ = crossed
     only_v2, _ = run(config("only-v2", {"v2": "prompts/answer_v2.j2"}))
-    out = json.loads(run_cli("compare", crossed_dir, only_v2, "--gate", "none", "--prompt-a", "v1", "--json").stdout)
+    out = json.loads(cli_inproc("compare", crossed_dir, only_v2, "--gate", "none", "--prompt-a", "v1", "--json").stdout)
     assert out["note"] is not None and "share no model" in out["note"] and "writer+v2" in out["note"] and "--prompt-a" in out["note"]
     assert out["gates"] == [] and not out["failed"]
 
@@ -172,13 +172,13 @@ def test_agreement_counts_only_claims_both_judges_ruled_on(project):
     run_dir, summary = run(config("panel", {"v1": "prompts/answer_v1.j2", "v2": "prompts/answer_v2.j2"},
                                   adjudicate={"judges": ["checker", "second"]}))
     assert summary["claims_triaged"] == 17  # every claim but the three wrong ones is a verbatim sentence of its source
-    rep = json.loads(run_cli("agreement", run_dir, "--json", "--out", str(root / "agreement.json")).stdout)
+    rep = json.loads(cli_inproc("agreement", run_dir, "--json", "--out", str(root / "agreement.json")).stdout)
     assert rep["triaged_claims"] == 17
     (pair,) = rep["pairwise"]
     assert pair["claims"] == 3 and pair["raw_agreement"] == 1.0  # each judge saw the three, and nothing else
     assert rep["per_judge"]["checker"]["claims"] == 3 and rep["per_judge"]["second"]["claims"] == 3
     assert rep["per_judge"]["checker"]["controls"] is None  # controls off in these configs: no verdict to show
-    text = run_cli("agreement", run_dir, "--out", str(root / "agreement.html")).stdout
+    text = cli_inproc("agreement", run_dir, "--out", str(root / "agreement.html")).stdout
     assert "17 claims settled by triage (verbatim, no judge call) are left out of every judge's numbers" in text
 
 
@@ -186,9 +186,9 @@ def test_a_pinned_baseline_catches_an_edited_prompt_and_an_unchanged_rerun_passe
     root, config = project
     path = config("ci", {"main": "prompts/answer.j2"})
     base, _ = run(path)
-    saved = run_cli("baseline", "save", base, "--name", "main", cwd=root)
+    saved = cli_inproc("baseline", "save", base, "--name", "main", cwd=root)
     assert saved.returncode == 0 and "--baseline main" in saved.stdout, saved.stderr
-    listed = run_cli("baseline", "list", "--json", cwd=root)
+    listed = cli_inproc("baseline", "list", "--json", cwd=root)
     assert [b["name"] for b in json.loads(listed.stdout)] == ["main"]
     again, out = run(path, "--baseline", "main")  # an unchanged rerun (from the cache): passes the default gates
     assert not out["compare"]["failed"] and out["compare"]["run_a"] == str(Path("baselines") / "main")
@@ -205,7 +205,7 @@ def test_a_pinned_baseline_catches_an_edited_prompt_and_an_unchanged_rerun_passe
         run(path, "--max-hallucination", "0.3")
     finally:
         (root / "prompts" / "answer.j2").write_text(V1)
-    missing = run_cli("run", str(path), "--baseline", "nope", cwd=root)
+    missing = cli_inproc("run", str(path), "--baseline", "nope", cwd=root)
     assert missing.returncode == 2 and "neither a run directory nor a baseline pinned in baselines (pinned: main)" in missing.stderr
 
 
@@ -245,7 +245,7 @@ def test_a_users_prompt_that_cannot_render_is_refused_before_any_call(project):
     (root / "prompts" / "nouser.j2").write_text("{% block system %}Hi{% endblock %}")
     for file, expected in (("bad.j2", "'questoin' is undefined; the variables are question, sources, language"),
                            ("nouser.j2", "it has no {% block user %}"), ("absent.j2", "is not a file")):
-        result = run_cli("run", str(config("bad", {"v1": f"prompts/{file}"})), "--runs-dir", str(root / "bad-runs"), cwd=root)
+        result = cli_inproc("run", str(config("bad", {"v1": f"prompts/{file}"})), "--runs-dir", str(root / "bad-runs"), cwd=root)
         assert result.returncode == 2 and expected in result.stderr and "generate.prompts" in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
     assert not (root / "bad-runs").exists()

@@ -10,7 +10,7 @@ import pytest
 
 from judge.models import LABELS
 from judge.testing.soak import PRICE, comparable, faulty_judge, kill_resume, make_dataset, restart_when, run_cli as soak_run, write_config
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
@@ -98,7 +98,7 @@ def _run_deterministic(tmp_path, records=None, answers=None, cache=None):
     config = tmp_path / "c.yaml"
     config.write_text(f"name: hostile\ndataset: {{path: {data}}}\nanswers: {{path: {ans}}}\ndecompose: {{method: sentences}}\n"
                       f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {cache or tmp_path / 'cache'}\n")
-    return run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    return cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
 
 
 def test_a_two_million_character_source(tmp_path):
@@ -154,7 +154,7 @@ def test_a_judge_of_unknown_family_is_refused_before_any_call(scripted_server, t
     data.write_text(f"name: x\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\n"
                     f"models: {{mystery: {{model: hosted_vllm/mystery-model-9, api_base: '{server.base_url}'}}}}\n"
                     f"adjudicate: {{judges: [mystery]}}\ncache_dir: {tmp_path / 'cache'}\n")
-    result = run_cli("run", str(data), "--runs-dir", str(tmp_path / "runs"))
+    result = cli_inproc("run", str(data), "--runs-dir", str(tmp_path / "runs"))
     assert result.returncode == 2 and "cannot tell the model family" in result.stderr and "family:" in result.stderr
     assert server.stats.requests == 0 and "Traceback" not in result.stderr
 
@@ -165,10 +165,10 @@ def test_a_run_directory_of_another_version_is_refused(tmp_path):
     manifest = json.loads((run_dir / "run.json").read_text())
     (run_dir / "run.json").write_text(json.dumps({**manifest, "schema_version": 0}))
     for cmd in (["score", str(run_dir)], ["compare", str(run_dir), str(run_dir)]):
-        out = run_cli(*cmd)
+        out = cli_inproc(*cmd)
         assert out.returncode == 2 and "another version" in out.stderr and "Traceback" not in out.stderr
     os.remove(run_dir / "run.json")
-    out = run_cli("score", str(run_dir))
+    out = cli_inproc("score", str(run_dir))
     assert out.returncode == 2 and "not a run directory" in out.stderr
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 from tests.test_report_lead import supported_everywhere  # noqa: F401 (a fixture: a run in which no claim is not grounded)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -46,7 +46,7 @@ def _run(tmp_path, name: str, rows: list[dict]) -> Path:
     config = tmp_path / "c.yaml"
     config.write_text(f"name: {name}\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {answers}}}\ndecompose: {{method: sentences}}\n"
                       f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\n")
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     return Path(json.loads(result.stdout)["run_dir"])
 
@@ -129,7 +129,7 @@ def test_label_a_sample_in_the_browser_then_score(tmp_path):
     rows = [{"record_id": r["id"], "model": m, "answer": r["reference_answer"] + (" " + PLANTED if m == "b" else "")}
             for r in records for m in ("a", "b")]
     run_dir = _run(tmp_path, "labelling", rows)
-    made = run_cli("label", str(run_dir), "--n", "8", "--json")
+    made = cli_inproc("label", str(run_dir), "--n", "8", "--json")
     assert made.returncode == 0, made.stderr
     sheet = [json.loads(x) for x in (run_dir / "labels.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(sheet) == 8 and all(r["label"] == "" for r in sheet)
@@ -191,7 +191,7 @@ def test_label_a_sample_in_the_browser_then_score(tmp_path):
     lines = [json.loads(x) for x in exported.splitlines()]
     assert [x["item"] for x in lines] == [r["item"] for r in sheet]
     assert [x["label"] for x in lines] == ["supported", "unsupported", "skip", "contradicted", "contradicted", "supported", "supported", "supported"]
-    scored = run_cli("score", str(run_dir), "--labels", str(files[0]), "--json")
+    scored = cli_inproc("score", str(run_dir), "--labels", str(files[0]), "--json")
     assert scored.returncode == 0, scored.stderr
     corrected = json.loads(scored.stdout)["corrected"]["levels"]["claim"]
     assert corrected["labelled"] == 7 and corrected["skipped"] == 1

@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from judge.datasets import load
-from tests.conftest import ROOT, run_cli, shared
+from tests.conftest import ROOT, cli_inproc, shared
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
 
 def _run(config: Path, runs: Path) -> dict:
-    result = run_cli("run", str(config), "--runs-dir", str(runs), "--json", "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(runs), "--json", "--no-progress")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -22,7 +22,7 @@ def test_score_against_gold_labels_and_spans_recounted_independently(tmp_path):
     run_dir = Path(summary["run_dir"])
     for name in ("scores.json", "report.md", "report.html"):
         assert (run_dir / name).exists()
-    result = run_cli("score", str(run_dir), "--json")
+    result = cli_inproc("score", str(run_dir), "--json")
     assert result.returncode == 0, result.stderr
     scores = json.loads(result.stdout)
     answers = load(BUNDLED_ANSWERS, "answers")

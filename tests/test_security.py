@@ -16,7 +16,7 @@ import pytest
 from pydantic import BaseModel
 
 from judge.testing.server import Reply
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
@@ -151,7 +151,7 @@ def _config(tmp_path, answers):
 def test_a_recorded_answer_model_with_a_leading_space_is_still_openai(tmp_path):
     answers = tmp_path / "a.jsonl"
     answers.write_text(json.dumps({"record_id": "he-pkg-001", "model": " gpt-4o", "answer": "טקסט."}, ensure_ascii=False) + "\n", encoding="utf-8")
-    result = run_cli("run", str(_config(tmp_path, answers)), "--runs-dir", str(tmp_path / "runs"))
+    result = cli_inproc("run", str(_config(tmp_path, answers)), "--runs-dir", str(tmp_path / "runs"))
     assert result.returncode == 2 and "different model family" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -167,7 +167,7 @@ def test_answer_models_of_unknown_family_are_listed_and_warned_about(tmp_path):
     config = tmp_path / "d.yaml"
     config.write_text(f"name: fam\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {path}}}\ndecompose: {{method: sentences}}\n"
                       f"adjudicate: {{judges: [deterministic]}}\ncache_dir: {tmp_path / 'cache'}\n")
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode == 0, result.stderr[-2000:]
     # the family warning concerns a model judge: with none in the run it is not printed (tests/test_claims_reading.py
     # checks that it is, where a model judge runs)
@@ -237,7 +237,7 @@ def test_terminal_escape_sequences_in_data_never_reach_the_terminal(tmp_path):
     data.write_text(json.dumps(row) + "\n")
     config = tmp_path / "c.yaml"
     config.write_text(f"name: esc\ndataset: {{path: {data}}}\ncache_dir: {tmp_path / 'cache'}\n")
-    result = run_cli("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
+    result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "40 million" in result.stdout and "\ufffd" in result.stdout  # the claim is listed, its ESC defused
     assert "\x1b" not in result.stdout and "\x1b" not in result.stderr

@@ -15,7 +15,7 @@ from judge.problems import DatasetError
 from judge.results import RecordResult
 from judge.runs.inputs import RecordStream
 from judge.testing.rss import cli_with_peak_rss as peak_rss_cli
-from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 def cli_with_peak_rss(*args, env=None):
@@ -39,11 +39,7 @@ def write_config(tmp_path, dataset, answers=None, **extra):
 
 
 def run(tmp_path, config, *extra, env=None):
-    import os
-    import subprocess
-
-    return subprocess.run([sys.executable, "-m", "judge.cli", "run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, **(env or {})})
+    return cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", *extra, env=env)
 
 
 # -- memory and floods of problems ------------------------------------------------------------------------
@@ -72,10 +68,7 @@ def test_problems_are_the_first_n_per_file_and_a_count(tmp_path):
 
 
 def run_cli_env(args, env):
-    import os
-    import subprocess
-
-    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, **env})
+    return cli_inproc(*args, env=env)
 
 
 def test_a_bad_problem_count_in_the_environment_is_one_plain_line():
@@ -166,7 +159,7 @@ def test_a_lone_surrogate_in_a_source_is_refused_by_validate_and_run_naming_reco
     path = tmp_path / "d.jsonl"
     path.write_text(plain_line("ok", answer="Water boils.") + '{"id": "bad", "sources": [{"id": "d1", "text": "caf\\ud800e"}], "answer": "A."}\n')
     expected = f"{path}: record bad: field sources[0].text: expected Unicode text, found a lone surrogate \\ud800 at character 3 (a broken \\u escape); fix or remove it"
-    result = run_cli("validate", str(path))
+    result = cli_inproc("validate", str(path))
     assert result.returncode == 2 and result.stderr.strip() == expected
     result = run(tmp_path, write_config(tmp_path, path))
     assert result.returncode == 2 and result.stderr.strip() == expected
@@ -186,7 +179,7 @@ def test_a_lone_surrogate_in_an_answer_is_refused_before_any_record_runs(tmp_pat
     records = json.loads(BUNDLED_SAMPLE.read_text())
     records[1]["question"] = "x"
     hebrew.write_text(json.dumps(records).replace('"question": "x"', '"question": "\\ud801"'))
-    result = run_cli("validate", str(hebrew))
+    result = cli_inproc("validate", str(hebrew))
     assert result.returncode == 2 and f"record {records[1]['id']}: field question: expected Unicode text" in result.stderr
 
 

@@ -9,7 +9,7 @@ import yaml
 from judge.datasets import load
 from judge.results import RecordResult
 from judge.testing.server import Reply, schema_of
-from tests.conftest import BUNDLED_SAMPLE, run_cli
+from tests.conftest import BUNDLED_SAMPLE, cli_inproc
 
 
 def test_an_answer_cut_at_max_tokens_is_kept_flagged_and_judged(scripted_server, tmp_path):
@@ -37,7 +37,7 @@ def test_an_answer_cut_at_max_tokens_is_kept_flagged_and_judged(scripted_server,
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
 
     def run() -> list[RecordResult]:
-        result = run_cli("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
+        result = cli_inproc("run", str(path), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
         assert result.returncode == 0, result.stderr
         summary = json.loads(result.stdout)
         assert summary["answers_truncated"] == 3

@@ -6,7 +6,7 @@ import pytest
 
 from judge.datasets import load
 from judge.models import DIMENSIONS
-from tests.conftest import BUNDLED_SAMPLE, run_cli, shared
+from tests.conftest import BUNDLED_SAMPLE, cli_inproc, shared
 
 KEYS = {
     "records", "claims", "spans", "spans_verified", "rating_entries", "genres", "difficulties",
@@ -15,7 +15,7 @@ KEYS = {
 
 
 def _validate_json(*args):
-    result = run_cli("validate", *args, "--json")
+    result = cli_inproc("validate", *args, "--json")
     return result, json.loads(result.stdout)
 
 
@@ -52,7 +52,7 @@ def test_bad_input_exits_2_with_one_line_per_bad_record_and_no_traceback(tmp_pat
     records[2]["human_ratings"][0]["scores"]["coherence"] = 5
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
-    result = run_cli("validate", str(path))
+    result = cli_inproc("validate", str(path))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     lines = [l for l in result.stderr.splitlines() if l.strip()]
@@ -66,7 +66,7 @@ def test_bad_input_exits_2_with_one_line_per_bad_record_and_no_traceback(tmp_pat
 def test_malformed_json_exits_2_without_traceback(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text("[{", encoding="utf-8")
-    result = run_cli("validate", str(path), "--format", "hebrew-qa")
+    result = cli_inproc("validate", str(path), "--format", "hebrew-qa")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert str(path) in result.stderr and "malformed JSON" in result.stderr
 
@@ -78,7 +78,7 @@ def test_repair_faquad_finds_all_33_misaligned_offsets(tmp_path):
     assert result.returncode == 2  # the input itself is still broken
     assert len(rep["repairs"]) == 33 and all(r["new"] for r in rep["repairs"])
     assert rep["repairs_written"]["applied"] == 33
-    fixed = run_cli("validate", str(out), "--json")
+    fixed = cli_inproc("validate", str(out), "--json")
     assert fixed.returncode == 0 and json.loads(fixed.stdout)["errors"] == []
 
 
@@ -90,13 +90,13 @@ def test_repair_never_writes_over_the_input(tmp_path):
     path = tmp_path / "shifted.json"
     path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     before = path.read_text(encoding="utf-8")
-    result = run_cli("validate", str(path), "--repair", "--write", str(path))
+    result = cli_inproc("validate", str(path), "--repair", "--write", str(path))
     assert result.returncode == 2 and "refusing to overwrite" in result.stderr
     assert path.read_text(encoding="utf-8") == before
     out = tmp_path / "fixed.json"
     result, rep = _validate_json(str(path), "--repair", "--write", str(out))
     assert rep["repairs"][0]["new"] == [att["start_char"] - 5, att["end_char"] - 5]
-    assert json.loads(run_cli("validate", str(out), "--json").stdout)["errors"] == []
+    assert json.loads(cli_inproc("validate", str(out), "--json").stdout)["errors"] == []
 
 
 def test_answers_validated_against_records():
@@ -107,7 +107,7 @@ def test_answers_validated_against_records():
 
 
 def test_search_eval_json_reports_ours_and_the_baseline():
-    result = run_cli("search-eval", str(BUNDLED_SAMPLE), "--json")
+    result = cli_inproc("search-eval", str(BUNDLED_SAMPLE), "--json")
     assert result.returncode == 0, result.stderr
     rep = json.loads(result.stdout)
     assert rep["overall"]["claims"] == 6 and rep["overall"]["span_recall"] == 1.0
@@ -116,5 +116,5 @@ def test_search_eval_json_reports_ours_and_the_baseline():
 
 
 def test_help_is_fast_to_import():
-    result = run_cli("--help")
+    result = cli_inproc("--help")
     assert result.returncode == 0 and "validate" in result.stdout and "search-eval" in result.stdout

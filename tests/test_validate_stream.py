@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from judge.testing.rss import cli_with_peak_rss
-from tests.conftest import BUNDLED_SAMPLE, ROOT, SHARED_DATA, run_cli
+from tests.conftest import BUNDLED_SAMPLE, ROOT, SHARED_DATA, cli_inproc
 
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 GOLDEN = ROOT / "tests" / "fixtures" / "validate_golden.json"
@@ -94,7 +94,7 @@ def test_the_report_is_the_one_the_list_building_code_gave(tmp_path):
 
 
 def _spans_verified(path, *args, env=None) -> tuple[int, int]:
-    result = run_cli("validate", str(path), *args, "--json", env=env)
+    result = cli_inproc("validate", str(path), *args, "--json", env=env)
     rep = json.loads(result.stdout)
     return rep["spans"], rep["spans_verified"]
 
@@ -164,6 +164,6 @@ def test_bad_records_file_is_one_line_naming_it_and_the_record(tmp_path):
     records.write_text(json.dumps({"id": "r1", "question": "q?", "source": 5}) + "\n", encoding="utf-8")
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"record_id": "r1", "model": "m", "answer": "A."}) + "\n", encoding="utf-8")
-    result = run_cli("validate", str(answers), "--records", str(records))
+    result = cli_inproc("validate", str(answers), "--records", str(records))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [f"{records}: record r1: field source: expected a valid string, found 5 (number)"]
