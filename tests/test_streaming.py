@@ -323,9 +323,9 @@ def test_the_text_caches_hold_a_budget_of_characters_not_of_entries():
 
 @pytest.mark.slow
 def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(tmp_path):
-    """Every record selected (no --limit), controls on: 5x the input (3 MB -> 15 MB of sources) must not
-    raise the peak RSS by as much as the added input (holding the selected records, or the
-    control data of all records, would add the whole 12 MB at least once)."""
+    """Every record selected (no --limit), controls on: 3x the input (6 MB -> 18 MB of sources) must not raise
+    the peak RSS by more than the bounded caches' fill plus a fraction of the added input (holding the selected
+    records, or the control data of all records, would add the whole 12 MB at least once on top)."""
     peaks = {}
     for mb in (6, 18):
         folder = tmp_path / f"{mb}mb"
@@ -339,7 +339,10 @@ def test_a_run_over_every_record_holds_none_peak_rss_grows_less_than_the_input(t
         lines = (folder / "runs").glob("*/results.jsonl")
         assert sum(len(p.read_text().splitlines()) for p in lines) == n  # every record was judged
         peaks[mb] = peak
-    assert peaks[18] - peaks[6] < 12e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
+    # 1.5 x the added input: what still grows is bounded by design (the donor sample, up to 500 records of 8,000
+    # characters; the caches keyed by claims and spans until they fill) and measured 10-15 MB here (bench/README);
+    # holding the records adds their 12 MB on top of it, and the controls' profile cache CI caught added 48 MB
+    assert peaks[18] - peaks[6] < 18e6, {k: f"{v / 1e6:.0f} MB" for k, v in peaks.items()}
 
 
 def test_the_local_engine_takes_records_from_a_stream_as_workers_free_up(tmp_path):

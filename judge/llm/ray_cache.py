@@ -62,7 +62,11 @@ class ActorStore:
         ray.get(self._actor.set.remote(key, value))
 
     def delete(self, key: str) -> None:
-        self._actor.delete.remote(key)  # not waited for: the entry is re-asked either way
+        import ray
+
+        # waited for: the actor runs its calls on several threads, so a delete left running could remove the
+        # fresh entry a later set stored under the same key (an untrusted entry dropped, then re-asked and stored)
+        ray.get(self._actor.delete.remote(key))
 
     def close(self) -> None:
         """The actor's cache closes with the actor."""
