@@ -10,24 +10,11 @@ import time
 
 import pytest
 
-from judge.llm import LLM, BudgetExceeded, LLMCallError, Price
+from judge.llm import LLM, LLMCallError, Price
 from judge.llm.cost import MAX_CALL_TOKENS, reported_tokens
 from judge.testing.server import Reply
-from tests.test_llm_port import MESSAGES, Verdict, cfg_for
+from tests.test_llm_port import MESSAGES, Verdict, _until_budget, cfg_for
 
-
-def _until_budget(llm, cfg, calls: int = 20) -> int:
-    async def go():
-        done = 0
-        for i in range(calls):
-            try:
-                await llm.structured(cfg, [{"role": "user", "content": f"question {i}"}], Verdict)
-            except BudgetExceeded:
-                return done
-            done += 1
-        return done
-
-    return asyncio.run(go())
 
 
 @pytest.mark.parametrize("tokens", [-1_000_000, -1])

@@ -155,14 +155,11 @@ def test_invalid_answers_past_the_re_ask_limit_are_a_typed_error(scripted_server
     assert info.value.record.completion_tokens == server.stats.completion_tokens
 
 
-def test_cost_from_price_override_and_the_budget_stops_new_work(scripted_server):
-    server = scripted_server(lambda req, n: Reply(body={"label": "supported", "rationale": f"call {n}"}, prompt_tokens=1000, completion_tokens=100))
-    cfg = cfg_for(server, price=Price(input_per_million=10.0, output_per_million=20.0))
-    llm = LLM(max_cost_usd=0.05)
-
-    async def until_budget():
+def _until_budget(llm, cfg, calls: int = 20) -> int:
+    """Calls made one after another until the run's budget refuses one: how many were sent."""
+    async def go():
         done = 0
-        for i in range(100):
+        for i in range(calls):
             try:
                 await llm.structured(cfg, [{"role": "user", "content": f"question {i}"}], Verdict)
             except BudgetExceeded:
@@ -170,7 +167,14 @@ def test_cost_from_price_override_and_the_budget_stops_new_work(scripted_server)
             done += 1
         return done
 
-    done = run(until_budget())
+    return asyncio.run(go())
+
+
+def test_cost_from_price_override_and_the_budget_stops_new_work(scripted_server):
+    server = scripted_server(lambda req, n: Reply(body={"label": "supported", "rationale": f"call {n}"}, prompt_tokens=1000, completion_tokens=100))
+    cfg = cfg_for(server, price=Price(input_per_million=10.0, output_per_million=20.0))
+    llm = LLM(max_cost_usd=0.05)
+    done = _until_budget(llm, cfg, calls=100)
     per_call = (1000 * 10.0 + 100 * 20.0) / 1e6  # 0.012
     assert done == 5  # 4 calls spend 0.048 < 0.05, the 5th brings it to 0.06; the 6th is never sent
     assert server.stats.requests == 5

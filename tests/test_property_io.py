@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from judge.starter import EXAMPLE
 from tests.test_boundary import ANSWERS, CORPUS, ROW, _jsonl, cli
-from tests.test_io_doors import _config
+from tests.test_io_doors import _config, finished  # noqa: F401 (finished: a module-scoped fixture, one finished run per module)
 
 EXAMPLES = int(os.environ.get("JUDGE_PROPERTY_EXAMPLES", "0")) or None
 SETTINGS = dict(deadline=None, derandomize=True,
@@ -38,16 +38,6 @@ SETTINGS = dict(deadline=None, derandomize=True,
 NUMBERS = ["9" * 5000, "-" + "9" * 5000, "NaN", "Infinity", "-Infinity", "1e999", "-1e999", "1e309"]
 MARK = "JUDGES VERIFIED"
 BREAKS = ["\n", "\r", "\r\n", "\u2028", "\x85", "\x1b[2J\n", "\n\u202e"]
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("pio")
-    data = _jsonl(tmp / "data.jsonl", EXAMPLE)
-    result = cli("run", _config(tmp, data), "--runs-dir", tmp / "runs", "--no-progress")
-    assert result.exit_code == 0, result.output[-2000:]
-    (run,) = (tmp / "runs").iterdir()
-    return run
 
 
 def _no_traceback(args, result) -> None:

@@ -28,8 +28,8 @@ from typing import Literal
 from judge.stages.names import related_names
 from judge.stages.numbers import mentions
 from judge.stages.slots import aligned_mismatches
-from judge.stages.words import SPAN_CACHE_CHARS, Token, forms_of, sentence_bounds, tokens
-from judge.text.memo import text_memo
+from judge.stages.words import Token, forms_of, sentence_bounds, tokens
+from judge.text.memo import SPAN_CACHE_CHARS, text_memo
 from judge.text.negation import WITHHOLDS, denials
 from judge.text.normalize import normalized
 from judge.text.tokens import SHARED_START, share_start
