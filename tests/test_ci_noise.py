@@ -153,3 +153,24 @@ def test_a_noise_flag_of_the_baseline_does_not_hide_a_real_error_of_the_candidat
     out = compare_results(a, b, parse_gates(None), bootstrap=0, reask=reask)
     assert out["failed"] and out["new_claims"]["not_grounded"] == 1
     assert {(c["side"], c["label"]) for c in out["confirmation"]["claims"]} == {("a", "supported"), ("b", "contradicted")}
+
+
+def test_only_the_same_judge_is_re_asked():
+    """Re-asking settles a judge's noise, never a change of judge: another model, another temperature (a
+    neighbour of the model change) or another judge prompt is measured, not re-asked; a price, a timeout or
+    another server for the same model is the same judge."""
+    from types import SimpleNamespace
+
+    from judge.runs.config import RunConfig
+    from judge.scoring.confirm import same_judges
+
+    def run(prompt="judge@1", **judge):
+        cfg = RunConfig.model_validate({"dataset": {"path": "d.jsonl"}, "adjudicate": {"judges": ["j", "deterministic"]},
+                                        "models": {"j": {"model": "openai/judge-a", **judge}}})
+        return SimpleNamespace(config=cfg, manifest={"prompts": {"judge": prompt, "decompose": "decompose@1"}})
+
+    assert same_judges(run(), run()) is None
+    assert same_judges(run(), run(price={"input_per_million": 1, "output_per_million": 2}, timeout=5, api_base="http://127.0.0.1:9/v1")) is None
+    assert "different judges" in same_judges(run(), run(model="openai/judge-b"))
+    assert "other settings" in same_judges(run(), run(temperature=0.7))
+    assert "judge prompts" in same_judges(run(), run(prompt="judge@2"))

@@ -24,7 +24,6 @@ import stat
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 

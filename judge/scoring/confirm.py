@@ -227,13 +227,22 @@ class Reasker:
                 "cost_usd": round(t.cost_usd, 6)}
 
 
+# what a verdict depends on: not its price, timeouts or limits, nor its server (a baseline and its pull request
+# reach one model through other ports or proxies)
+JUDGE_SETTINGS = ("model", "mode", "temperature", "seed", "max_tokens")
+
+
 def judges_of(run) -> tuple:
-    """The instrument a run's verdicts were measured with: each judge's name and model, and the judge
-    prompts' hashes. Re-asking settles a judge's noise; it cannot settle a change of judge."""
+    """The instrument a run's verdicts were measured with: each judge's name, model and the settings its
+    verdicts depend on, and the judge prompts' hashes. Re-asking settles a judge's noise; it cannot settle a
+    change of judge."""
     config = run.config
-    models = tuple((name, config.models[name].model if name in config.models else None) for name in config.adjudicate.judges)
+    models = []
+    for name in config.adjudicate.judges:
+        cfg = config.models[name].model_dump(include=set(JUDGE_SETTINGS)) if name in config.models else {}
+        models.append((name, cfg.get("model"), tuple(cfg.get(k) for k in JUDGE_SETTINGS[1:])))
     prompts = tuple(sorted((k, v) for k, v in (run.manifest.get("prompts") or {}).items() if k.split(":")[0].startswith("judge")))
-    return models, prompts
+    return tuple(models), prompts
 
 
 def same_judges(a, b) -> str | None:
@@ -241,7 +250,10 @@ def same_judges(a, b) -> str | None:
     cannot settle their changes (B's judges asked about A's claims would erase the change the new judge made)."""
     (ma, pa), (mb, pb) = judges_of(a), judges_of(b)
     if ma != mb:
-        show = lambda m: ", ".join(f"{n} ({x})" if x else n for n, x in m)  # noqa: E731
+        show = lambda m: ", ".join(f"{n} ({x})" if x else n for n, x, _ in m)  # noqa: E731
+        if [(n, x) for n, x, _ in ma] == [(n, x) for n, x, _ in mb]:
+            return (f"the runs' judges ({show(mb)}) were run with other settings ({', '.join(JUDGE_SETTINGS[1:])}): "
+                    "a change of judge is a change of the measure, not noise")
         return f"the runs were judged by different judges (A: {show(ma)}; B: {show(mb)}): a change of judge is a change of the measure, not noise"
     if pa != pb:
         return "the runs were judged with different judge prompts: a change of prompt is a change of the measure, not noise"
