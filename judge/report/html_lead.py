@@ -41,7 +41,8 @@ def not_grounded(value) -> str:
             f"{in_answer_html(c.answer)}</div>"
             f'<div class="passage">passage: {data_html(passage_text(c.passage))}</div>'
             + (f'<div class="muted">why: {data_html(c.rationale)}</div>' if c.rationale else "")
-            + (f'<div class="flags">checks: {data_html("; ".join(c.flags))}</div>' if c.flags else "") + "</div>"
+            + (f'<div class="flags">checks: {data_html("; ".join(c.flags))}</div>' if c.flags else "")
+            + (f'<div class="muted">judges: {data_html("; ".join(c.rulings))}</div>' if c.rulings else "") + "</div>"
         )
     more = more_line(ng, "every claim is listed under Records below (use the filters) and in results.jsonl")
     if more:

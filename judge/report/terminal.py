@@ -38,6 +38,8 @@ def not_grounded(value: dict | None, where: str) -> None:
             c.print(f"      why: {data(x.rationale)}", markup=False, soft_wrap=True)
         if x.flags:
             c.print(f"      checks: {data('; '.join(x.flags))}", markup=False, soft_wrap=True)
+        if x.rulings:
+            c.print(f"      judges: {data('; '.join(x.rulings))}", markup=False, soft_wrap=True)
     more = ng.total - min(len(ng.claims), TERMINAL_CAP)
     if more > 0:
         c.print(f"  {more} more not shown: {where}", markup=False, soft_wrap=True)

@@ -55,6 +55,7 @@ class NotGroundedClaim(BaseModel):
     rationale: str
     flags: list[str] = []
     judges_disagree: bool = False
+    rulings: list[str] = []  # each judge's own label ("local-qwen-1.5b contradicted"), where more than one judged
     answer: list[Piece] = []  # the answer it comes from, the claim's spans marked (see in_answer)
     located: bool = True  # False: the claim's spans were not found in the answer (the answer is shown unmarked)
 
@@ -140,6 +141,14 @@ def rationale(claim: ClaimResult) -> str:
     return next((v.rationale or v.error or "" for v in agreeing if v.rationale or v.error), "")
 
 
+def rulings(claim: ClaimResult) -> list[str]:
+    """Each judge's own label on the claim, where a panel judged it: the panel decides, but a model judge's own
+    ruling (one left out of the panel's verdicts too) is what a reader checks the judges by."""
+    if len(claim.verdicts) < 2:
+        return []
+    return [f"{v.judge} {v.label.replace('_', ' ')}" for v in claim.verdicts]
+
+
 def judges_disagree(claim: ClaimResult) -> bool:
     """Two judges gave the claim different labels (judge errors aside)."""
     return len({v.label for v in claim.verdicts if is_judged(v.label)}) > 1
@@ -171,6 +180,7 @@ class Collector:
             record_id=result.record_id, model=answer.model, answer_index=i, claim_id=c.claim_id,
             anchor=claim_anchor(result.record_id, i, c.claim_id), text=c.text, label=c.label,
             passage=best_passage(c), rationale=rationale(c), flags=check_flags(c.checks), judges_disagree=judges_disagree(c),
+            rulings=rulings(c),
             answer=in_answer(answer.answer, spans), located=bool(spans),
         )
 
@@ -230,7 +240,8 @@ class NotGroundedSection(Section):
         if value is None:
             return None
         ng = NotGrounded.model_validate(value)
-        rows = [[c.label, c.record_id, c.model, c.text, passage_text(c.passage), c.rationale, "; ".join(c.flags) or "-"] for c in ng.claims]
+        rows = [[c.label, c.record_id, c.model, c.text, passage_text(c.passage), c.rationale, "; ".join(c.flags) or "-",
+                 "; ".join(c.rulings) or "-"] for c in ng.claims]
         more = more_line(ng, "every claim is in the Records section of report.html and in results.jsonl")
-        tables = [Table(["label", "record", "model", "claim", "best passage", "rationale", "checks"], rows, note=more)] if rows else []
+        tables = [Table(["label", "record", "model", "claim", "best passage", "rationale", "checks", "judges"], rows, note=more)] if rows else []
         return Block(cls.title, tables, text=summary_line(ng))
