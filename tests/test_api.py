@@ -107,6 +107,7 @@ def _users_failing_test(pytester, monkeypatch, call: str) -> str:
     return result.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_plugin_fails_a_run_whose_judge_failed(pytester, scripted_server, monkeypatch):
     server = scripted_server(lambda request, n: Reply(status=401))
     config = pytester.path / "broken.yaml"

@@ -383,6 +383,7 @@ hostile_texts = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(**{**SETTINGS, "max_examples": 40})
 @given(text=hostile_texts, binary=st.booleans(), raw=st.binary(max_size=40))
 def test_property_every_subcommand_takes_any_file_without_a_traceback(tmp_path_factory, text, binary, raw):

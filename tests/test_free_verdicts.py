@@ -168,6 +168,7 @@ def test_the_shipped_parameters_load_and_name_their_calibration():
     assert params.calibration["heldout"]["he_macro_f1"] > 0  # figures on held-out data, written by the bench
 
 
+@pytest.mark.slow
 def test_the_bench_vectorised_rule_agrees_with_decide():
     """bench/calibrate_deterministic.py fits a vectorised copy of ``decide``: the two must agree everywhere."""
     import importlib.util

@@ -29,7 +29,13 @@ def test_a_long_answer_is_judged_in_several_bounded_calls(scripted_server, tmp_p
     server = scripted_server(pipeline_model())
     record = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))[0]
     sentences = [s.strip() + "." for s in re.split(r"[.?!]\s", record["source_text"]) if len(s.split()) > 3]
-    answer = " ".join((sentences * (200 // len(sentences) + 1))[:200])  # 200 sentences: one call before, ~50k characters
+    # 200 distinct sentences, each a run of 4 or more words of a source sentence (a word-for-word repeat would be
+    # judged once: tests/test_judge_repeats.py)
+    words = [s.rstrip(".").split() for s in sentences]
+    windows = [" ".join(w[a:a + n]) + "." for n in range(max(map(len, words)), 3, -1) for a in range(max(map(len, words))) for w in words
+               if a + n <= len(w)]
+    assert len(set(windows)) >= 200
+    answer = " ".join(list(dict.fromkeys(windows))[:200])
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"record_id": record["id"], "model": "long-model", "family": "fam-a", "answer": answer}, ensure_ascii=False) + "\n", encoding="utf-8")
     data = tmp_path / "data.json"

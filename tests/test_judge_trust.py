@@ -65,6 +65,7 @@ def _labels(lines: list[dict]) -> list[str]:
     return [c["label"] for r in lines for a in r["answers"] for c in a["claims"]]
 
 
+@pytest.mark.slow
 def test_a_panel_leaves_out_a_judge_that_fails_its_controls(project):
     # synthetic answers that copy their sources: controls up to half the claims, the run's detector bar lifted
     # (it tells any control from such claims; judge.testing.ci_sim.synthetic says the same)

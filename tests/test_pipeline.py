@@ -247,6 +247,7 @@ def _kill_when(path: Path, proc: subprocess.Popen, lines: int, timeout: float = 
     raise AssertionError("the run never wrote a result")
 
 
+@pytest.mark.slow
 def test_a_run_killed_with_sigkill_resumes_with_every_record_exactly_once(scripted_server, tmp_path):
     script = pipeline_model()
     server = scripted_server(lambda req, n: Reply(**{**script(req, n).__dict__, "latency": 0.4}))

@@ -266,6 +266,7 @@ def test_sign_test_and_gate_specs():
         parse_gates(["none", "faithfulness:0"])
 
 
+@pytest.mark.slow
 def test_the_ci_recipe_as_written(tmp_path, scripted_server):
     """docs/ci/grounding.yml's steps, run in order in a fresh copy of docs/ci (the models swapped for the
     scripted server, the judge a rule-based one that is honest on controls): the main branch calibrates the judge

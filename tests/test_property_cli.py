@@ -14,6 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -143,6 +144,7 @@ def check(result, runs: Path | None = None) -> None:
         assert summary["run"]["complete"] and (run_dir / "scores.json").exists()
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES or 200, **SETTINGS)
 @given(st.data())
 def test_validate_any_dataset_or_answers_file(data):

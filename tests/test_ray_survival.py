@@ -131,6 +131,7 @@ def test_a_worker_killed_holding_the_only_slot_never_hangs_the_run_and_every_cal
     assert time.monotonic() - started < 400
 
 
+@pytest.mark.slow
 def test_a_local_ray_listens_on_the_loopback_only(tmp_path):
     """judge's own local Ray (``connect(None)``), in a fresh process: its node and its GCS are 127.0.0.1, and the GCS
     listens on the loopback only (Ray turns 127.0.0.1 into the machine's address unless told otherwise)."""

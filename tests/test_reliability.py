@@ -15,6 +15,7 @@ from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 
 
+@pytest.mark.slow
 def test_short_fault_soak_loses_nothing_and_accounts_for_every_token(scripted_server, tmp_path):
     server = scripted_server(faulty_judge(seed=11), keep_bodies=False)
     data, answers = make_dataset(BUNDLED_SAMPLE, BUNDLED_ANSWERS, tmp_path, answers=60)
@@ -54,6 +55,7 @@ def test_short_fault_soak_loses_nothing_and_accounts_for_every_token(scripted_se
         assert server.stats.requests == requests  # wholly from the cache
 
 
+@pytest.mark.slow
 def test_three_sigkills_and_resumes_give_the_uninterrupted_results(scripted_server, tmp_path):
     # The two runs must end with the same verdicts, so no call may run out of retries in one and not the other:
     # a 4 s timeout (hangs last 6 s) that CPU load on a shared machine cannot exhaust 8 times over, where 1 s could.
@@ -101,6 +103,7 @@ def _run_deterministic(tmp_path, records=None, answers=None, cache=None):
     return cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")
 
 
+@pytest.mark.slow
 def test_a_two_million_character_source(tmp_path):
     from judge.search import Index
 

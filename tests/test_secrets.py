@@ -58,6 +58,7 @@ def _files_text(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): p.read_bytes().decode("utf-8", "replace") for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_every_form_of_an_echoed_key_is_masked_in_run_files_cache_terminal_and_the_next_prompt(scripted_server, tmp_path):
     """The decomposer's provider echoes its key in the claims it returns (every form, in each claim); the
     judge's provider echoes its key in every rationale. Nothing of either key, in any form, reaches the run
@@ -113,6 +114,7 @@ def _ping_models(tmp_path: Path, base_url: str) -> Path:
     return models
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["answer", "error"])
 def test_judge_ping_never_prints_an_echoed_key(scripted_server, tmp_path, mode):
     key = KEYS["JUDGE_SECRET_JUDGE"]

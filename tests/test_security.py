@@ -26,6 +26,7 @@ BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 KEYS = {"JUDGE_SECRET_JUDGE": "hunter2-canary-" + "5a" * 12, "JUDGE_SECRET_DECOMPOSER": "sk-ant-api03-canary" + "Q9" * 16}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [401, 500])
 def test_a_key_the_provider_echoes_is_written_nowhere(scripted_server, tmp_path, status):
     server = scripted_server(lambda request, n: Reply(status=status, echo_key=True))

@@ -100,6 +100,7 @@ def _judge_models(url: str, name: str = "j", key_env: str | None = None) -> str:
     return f"models:\n  {name}: {{model: openai/{name}, family: fam-{name}, api_base: '{url}', max_attempts: 1, timeout: 10{key}}}\n"
 
 
+@pytest.mark.slow
 def test_planted_pickles_in_the_cache_run_nothing_and_the_run_completes(scripted_server, tmp_path):
     """Every entry of a run's cache replaced by a pickle whose __reduce__ runs a shell command (in the database
     and as value files), one entry pointing its value file out of the cache folder: the next run runs
@@ -345,6 +346,7 @@ def test_property_no_environment_rewrites_data(data, cuts, names, tmp_path_facto
         assert (folder / "results.jsonl").read_text(encoding="utf-8") == line + "\n"
 
 
+@pytest.mark.slow
 def test_a_configured_key_the_user_put_in_a_source_stays_there_and_an_echo_of_it_is_masked(scripted_server, tmp_path):
     """Data is the user's: their source keeps its text (spans exact), while the judge's echo of the key is
     masked in results, and the prompt sent to the judge carries no key."""
@@ -393,6 +395,7 @@ def test_only_configured_names_and_api_base_credentials_are_secrets(only_configu
 USER, PASSWORD, QUERY_KEY = "admin", "S3cretPassw0rdXyz", "QueryKeyAbcdef123456"
 
 
+@pytest.mark.slow
 def test_api_base_credentials_reach_no_run_file_log_terminal_or_baseline(scripted_server, tmp_path):
     server = scripted_server(pipeline_model())
     port = server.base_url.split(":")[-1].split("/")[0]
@@ -428,6 +431,7 @@ def test_a_run_written_with_credentials_is_scrubbed_when_pinned_as_a_baseline(tm
     assert "openai/old" in pinned and PASSWORD not in pinned and QUERY_KEY not in pinned and USER + ":" not in pinned
 
 
+@pytest.mark.slow
 def test_rejudge_takes_the_judges_server_from_the_users_models_never_the_run(scripted_server, tmp_path):
     """An edited run points its judge at another server: rejudge calls the server of the user's models file,
     sends nothing to the planted one, and without --models refuses a judge the packaged file lacks."""
@@ -581,6 +585,7 @@ def test_property_any_fragment_of_the_new_forms_is_masked(key, form, start, leng
         assert all(w in _view(before) or w in _view(after) or w in before + after for w in left), (fragment, text, left)
 
 
+@pytest.mark.slow
 def test_the_issues_key_forms_are_masked_in_results_reports_and_the_cache(scripted_server, tmp_path):
     """The judge's provider echoes its key in every rationale, in each of the issue's forms."""
     plain = pipeline_model()
