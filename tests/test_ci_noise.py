@@ -106,6 +106,7 @@ def recipe(tmp_path_factory):
     server.stop()
 
 
+@pytest.mark.slow
 def test_the_recipe_with_a_noisy_judge_passes_rewordings_and_reruns_and_fails_a_regression(recipe):
     assert recipe.push() == (0, 0)
     cal = json.loads((recipe.root / "baselines" / "judge-calibration.json").read_text())

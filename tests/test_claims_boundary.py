@@ -167,6 +167,7 @@ def test_a_statement_that_opens_like_an_imperative_is_a_claim(text):
     assert not_a_claim(text) is None
 
 
+@pytest.mark.slow
 def test_a_run_keeps_and_counts_what_the_decomposer_dropped(scripted_server, tmp_path):
     """An LLM decomposer that restates the question for one answer (so it falls back to sentences) and adds
     an invented claim to the others: the run keeps both in results.jsonl and counts them in the summary."""

@@ -210,6 +210,7 @@ def _judge_bodies(scripted_server, tmp_path, batch: bool):
     return [user_text(b) for b in server.stats.bodies if "<claim id=" in user_text(b)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", [True, False])
 def test_a_model_judge_sees_the_answers_sentences_and_each_source_sentence_once(scripted_server, tmp_path, batch):
     bodies = _judge_bodies(scripted_server, tmp_path, batch)

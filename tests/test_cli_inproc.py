@@ -4,6 +4,8 @@ stdout and stderr, a logged warning included, so that tests moved to it assert n
 import json
 import re
 
+import pytest
+
 from judge.testing.server import Reply
 from tests.conftest import BUNDLED_SAMPLE, cli_inproc, run_cli
 
@@ -29,6 +31,7 @@ def test_output_exit_codes_and_environment_match_the_subprocess(tmp_path):
     assert bad.returncode == 2 and "JUDGE_MAX_PROBLEMS" in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_logged_warning_reaches_stderr_as_in_the_subprocess(scripted_server, tmp_path):
     server = scripted_server([Reply(body={"label": "supported", "rationale": "x"})] * 2)
     models = tmp_path / "models.yaml"

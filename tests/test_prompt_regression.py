@@ -209,6 +209,7 @@ def test_a_pinned_baseline_catches_an_edited_prompt_and_an_unchanged_rerun_passe
     assert missing.returncode == 2 and "neither a run directory nor a baseline pinned in baselines (pinned: main)" in missing.stderr
 
 
+@pytest.mark.slow
 def test_the_plugin_fails_short_naming_each_claim_and_writes_runs_where_ci_looks(project, pytester, monkeypatch):
     root, config = project
     base = config("plugin-base", {"main": "prompts/answer_v1.j2"})

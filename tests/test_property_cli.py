@@ -159,6 +159,7 @@ def test_validate_any_dataset_or_answers_file(data):
             check(runner.invoke(app, ["validate", str(tmp / "answers.jsonl"), "--records", str(tmp / name)]))
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES or 120, **SETTINGS)
 @given(st.data())
 def test_run_any_dataset_answers_and_config(data):

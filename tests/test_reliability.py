@@ -193,6 +193,7 @@ def test_a_corrupt_or_read_only_cache_runs_on_without_it(tmp_path):
     assert result.returncode == 0 and json.loads(result.stdout)["run"]["cache"]["enabled"] is False
 
 
+@pytest.mark.slow
 def test_canary_keys_never_reach_runs_logs_or_reports(scripted_server, tmp_path, monkeypatch):
     from judge.testing.scripts import pipeline_model
 

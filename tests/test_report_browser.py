@@ -51,6 +51,7 @@ def _run(tmp_path, name: str, rows: list[dict]) -> Path:
     return Path(json.loads(result.stdout)["run_dir"])
 
 
+@pytest.mark.slow
 def test_report_in_a_real_browser(tmp_path):
     records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
     rows = [{"record_id": r["id"], "model": MODEL if i == 0 else "m", "answer": r["reference_answer"] + (" " + PLANTED if i == 0 else "")}

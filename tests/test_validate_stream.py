@@ -12,6 +12,8 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from judge.testing.rss import cli_with_peak_rss
 from tests.conftest import BUNDLED_SAMPLE, ROOT, SHARED_DATA, cli_inproc
 
@@ -83,6 +85,7 @@ def outcome(tmp, args: list[str], cwd=ROOT) -> dict:
 FIXED = {"answers_broken": {"spans_verified": 12}}
 
 
+@pytest.mark.slow
 def test_the_report_is_the_one_the_list_building_code_gave(tmp_path):
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
     for name, fixed in FIXED.items():
@@ -142,6 +145,7 @@ def _answers_file(folder, megabytes: float) -> tuple:
     return records, answers
 
 
+@pytest.mark.slow
 def test_validate_of_an_answers_file_holds_no_answers_peak_rss_grows_far_less_than_the_input(tmp_path):
     """5x the answers (4 MB -> 20 MB, with their records): the list-building code grew by about 5x the added
     input (issue 28: 843 MB at 150 MB); streaming keeps a digest and an offset per answer, ~190 bytes of a

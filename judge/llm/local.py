@@ -17,6 +17,7 @@ import asyncio
 import atexit
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -39,6 +40,16 @@ from judge.llm.local_worker import runtime
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
 CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
+# A double quote between two Hebrew letters is a gershayim (ש"ח, ד"ר, צה"ל). An embedded model writes its reply
+# under a JSON grammar, where an unescaped " can only end the string: a small model copying ש"ח ended its answer
+# at ש (two of the demo's three answers were cut there). It reads the gershayim's own character, U+05F4, which
+# JSON takes as it is; matching folds the two (judge.text.normalize.DOUBLE_QUOTES), so spans stay exact.
+_GERSHAYIM_AS_QUOTE = re.compile('(?<=[\u05d0-\u05ea])"(?=[\u05d0-\u05ea])')
+
+
+def model_view(text: str) -> str:
+    """A message as an embedded model reads it: a gershayim written as " given its own character."""
+    return _GERSHAYIM_AS_QUOTE.sub("\u05f4", text)
 _registered = False
 
 
@@ -167,7 +178,7 @@ def complete(name: str, messages: list[dict], optional_params: dict, timeout: fl
         raise LocalModelUnavailable(f"unknown embedded model local/{name}; known: {', '.join('local/' + n for n in EMBEDDED)}")
     schema, tool = _schema_and_tool(optional_params)
     kwargs: dict[str, Any] = dict(
-        messages=[{"role": m["role"], "content": m.get("content") or ""} for m in messages],
+        messages=[{"role": m["role"], "content": model_view(m.get("content") or "")} for m in messages],
         temperature=optional_params.get("temperature", 0.0),
         max_tokens=optional_params.get("max_tokens") or 512,
         seed=optional_params.get("seed", 0),
