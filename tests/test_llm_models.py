@@ -171,3 +171,34 @@ def test_a_real_structured_call_on_the_embedded_model(tmp_path):
     assert record.family == "google" and record.cost_usd == 0.0 and record.prompt_tokens > 0 and record.completion_tokens > 0
     again, cached = asyncio.run(llm.structured(cfg, messages, LocalVerdict))
     assert cached.cached and again == result
+
+
+def test_weights_are_assembled_ahead_on_a_thread_and_once_when_the_first_call_asks_too(tmp_path, monkeypatch):
+    """A run starts assembling its embedded models' weights while the answerer works (the judge's 1.1 GB took
+    ~13 s at its first call); the first call asking at the same time waits for it and gets the same file; a
+    refused assembly is left to that call, which raises it."""
+    import hashlib
+    import threading
+    from importlib import metadata
+
+    monkeypatch.setenv("JUDGE_MODEL_DIR", str(tmp_path))
+    inner = "yaml/composer.py"  # any installed file serves as a chunk
+    path = next(f for f in metadata.files("pyyaml") if str(f).endswith(inner)).locate()
+    data = path.read_bytes()
+    good = weights.EmbeddedModel(name="tiny", family="x", chunks=(("pyyaml", inner), ("pyyaml", inner)), size=2 * len(data),
+                                 sha256=hashlib.sha256(data + data).hexdigest())
+    bad = weights.EmbeddedModel(name="bad", family="x", chunks=(("pyyaml", inner),), size=0, sha256="0" * 64)
+    monkeypatch.setitem(weights.EMBEDDED, "tiny", good)
+    monkeypatch.setitem(weights.EMBEDDED, "bad", bad)
+
+    thread = weights.assemble_ahead(["openai/gpt-4o-mini", "local/tiny", "local/bad", "local/tiny"])
+    got = []
+    asker = threading.Thread(target=lambda: got.append(weights.model_path("tiny")))
+    asker.start()
+    thread.join(60)
+    asker.join(60)
+    assert got and got[0].read_bytes() == data + data
+    assert sorted(p.name for p in tmp_path.iterdir()) == [got[0].name], "one file, nothing half-written (the bad one refused)"
+    assert weights.assemble_ahead(["local/tiny"]) is None, "already assembled: nothing to do"
+    with pytest.raises(LocalModelUnavailable, match="refusing"):
+        weights.model_path("bad")

@@ -33,7 +33,7 @@ class ModelStatus(BaseModel):
 
 
 def _embedded_problem(cfg: ModelConfig) -> str | None:
-    from judge.llm.weights import EMBEDDED, INSTALL_HINT
+    from judge.llm.weights import EMBEDDED, INSTALL_HINT, install_hint
 
     name = cfg.model[len(EMBEDDED_PREFIX):]
     if name not in EMBEDDED:
@@ -48,7 +48,7 @@ def _embedded_problem(cfg: ModelConfig) -> str | None:
         try:
             metadata.distribution(dist)
         except metadata.PackageNotFoundError:
-            return f"weights package {dist} is not installed; {INSTALL_HINT}"
+            return f"weights package {dist} is not installed; {install_hint(EMBEDDED[name].extra)}"
         except LocalModelUnavailable as e:  # pragma: no cover - defensive
             return str(e)
     return None

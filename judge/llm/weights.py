@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -94,16 +95,52 @@ def _chunk_path(dist: str, inner: str, extra: str = "local") -> Path:
     return Path(candidates[0].locate())
 
 
+def _assembled(spec: EmbeddedModel) -> Path:
+    return weights_dir() / f"{spec.name}-{spec.sha256[:12]}.gguf"
+
+
+_ASSEMBLING: dict[str, threading.Lock] = {}
+_ASSEMBLING_LOCK = threading.Lock()
+
+
 def model_path(name: str) -> Path:
-    """The assembled GGUF for an embedded model, built on first use and verified by sha256."""
+    """The assembled GGUF for an embedded model, built on first use and verified by sha256 (one thread at a
+    time per model: a background assembly and the first call may ask at once)."""
     spec = EMBEDDED.get(name)
     if spec is None:
         raise LocalModelUnavailable(f"unknown embedded model local/{name}; known: {', '.join('local/' + n for n in EMBEDDED)}")
-    target = weights_dir() / f"{spec.name}-{spec.sha256[:12]}.gguf"
+    target = _assembled(spec)
     if target.exists():
         return target
-    with doing(f"local/{name}: assembling its weights (once)"):
-        return _assemble(spec, target)
+    with _ASSEMBLING_LOCK:
+        lock = _ASSEMBLING.setdefault(name, threading.Lock())
+    with lock:
+        if target.exists():
+            return target
+        with doing(f"local/{name}: assembling its weights (once)"):
+            return _assemble(spec, target)
+
+
+def assemble_ahead(model_ids) -> threading.Thread | None:
+    """Assemble, on a background thread, the weights of the embedded models (``local/NAME``) a run will call and that are not
+    assembled yet, in the order given: the judge's 1.1 GB took ~13 s of disk work at its first call, which can
+    go on while the answerer loads and writes. A failure here is left to the call that needs the model (it
+    assembles again and raises the error where it belongs)."""
+    names = [m[len("local/"):] for m in model_ids if m.startswith("local/")]
+    todo = [n for n in dict.fromkeys(names) if n in EMBEDDED and not _assembled(EMBEDDED[n]).exists()]
+    if not todo:
+        return None
+
+    def work() -> None:
+        for name in todo:
+            try:
+                model_path(name)
+            except Exception:  # noqa: BLE001 - reported by the call that needs it
+                return
+
+    thread = threading.Thread(target=work, name="judge-assemble-weights", daemon=True)
+    thread.start()
+    return thread
 
 
 def _assemble(spec: EmbeddedModel, target: Path) -> Path:

@@ -17,6 +17,7 @@ from typing import Awaitable, Callable
 from judge.controls.mix import ControlPlan
 from judge.llm import BudgetExceeded, CallCache
 from judge.llm.preflight import require
+from judge.llm.weights import assemble_ahead
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
 from judge.runs import trust
@@ -146,6 +147,7 @@ def execute(
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
     require(config.model(n) for n in config.called_model_names())  # no key, no extra, no server: refused now
+    assemble_ahead(config.model(n).model for n in config.called_model_names())  # the judge's weights while the answerer works
     if resume is not None:
         store = RunStore.open(resume, lock=True)  # a second --resume of it is refused while this one runs
         manifest = store.manifest()
