@@ -23,6 +23,7 @@ from judge.search import Index
 from judge.search import offer as offer_within  # the budgeted offer; `offer` here is the judges' id-giving one
 from judge.search.index import CHARS_PER_TOKEN
 from judge.stages.checks import check_claim
+from judge.stages.claims import drop_unfinished
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate
 from judge.text import detect_language
@@ -131,7 +132,8 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     controls: list[ControlResult] = []
     cost = ControlCost()
     for index, (model, family, text, error, truncated, fields) in enumerate(answers):
-        result, spent, mixed = await _process_answer(p, record, language, indexes, model, family, text, error, usage, index, len(controls))
+        result, spent, mixed = await _process_answer(p, record, language, indexes, model, family, text, error, usage, index, len(controls),
+                                                      truncated=truncated)
         results.append(result.model_copy(update={"truncated": truncated, **fields}))
         controls.extend(mixed)
         cost.add(spent)
@@ -165,7 +167,8 @@ def budget_tokens(search: SearchSection, indexes: list[Index]) -> int | None:
 
 
 async def _process_answer(
-    p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage, index: int = 0, given: int = 0
+    p: Pipeline, record: Record, language: str, indexes, model, family, text, error, usage: Usage, index: int = 0, given: int = 0,
+    truncated: bool = False,
 ) -> tuple[AnswerResult, ControlCost, list[ControlResult]]:
     """One answer's claims, judged; and its control answer, if the plan chose it, judged in calls of its own."""
     cfg = p.config
@@ -177,6 +180,9 @@ async def _process_answer(
     )
     for c in calls:
         usage.add_call(c)
+    if truncated:  # its last sentence is half a sentence: set apart, with the reason, not judged
+        claims, unfinished = drop_unfinished(text, claims)
+        how = how.model_copy(update={"dropped": [*how.dropped, *unfinished]}) if unfinished else how
     sources = {s.doc_id: s.text for s in record.sources}
     texts = JudgeContext(record.question, language, record.sources).texts  # what triage reads its matches in
     real = [to_judge(indexes, c.text, str(i + 1), cfg.search, sources) for i, c in enumerate(claims)]

@@ -7,7 +7,9 @@ from pathlib import Path
 import yaml
 
 from judge.datasets import load
+from judge.models import Span
 from judge.results import RecordResult
+from judge.stages.claims import UNFINISHED, AnswerClaim, drop_unfinished
 from judge.testing.server import Reply, schema_of
 from tests.conftest import BUNDLED_SAMPLE, cli_inproc
 
@@ -21,7 +23,7 @@ def test_an_answer_cut_at_max_tokens_is_kept_flagged_and_judged(scripted_server,
         text = json.dumps(request["messages"], ensure_ascii=False)
         rid = next(rid for rid, s in first_sentence.items() if json.dumps(s, ensure_ascii=False)[1:-1] in text)
         # the JSON stops mid-string, as a model's does when max_tokens runs out
-        return Reply(raw='{"answer": ' + json.dumps(first_sentence[rid] + " And then the", ensure_ascii=False)[:-1], finish_reason="length")
+        return Reply(raw='{"answer": ' + json.dumps(first_sentence[rid] + " It was later moved to the", ensure_ascii=False)[:-1], finish_reason="length")
 
     server = scripted_server(script)
     config = {
@@ -50,8 +52,30 @@ def test_an_answer_cut_at_max_tokens_is_kept_flagged_and_judged(scripted_server,
     for r in results:
         (a,) = r.answers
         assert a.truncated and a.generation_error is None
-        assert a.answer == first_sentence[r.record_id] + " And then the"
+        assert a.answer == first_sentence[r.record_id] + " It was later moved to the"
         assert any(c.label != "judge_error" for c in a.claims), "the kept answer is decomposed and judged"
+        # its unfinished last sentence is no claim: set apart with the reason, never judged
+        assert [c.text for c in a.claims] == [first_sentence[r.record_id]]
+        assert [(d.quote, d.reason) for d in a.decomposition.dropped] == [("It was later moved to the", UNFINISHED)]
     again = run()  # from the cache: the flag survives
     assert server.stats.requests == 3
     assert all(a.truncated for r in again for a in r.answers)
+
+
+def test_only_the_unfinished_last_sentence_of_a_cut_answer_is_set_apart():
+    def claims(answer: str, *texts: str) -> list[AnswerClaim]:
+        out = []
+        for t in texts:
+            start = answer.index(t)
+            out.append(AnswerClaim(t, [Span(doc_id="answer", start_char=start, end_char=start + len(t), excerpt=t)]))
+        return out
+
+    cut = "The bridge opened in 1937. It is painted orange. It was later moved to the"
+    kept, dropped = drop_unfinished(cut, claims(cut, "The bridge opened in 1937.", "It is painted orange.", "It was later moved to the"))
+    assert [c.text for c in kept] == ["The bridge opened in 1937.", "It is painted orange."]
+    assert [(d.text, d.reason) for d in dropped] == [("It was later moved to the", UNFINISHED)]
+    whole = "The bridge opened in 1937. It is painted orange.\u201d "  # cut right after a sentence's end: nothing unfinished
+    assert drop_unfinished(whole, claims(whole, "The bridge opened in 1937.", "It is painted orange."))[1] == []
+    hebrew = "ההשקעה נאמדת ב־85 מיליון ש״ח. ב־2018, התחילה המע"
+    kept, dropped = drop_unfinished(hebrew, claims(hebrew, "ההשקעה נאמדת ב־85 מיליון ש״ח.", "ב־2018, התחילה המע"))
+    assert [c.text for c in kept] == ["ההשקעה נאמדת ב־85 מיליון ש״ח."] and dropped[0].quote == "ב־2018, התחילה המע"

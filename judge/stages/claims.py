@@ -31,7 +31,7 @@ from judge.text.bounds import find_word
 from judge.text.negation import negated
 from judge.text.discourse import leading_discourse, only_discourse
 from judge.text.proposition import QUESTION, latin_script, not_a_proposition, own_clause
-from judge.text.sentences import LIST_MARKER
+from judge.text.sentences import LIST_MARKER, ends_a_sentence
 from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 
 ANSWER_DOC = "answer"
@@ -100,6 +100,7 @@ def _found(word: str, pool: set[str]) -> bool:
     return not word[0].isdigit() and any(share_start(f, p) for f in forms for p in pool)
 
 
+UNFINISHED = "the answer was cut at max_tokens inside this sentence: its model never finished it"
 LIST_MARKER_ONLY = "a list item's number or bullet, no statement"
 DISCOURSE_ONLY = "a discourse token (yes, sure, that's right), no statement"
 
@@ -291,3 +292,22 @@ def admit_sentences(answer: str, question: str, pieces: list[tuple[int, int]]) -
             out.claims.append(AnswerClaim(text, spans))
         first = False
     return out
+
+
+def drop_unfinished(answer: str, admitted: list[AnswerClaim]) -> tuple[list[AnswerClaim], list[DroppedClaim]]:
+    """The claims of an answer cut at max_tokens that hold its unfinished last sentence ("it started the tra"), set
+    apart with the reason: half a sentence is no statement its model made, and judging it showed a newcomer
+    a broken claim first. Nothing is dropped where the answer ends with a sentence's end."""
+    if ends_a_sentence(answer):
+        return admitted, []
+    pieces = split_sentences(answer)
+    if not pieces:
+        return admitted, []
+    last = pieces[-1].start
+    kept, dropped = [], []
+    for claim in admitted:
+        if any(s.end_char > last for s in claim.spans):
+            dropped.append(DroppedClaim(text=claim.text, quote=answer[last:pieces[-1].end], reason=UNFINISHED))
+        else:
+            kept.append(claim)
+    return kept, dropped

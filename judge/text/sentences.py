@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass
 
 CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\\]"
-_TERMINATOR = re.compile(rf"(?:[.?!\u061f\u06d4\u2026]+)[{CLOSERS}]*(?=\s|$)")
+_ENDERS = "[.?!\u061f\u06d4\u2026]+"  # what ends a sentence (then closing quotes or brackets)
+_TERMINATOR = re.compile(rf"(?:{_ENDERS})[{CLOSERS}]*(?=\s|$)")
+_ENDS = re.compile(rf"(?:{_ENDERS})[{CLOSERS}]*\s*$")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]\s|\d{1,3}[.)]\s|#)")
@@ -115,6 +117,11 @@ def _line_break_splits(text: str, nl_start: int, nl_end: int) -> bool:
     last = prev_line[-1]
     latin_prev = any("a" <= c.lower() <= "z" for c in prev_line[-20:])
     return latin_prev and (first.isupper() or first.isdigit()) and last not in ",;:-(\u2013"
+
+
+def ends_a_sentence(text: str) -> bool:
+    """The text ends with a sentence's end (a terminator, then closing quotes or brackets)."""
+    return bool(_ENDS.search(text))
 
 
 def split_sentences(text: str) -> list[Sentence]:
