@@ -305,14 +305,15 @@ def test_the_progress_line_says_which_model_works_while_it_works(monkeypatch):
 
 def test_an_embedded_model_reads_a_gershayim_it_can_copy_under_its_json_grammar():
     """Under a JSON grammar an unescaped " can only end a string: Gemma copying ש"ח from a source ended its answer
-    at ש. The model reads U+05F4 there instead (English quotes and the JSON it is asked for are left alone), and a
+    at ש, and one opening a Hebrew quotation ended it there. The model reads U+05F4 there instead (English quotes and the JSON it is asked for are left alone), and a
     claim that copies it is still found at the source's exact offsets (matching folds the two characters)."""
     from judge.llm.local import model_view
     from judge.search import Index
 
-    source = 'ההשקעה בפרויקט נאמדת ב־85 מיליון ש"ח, אמר ד"ר לוי. He said "yes". Reply with JSON: {"answer": "..."}'
+    source = 'ההשקעה בפרויקט נאמדת ב־85 מיליון ש"ח, אמר ד"ר לוי: "הקו יפעל". He said "yes". Reply with JSON: {"answer": "..."}'
     seen = model_view(source)
-    assert 'ש\u05f4ח' in seen and 'ד\u05f4ר' in seen and '"yes"' in seen and '{"answer": "..."}' in seen
+    assert 'ש\u05f4ח' in seen and 'ד\u05f4ר' in seen and '\u05f4הקו יפעל\u05f4' in seen
+    assert '"yes"' in seen and '{"answer": "..."}' in seen
     assert len(seen) == len(source) and '"' not in seen.split("He said")[0]
     claim = "ההשקעה בפרויקט נאמדת ב־85 מיליון ש\u05f4ח."
     best = Index(source, "d").search(claim, 1)[0]

@@ -40,7 +40,7 @@ _CHAR = r'[^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9
 # An embedded model's rationale, at most this many characters: on 2 cores each token of it costs a judge call
 # about 0.15 s, and a 1.5B model's long rationales were most of a call (348 of 1,118 tokens). Decoded under
 # llama.cpp's JSON-schema sampler (xllamacpp), where a length bound costs nothing.
-EMBEDDED_RATIONALE_CHARS = 80
+EMBEDDED_RATIONALE_CHARS = 64
 
 
 def grammar_schema(schema: Any, root: Any = None, *, lengths: bool = False) -> Any:

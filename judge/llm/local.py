@@ -40,16 +40,18 @@ from judge.llm.local_worker import runtime
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
 CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
-# A double quote between two Hebrew letters is a gershayim (ש"ח, ד"ר, צה"ל). An embedded model writes its reply
-# under a JSON grammar, where an unescaped " can only end the string: a small model copying ש"ח ended its answer
-# at ש (two of the demo's three answers were cut there). It reads the gershayim's own character, U+05F4, which
-# JSON takes as it is; matching folds the two (judge.text.normalize.DOUBLE_QUOTES), so spans stay exact.
-_GERSHAYIM_AS_QUOTE = re.compile('(?<=[\u05d0-\u05ea])"(?=[\u05d0-\u05ea])')
+# A double quote beside a Hebrew letter is a gershayim (ש"ח, ד"ר) or a quotation mark (אמר כי "הקו ... השיא").
+# An embedded model writes its reply under a JSON grammar, where an unescaped " can only end the string: Gemma
+# copying ש"ח ended its answer at ש, and one opening a quotation ended it at "the mayor said that". It reads
+# the gershayim's own character, U+05F4, which JSON takes as it is; matching folds every double quote mark
+# (judge.text.normalize.DOUBLE_QUOTES), so spans stay exact. The JSON a prompt shows (no Hebrew beside its
+# quotes) is left alone.
+_HEBREW_QUOTE = re.compile('(?<=[\u05d0-\u05ea])"|"(?=[\u05d0-\u05ea])')
 
 
 def model_view(text: str) -> str:
-    """A message as an embedded model reads it: a gershayim written as " given its own character."""
-    return _GERSHAYIM_AS_QUOTE.sub("\u05f4", text)
+    """A message as an embedded model reads it: a " beside a Hebrew letter given the gershayim's own character."""
+    return _HEBREW_QUOTE.sub("\u05f4", text)
 _registered = False
 
 
