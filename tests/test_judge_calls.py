@@ -29,8 +29,7 @@ def test_a_long_answer_is_judged_in_several_bounded_calls(scripted_server, tmp_p
     server = scripted_server(pipeline_model())
     record = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))[0]
     sentences = [s.strip() + "." for s in re.split(r"[.?!]\s", record["source_text"]) if len(s.split()) > 3]
-    # 200 distinct sentences, each a run of 4 or more words of a source sentence (a word-for-word repeat would be
-    # judged once: tests/test_judge_repeats.py)
+    # 200 distinct sentences, each a run of 4 or more words of a source sentence
     words = [s.rstrip(".").split() for s in sentences]
     windows = [" ".join(w[a:a + n]) + "." for n in range(max(map(len, words)), 3, -1) for a in range(max(map(len, words))) for w in words
                if a + n <= len(w)]

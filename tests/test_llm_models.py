@@ -224,3 +224,24 @@ print("exiting", flush=True)
                          env={**os.environ, "JUDGE_MODEL_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0 and "exiting" in out.stdout, out.stderr[-2000:]
     assert list(tmp_path.iterdir()) == [], "no partial weights file is left behind"
+
+
+def test_an_assembly_removes_the_partial_files_of_killed_processes_and_only_theirs(tmp_path, monkeypatch):
+    """A SIGKILLed or SIGTERMed run leaves its partial weights file (no exit handler runs): the next assembly of
+    the same weights removes those whose process is gone, never one a live process is writing."""
+    import hashlib
+    from importlib import metadata
+
+    monkeypatch.setenv("JUDGE_MODEL_DIR", str(tmp_path))
+    inner = "yaml/composer.py"
+    data = next(f for f in metadata.files("pyyaml") if str(f).endswith(inner)).locate().read_bytes()
+    spec = weights.EmbeddedModel(name="tiny", family="x", chunks=(("pyyaml", inner),), size=len(data), sha256=hashlib.sha256(data).hexdigest())
+    monkeypatch.setitem(weights.EMBEDDED, "tiny", spec)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    stem = f"tiny-{spec.sha256[:12]}"
+    orphan, live, other = tmp_path / f"{stem}.tmp{gone.pid}", tmp_path / f"{stem}.tmp{os.getppid()}", tmp_path / f"other.tmp{gone.pid}"
+    for f in (orphan, live, other):
+        f.write_bytes(b"partial")
+    assert weights.model_path("tiny").read_bytes() == data
+    assert not orphan.exists() and live.exists() and other.exists(), "only this model's files of dead processes"

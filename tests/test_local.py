@@ -305,16 +305,32 @@ def test_the_progress_line_says_which_model_works_while_it_works(monkeypatch):
 
 def test_an_embedded_model_reads_a_gershayim_it_can_copy_under_its_json_grammar():
     """Under a JSON grammar an unescaped " can only end a string: Gemma copying ש"ח from a source ended its answer
-    at ש, and one opening a Hebrew quotation ended it there. The model reads U+05F4 there instead (English quotes and the JSON it is asked for are left alone), and a
-    claim that copies it is still found at the source's exact offsets (matching folds the two characters)."""
+    at ש, and one opening a Hebrew quotation ended it there. In the data it reads U+05F4 there instead (English
+    quotes, attributes, instructions and its own JSON left alone); a claim that copies it is still found at the
+    source's exact offsets (matching folds the two characters)."""
     from judge.llm.local import model_view
     from judge.search import Index
 
-    source = 'ההשקעה בפרויקט נאמדת ב־85 מיליון ש"ח, אמר ד"ר לוי: "הקו יפעל". He said "yes". Reply with JSON: {"answer": "..."}'
-    seen = model_view(source)
+    source = 'ההשקעה בפרויקט נאמדת ב־85 מיליון ש"ח, אמר ד"ר לוי: "הקו יפעל". He said "yes". <source id="מקור-1">'
+    seen = model_view({"role": "user", "content": source})["content"]
     assert 'ש\u05f4ח' in seen and 'ד\u05f4ר' in seen and '\u05f4הקו יפעל\u05f4' in seen
-    assert '"yes"' in seen and '{"answer": "..."}' in seen
-    assert len(seen) == len(source) and '"' not in seen.split("He said")[0]
+    assert '"yes"' in seen and '<source id="מקור-1">' in seen, "English quotes and an attribute's are left alone"
+    assert len(seen) == len(source)
+    for role in ("system", "assistant"):  # instructions and the model's own JSON are not data
+        own = '{"answer": "המכתש נוצר בסחיפה."} "זה", "היא"'
+        assert model_view({"role": role, "content": own})["content"] == own
     claim = "ההשקעה בפרויקט נאמדת ב־85 מיליון ש\u05f4ח."
     best = Index(source, "d").search(claim, 1)[0]
     assert source[best.start_char:best.end_char] == best.excerpt and 'מיליון ש"ח' in best.excerpt
+
+
+def test_an_embedded_models_cache_key_holds_its_decoding(monkeypatch):
+    """Answers cached before the embedded runtime changed what it does to the messages (cut at ש) are not served
+    as today's: the decoding is part of an embedded model's key, and of no hosted model's."""
+    from judge.llm import local
+
+    local_cfg, hosted = ModelConfig(model="local/gemma3-270m"), ModelConfig(model="openai/gpt-4o-mini")
+    before = {cfg.model: LLM().key_for(cfg, MESSAGES, Verdict, "h") for cfg in (local_cfg, hosted)}
+    monkeypatch.setattr(local, "DECODING", local.DECODING + "-next")
+    after = {cfg.model: LLM().key_for(cfg, MESSAGES, Verdict, "h") for cfg in (local_cfg, hosted)}
+    assert before["local/gemma3-270m"] != after["local/gemma3-270m"] and before["openai/gpt-4o-mini"] == after["openai/gpt-4o-mini"]

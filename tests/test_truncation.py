@@ -79,3 +79,19 @@ def test_only_the_unfinished_last_sentence_of_a_cut_answer_is_set_apart():
     hebrew = "ההשקעה נאמדת ב־85 מיליון ש״ח. ב־2018, התחילה המע"
     kept, dropped = drop_unfinished(hebrew, claims(hebrew, "ההשקעה נאמדת ב־85 מיליון ש״ח.", "ב־2018, התחילה המע"))
     assert [c.text for c in kept] == ["ההשקעה נאמדת ב־85 מיליון ש״ח."] and dropped[0].quote == "ב־2018, התחילה המע"
+
+
+def test_a_claim_with_finished_sentences_is_kept_and_an_abbreviation_is_no_sentence_end():
+    """A whole-answer claim (decompose.method: whole) or an LLM decomposer's claim that also holds finished
+    sentences is kept: dropping it lost every finished sentence of a cut answer. A cut right after "Dr." is
+    unfinished; a sentence closed by markdown emphasis or an emoji is finished."""
+    cut = "The bridge opened in 1937. It is painted orange. It was later moved to the"
+    whole = [AnswerClaim(cut, [Span(doc_id="answer", start_char=0, end_char=len(cut), excerpt=cut)])]
+    assert drop_unfinished(cut, whole) == (whole, [])
+    doctor = "The bridge opened in 1937. It was designed by Dr."
+    start = doctor.index("It was")
+    claim = AnswerClaim(doctor[start:], [Span(doc_id="answer", start_char=start, end_char=len(doctor), excerpt=doctor[start:])])
+    assert drop_unfinished(doctor, [claim])[0] == []
+    for finished in ("It is painted **orange.**", "It is painted orange. \U0001f642", "It opened in 1937.\u201d"):
+        claim = AnswerClaim(finished, [Span(doc_id="answer", start_char=0, end_char=len(finished), excerpt=finished)])
+        assert drop_unfinished(finished, [claim]) == ([claim], []), finished

@@ -154,29 +154,6 @@ def batch_verdict_model(claim_ids: list[str], ids: list[str]) -> type[BaseModel]
     )
 
 
-def repeated_claims(claims: list[ClaimToJudge]) -> dict[str, ClaimToJudge]:
-    """{cid: the first claim it repeats} for a claim with the same text and the same offered passages as an
-    earlier one: a small answerer repeats a sentence word for word, and each repeat cost a judge the tokens of
-    a verdict it had already given. Control claims are never merged (each is a test of its own)."""
-    first: dict[tuple, ClaimToJudge] = {}
-    repeats: dict[str, ClaimToJudge] = {}
-    for claim in claims:
-        if claim.control:
-            continue
-        key = (claim.text, tuple((c.doc_id, c.start_char, c.end_char) for c in claim.candidates))
-        if key in first:
-            repeats[claim.cid] = first[key]
-        else:
-            first[key] = claim
-    return repeats
-
-
-def _as_repeat(verdict: JudgeVerdict, first: ClaimToJudge, repeat: ClaimToJudge) -> JudgeVerdict:
-    """The verdict on ``first`` for its word-for-word ``repeat``: the same passages, cited by the repeat's ids."""
-    ids = {c.id: r.id for c, r in zip(first.candidates, repeat.candidates)}
-    return verdict.model_copy(update={"evidence_ids": [ids[i] for i in verdict.evidence_ids if i in ids]})
-
-
 class ModelJudge:
     """One model of the config as a judge (one call per answer when ``batch``, cut by judge.judges.calls when
     the answer is long; else one per claim)."""
@@ -189,15 +166,6 @@ class ModelJudge:
         self.call_tokens, self.call_claims = call_tokens, call_claims  # a batch is cut into calls of this size
 
     async def judge(self, claims: list[ClaimToJudge], context: JudgeContext) -> dict[str, JudgeVerdict]:
-        repeats = repeated_claims(claims)
-        verdicts = await self._judge([c for c in claims if c.cid not in repeats], context)
-        for claim in claims:
-            if claim.cid in repeats:
-                first = repeats[claim.cid]
-                verdicts[claim.cid] = _as_repeat(verdicts[first.cid], first, claim)
-        return verdicts
-
-    async def _judge(self, claims: list[ClaimToJudge], context: JudgeContext) -> dict[str, JudgeVerdict]:
         views = {c.cid: {"id": c.cid, "text": c.text, "passages": passages(c, context.texts, self.context_chars)} for c in claims}
         if self.batch:
             sizes = [len(c.text) + sum(len(p["before"]) + len(p["text"]) + len(p["after"]) for p in views[c.cid]["passages"]) for c in claims]

@@ -36,22 +36,28 @@ from judge.llm.errors import (
     LocalModelUnavailable,
 )
 from judge.llm.activity import doing
+from judge.llm.grammar import EMBEDDED_RATIONALE_CHARS
 from judge.llm.local_worker import runtime
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
 
 CRASH_TEST_ENV = "JUDGE_LOCAL_CRASH_TEST"  # "SIGILL" or "qwen2.5-0.5b:SIGILL": the child kills itself (tests)
 # A double quote beside a Hebrew letter is a gershayim (ש"ח, ד"ר) or a quotation mark (אמר כי "הקו ... השיא").
 # An embedded model writes its reply under a JSON grammar, where an unescaped " can only end the string: Gemma
-# copying ש"ח ended its answer at ש, and one opening a quotation ended it at "the mayor said that". It reads
-# the gershayim's own character, U+05F4, which JSON takes as it is; matching folds every double quote mark
-# (judge.text.normalize.DOUBLE_QUOTES), so spans stay exact. The JSON a prompt shows (no Hebrew beside its
-# quotes) is left alone.
-_HEBREW_QUOTE = re.compile('(?<=[\u05d0-\u05ea])"|"(?=[\u05d0-\u05ea])')
+# copying ש"ח ended its answer at ש, and one opening a Hebrew quotation ended it at "the mayor said that". In
+# the data it reads (user messages) such a quote is the gershayim's own character, U+05F4, which JSON takes as
+# it is; matching folds every double quote mark (judge.text.normalize.DOUBLE_QUOTES), so spans stay exact.
+# Instructions (system), its own earlier JSON (assistant) and an attribute's quotes (id="...") are left alone.
+_HEBREW_QUOTE = re.compile('(?<=[\u05d0-\u05ea])"(?!>)|(?<!=)"(?=[\u05d0-\u05ea])')
+# Part of an embedded model's cache key (judge.llm.port): answers cached before the rule above (cut at ש) or
+# before EMBEDDED_RATIONALE_CHARS changed are not served as this decoding's.
+DECODING = f"hebrew-quotes-1;rationale-{EMBEDDED_RATIONALE_CHARS}"
 
 
-def model_view(text: str) -> str:
-    """A message as an embedded model reads it: a " beside a Hebrew letter given the gershayim's own character."""
-    return _HEBREW_QUOTE.sub("\u05f4", text)
+def model_view(message: dict) -> dict:
+    """A message as an embedded model reads it: in data (a user message), a " beside a Hebrew letter given the
+    gershayim's own character."""
+    content = message.get("content") or ""
+    return {"role": message["role"], "content": _HEBREW_QUOTE.sub("\u05f4", content) if message["role"] == "user" else content}
 _registered = False
 
 
@@ -180,7 +186,7 @@ def complete(name: str, messages: list[dict], optional_params: dict, timeout: fl
         raise LocalModelUnavailable(f"unknown embedded model local/{name}; known: {', '.join('local/' + n for n in EMBEDDED)}")
     schema, tool = _schema_and_tool(optional_params)
     kwargs: dict[str, Any] = dict(
-        messages=[{"role": m["role"], "content": model_view(m.get("content") or "")} for m in messages],
+        messages=[model_view(m) for m in messages],
         temperature=optional_params.get("temperature", 0.0),
         max_tokens=optional_params.get("max_tokens") or 512,
         seed=optional_params.get("seed", 0),

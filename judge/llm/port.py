@@ -131,6 +131,10 @@ class LLM:
 
     def key_for(self, cfg: ModelConfig, messages: list[dict], response_model: type[BaseModel], prompt_hash: str, sample: int = 0) -> str:
         extra = {"sample": sample} if sample else {}  # a re-ask is its own call: sample 0 keeps the keys of every cache made before
+        if cfg.is_local:
+            from judge.llm.local import DECODING
+
+            extra["decoding"] = DECODING  # what the embedded runtime does to the messages and the schema
         return cache_key(
             **extra,
             model=cfg.model,

@@ -159,6 +159,21 @@ def _stop_assembling(thread: threading.Thread) -> None:
     thread.join(timeout=30)
 
 
+def _remove_orphans(target: Path) -> None:
+    """Partial files of assemblies whose process is gone (SIGKILL, SIGTERM: no exit handler ran), each up to
+    1.1 GB, named by their process id: removed before a new assembly of the same weights."""
+    for tmp in target.parent.glob(target.stem + ".tmp*"):
+        pid = tmp.suffix[len(".tmp"):]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+        except (PermissionError, OverflowError, OSError):
+            continue  # alive under another user, or not a process id: left alone
+
+
 def _assemble(spec: EmbeddedModel, target: Path) -> Path:
     name = spec.name
     parts = [_chunk_path(dist, inner, spec.extra) for dist, inner in spec.chunks]
@@ -166,6 +181,7 @@ def _assemble(spec: EmbeddedModel, target: Path) -> Path:
     if spec.size and total != spec.size:
         raise LocalModelUnavailable(f"weights chunks for local/{name} add up to {total} bytes, expected {spec.size}: refusing them")
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_orphans(target)
     tmp = target.with_suffix(f".tmp{os.getpid()}")
     digest = hashlib.sha256()
     try:

@@ -295,9 +295,10 @@ def admit_sentences(answer: str, question: str, pieces: list[tuple[int, int]]) -
 
 
 def drop_unfinished(answer: str, admitted: list[AnswerClaim]) -> tuple[list[AnswerClaim], list[DroppedClaim]]:
-    """The claims of an answer cut at max_tokens that hold its unfinished last sentence ("it started the tra"), set
-    apart with the reason: half a sentence is no statement its model made, and judging it showed a newcomer
-    a broken claim first. Nothing is dropped where the answer ends with a sentence's end."""
+    """The claims of an answer cut at max_tokens that lie wholly in its unfinished last sentence ("it started
+    the tra"), set apart with the reason: half a sentence is no statement its model made, and judging it showed
+    a newcomer a broken claim first. A claim that also holds finished sentences (a whole-answer claim, an LLM
+    decomposer's) is kept; nothing is dropped where the answer ends with a sentence's end."""
     if ends_a_sentence(answer):
         return admitted, []
     pieces = split_sentences(answer)
@@ -306,7 +307,7 @@ def drop_unfinished(answer: str, admitted: list[AnswerClaim]) -> tuple[list[Answ
     last = pieces[-1].start
     kept, dropped = [], []
     for claim in admitted:
-        if any(s.end_char > last for s in claim.spans):
+        if claim.spans and all(s.start_char >= last for s in claim.spans):
             dropped.append(DroppedClaim(text=claim.text, quote=answer[last:pieces[-1].end], reason=UNFINISHED))
         else:
             kept.append(claim)

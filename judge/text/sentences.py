@@ -17,7 +17,7 @@ from dataclasses import dataclass
 CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\\]"
 _ENDERS = "[.?!\u061f\u06d4\u2026]+"  # what ends a sentence (then closing quotes or brackets)
 _TERMINATOR = re.compile(rf"(?:{_ENDERS})[{CLOSERS}]*(?=\s|$)")
-_ENDS = re.compile(rf"(?:{_ENDERS})[{CLOSERS}]*\s*$")
+_ENDS = re.compile(rf"({_ENDERS})[^\w]*$")  # then closers, markdown emphasis, an emoji, spaces
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u25cf\u2013]\s|\d{1,3}[.)]\s|#)")
@@ -120,8 +120,14 @@ def _line_break_splits(text: str, nl_start: int, nl_end: int) -> bool:
 
 
 def ends_a_sentence(text: str) -> bool:
-    """The text ends with a sentence's end (a terminator, then closing quotes or brackets)."""
-    return bool(_ENDS.search(text))
+    """The text ends with a sentence's end: a terminator (then closing quotes, brackets, markdown emphasis or an
+    emoji), not the period of an abbreviation (``Dr.``). A period after a number counts as an end ("opened in
+    1889."), though a cut may fall there ("is 2." of "2.5")."""
+    m = _ENDS.search(text)
+    if m is None:
+        return False
+    dot = m.start(1)
+    return not (m.group(1) == "." and _is_abbreviation(text, dot))
 
 
 def split_sentences(text: str) -> list[Sentence]:
