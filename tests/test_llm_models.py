@@ -192,7 +192,7 @@ def test_weights_are_assembled_ahead_on_a_thread_and_once_when_the_first_call_as
     monkeypatch.setitem(weights.EMBEDDED, "tiny", good)
     monkeypatch.setitem(weights.EMBEDDED, "bad", bad)
 
-    thread = weights.assemble_ahead(["openai/gpt-4o-mini", "local/tiny", "local/bad", "local/tiny"])
+    thread = weights.assemble_ahead([None, "tiny", "bad", "tiny"])  # None: a model judge does not run itself
     got = []
     asker = threading.Thread(target=lambda: got.append(weights.model_path("tiny")))
     asker.start()
@@ -200,7 +200,7 @@ def test_weights_are_assembled_ahead_on_a_thread_and_once_when_the_first_call_as
     asker.join(60)
     assert got and got[0].read_bytes() == data + data
     assert sorted(p.name for p in tmp_path.iterdir()) == [got[0].name], "one file, nothing half-written (the bad one refused)"
-    assert weights.assemble_ahead(["local/tiny"]) is None, "already assembled: nothing to do"
+    assert weights.assemble_ahead(["tiny"]) is None, "already assembled: nothing to do"
     with pytest.raises(LocalModelUnavailable, match="refusing"):
         weights.model_path("bad")
 
@@ -216,7 +216,7 @@ from judge.llm import weights
 inner = "numpy.libs/libscipy_openblas64_"
 chunk = next(str(f) for f in metadata.files("numpy") if str(f).startswith(inner))
 weights.EMBEDDED["big"] = weights.EmbeddedModel(name="big", family="x", chunks=(("numpy", chunk),) * 40, size=0, sha256="0" * 64)
-assert weights.assemble_ahead(["local/big"]) is not None
+assert weights.assemble_ahead(["big"]) is not None
 time.sleep(2.5)  # the chunks found and the writing begun
 print("exiting", flush=True)
 """

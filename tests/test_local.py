@@ -326,11 +326,13 @@ def test_an_embedded_model_reads_a_gershayim_it_can_copy_under_its_json_grammar(
 
 def test_an_embedded_models_cache_key_holds_its_decoding(monkeypatch):
     """Answers cached before the embedded runtime changed what it does to the messages (cut at ש) are not served
-    as today's: the decoding is part of an embedded model's key, and of no hosted model's."""
+    as today's: the decoding is part of an embedded model's key, and of no other's (hosted, or a local server's)."""
     from judge.llm import local
 
-    local_cfg, hosted = ModelConfig(model="local/gemma3-270m"), ModelConfig(model="openai/gpt-4o-mini")
-    before = {cfg.model: LLM().key_for(cfg, MESSAGES, Verdict, "h") for cfg in (local_cfg, hosted)}
+    configs = [ModelConfig(model=m) for m in ("local/gemma3-270m", "openai/gpt-4o-mini", "ollama/qwen2.5:7b", "hosted_vllm/q")]
+    before = {cfg.model: LLM().key_for(cfg, MESSAGES, Verdict, "h") for cfg in configs}
     monkeypatch.setattr(local, "DECODING", local.DECODING + "-next")
-    after = {cfg.model: LLM().key_for(cfg, MESSAGES, Verdict, "h") for cfg in (local_cfg, hosted)}
-    assert before["local/gemma3-270m"] != after["local/gemma3-270m"] and before["openai/gpt-4o-mini"] == after["openai/gpt-4o-mini"]
+    after = {cfg.model: LLM().key_for(cfg, MESSAGES, Verdict, "h") for cfg in configs}
+    assert before["local/gemma3-270m"] != after["local/gemma3-270m"]
+    for served in ("openai/gpt-4o-mini", "ollama/qwen2.5:7b", "hosted_vllm/q"):  # a local server's models are not ours to decode
+        assert before[served] == after[served], served

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from judge.boundary import ConfigFileError  # noqa: F401 (re-exported: the error a config file is refused with)
 
 Mode = Literal["tools", "json", "json_schema", "md_json"]
-LOCAL_PREFIXES = ("local/", "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/", "llamafile/")
+EMBEDDED_PREFIX = "local/"  # the models judge runs itself (judge.llm.local): local/NAME
+LOCAL_PREFIXES = (EMBEDDED_PREFIX, "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/", "llamafile/")
 # The variables litellm reads a provider's key from when a hosted model's config names none (api_key_env
 # unset, no api_base): those keys are used, so they are secrets too (judge.llm.redact), and no other variable is.
 PROVIDER_KEY_ENV = {
@@ -138,6 +139,12 @@ class ModelConfig(BaseModel):
     @property
     def label(self) -> str:
         return self.name or self.model
+
+    @property
+    def embedded_name(self) -> str | None:
+        """NAME of an embedded model (``local/NAME``, run by judge itself); None for every other model, a local
+        server's (ollama, vLLM) included."""
+        return self.model[len(EMBEDDED_PREFIX):] if self.model.startswith(EMBEDDED_PREFIX) else None
 
     @property
     def is_local(self) -> bool:

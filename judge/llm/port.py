@@ -131,7 +131,7 @@ class LLM:
 
     def key_for(self, cfg: ModelConfig, messages: list[dict], response_model: type[BaseModel], prompt_hash: str, sample: int = 0) -> str:
         extra = {"sample": sample} if sample else {}  # a re-ask is its own call: sample 0 keeps the keys of every cache made before
-        if cfg.is_local:
+        if cfg.embedded_name:  # not a local server's (ollama, vLLM): the embedded runtime's own decoding
             from judge.llm.local import DECODING
 
             extra["decoding"] = DECODING  # what the embedded runtime does to the messages and the schema
@@ -182,7 +182,7 @@ class LLM:
             raise LLMCallError(cfg.label, record.error, 0, record)
         if not self.budget_left:
             raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f})")
-        if cfg.model.startswith("local/"):
+        if cfg.embedded_name:
             from judge.llm.local import ensure_registered
 
             ensure_registered()

@@ -14,10 +14,8 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
-from judge.llm.config import ModelConfig
+from judge.llm.config import EMBEDDED_PREFIX, ModelConfig
 from judge.llm.errors import LLMError, LocalModelUnavailable
-
-EMBEDDED_PREFIX = "local/"
 
 
 class ModelStatus(BaseModel):
@@ -35,7 +33,7 @@ class ModelStatus(BaseModel):
 def _embedded_problem(cfg: ModelConfig) -> str | None:
     from judge.llm.weights import EMBEDDED, INSTALL_HINT, install_hint
 
-    name = cfg.model[len(EMBEDDED_PREFIX):]
+    name = cfg.embedded_name
     if name not in EMBEDDED:
         return f"unknown embedded model {cfg.model}; known: {', '.join(EMBEDDED_PREFIX + n for n in EMBEDDED)}"
     from judge.llm.local_worker import runtime
@@ -102,7 +100,7 @@ def _key_problem(cfg: ModelConfig) -> str | None:
 
 def check_model(cfg: ModelConfig, *, timeout: float = 2.0) -> ModelStatus:
     """Whether ``cfg`` can be called: extra and weights (embedded), key (hosted), reachable (api_base)."""
-    if cfg.model.startswith(EMBEDDED_PREFIX):
+    if cfg.embedded_name:
         problem = _embedded_problem(cfg)
     else:
         problem = _key_problem(cfg)

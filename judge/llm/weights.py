@@ -122,12 +122,11 @@ def model_path(name: str) -> Path:
             return _assemble(spec, target)
 
 
-def assemble_ahead(model_ids) -> threading.Thread | None:
-    """Assemble, on a background thread, the weights of the embedded models (``local/NAME``) a run will call and that are not
+def assemble_ahead(names) -> threading.Thread | None:
+    """Assemble, on a background thread, the weights of the embedded models (their NAMEs; None for others) a run will call and that are not
     assembled yet, in the order given: the judge's 1.1 GB took ~13 s of disk work at its first call, which can
     go on while the answerer loads and writes. A failure here is left to the call that needs the model (it
     assembles again and raises the error where it belongs)."""
-    names = [m[len("local/"):] for m in model_ids if m.startswith("local/")]
     todo = [n for n in dict.fromkeys(names) if n in EMBEDDED and not _assembled(EMBEDDED[n]).exists()]
     if not todo:
         return None
@@ -189,7 +188,7 @@ def _assemble(spec: EmbeddedModel, target: Path) -> Path:
             for part in parts:
                 with open(part, "rb") as f:
                     while block := f.read(1 << 22):
-                        if _STOP.is_set() and threading.current_thread() is not threading.main_thread():
+                        if _STOP.is_set():
                             raise _Stopped(name)
                         digest.update(block)
                         out.write(block)

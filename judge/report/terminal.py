@@ -15,11 +15,11 @@ from rich.text import Text
 from judge.report.console import ID, console, data, fmt
 from judge.report.format import fmt_ci
 from judge.report.glossary import GLOSSARY
+from judge.verdicts import VERDICT_LABELS, unsure_line
 
 # Where the terms of the lines above are explained, a line each (judge.report.glossary; a renamed term fails here)
 GLOSSARY_POINTER = ("terms (" + ", ".join(t for t in ("faithfulness", "triage", "free verdicts", "evidence ceiling", "control claims") if GLOSSARY[t])
                     + ", ...): explained in the Glossary at the end of report.md and report.html")
-from judge.verdicts import VERDICT_LABELS, unsure_line
 
 
 def not_grounded(value: dict | None, where: str) -> None:

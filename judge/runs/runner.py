@@ -147,7 +147,6 @@ def execute(
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call
     require(config.model(n) for n in config.called_model_names())  # no key, no extra, no server: refused now
-    assemble_ahead(config.model(n).model for n in config.called_model_names())  # the judge's weights while the answerer works
     if resume is not None:
         store = RunStore.open(resume, lock=True)  # a second --resume of it is refused while this one runs
         manifest = store.manifest()
@@ -185,6 +184,8 @@ def execute(
     store.log(f"start: {len(selection)} records selected, {finished_before} already finished, {to_do} to do")
     if on_start:
         on_start(len(selection), finished_before)
+    if to_do:  # the embedded judge's weights assembled while the answerer works (not for a run refused or finished)
+        assemble_ahead(config.model(n).embedded_name for n in config.called_model_names())
     started = time.perf_counter()
     work = lambda record: process_record(pipeline, record)  # noqa: E731
     items = stream_todo(records, todo)  # the ids selected and finished are looked up on disk: none is held

@@ -86,7 +86,7 @@ def health(config, seen, by_judge, cost: ControlCost, usage: Usage, tells: dict 
 
 def embedded_models(config) -> list[str]:
     """The run's models that are embedded (``local/...``): generation, decomposition and judging."""
-    return sorted({n for n in config.called_model_names() if config.model(n).model.startswith("local/")})
+    return sorted({n for n in config.called_model_names() if config.model(n).embedded_name})
 
 
 def notes(config) -> list[str]:

@@ -30,8 +30,6 @@ class Token:
     number: str | None  # its value, for a number (digits, a number word, an ordinal)
 
 
-
-
 @text_memo()
 def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
     """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
