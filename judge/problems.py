@@ -61,7 +61,7 @@ def shown(value: object, limit: int = 60) -> str:
     formatted (a 5 MB string, a huge or deep structure or a 5000-digit number is never formatted whole)."""
     import reprlib
 
-    from judge.llm.redact import redact
+    from judge.redact import redact
 
     kind = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
     if value is _HIDDEN:

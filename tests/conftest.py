@@ -33,7 +33,7 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeou
 def cli_inproc(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """The same `judge` command line as :func:`run_cli`, run in this process by typer's test runner: no 2 s
     interpreter start-up per call. For tests about what a command does, not about the process it runs in:
-    exit via sys.exit, signals, stdin/TTY, a child's memory, env isolation, secret canaries (judge.llm.redact
+    exit via sys.exit, signals, stdin/TTY, a child's memory, env isolation, secret canaries (judge.redact
     keeps the keys it has seen for the whole process), Ray, the embedded models and the plugin keep run_cli.
 
     ``env`` is set for the call only (CliRunner restores it); ``cwd`` is entered for the call only and left

@@ -17,7 +17,7 @@ MAX_LINES = 450
 # module belongs to the longest entry naming it or a package above it. docs/house.md is this list in words.
 LAYERS: list[tuple[str, ...]] = [
     # 0. the vocabulary and the plumbing everything uses
-    ("judge.errors", "judge.verdicts", "judge.resources", "judge.jsonl", "judge.jsonstream", "judge.text", "judge.llm.redact"),
+    ("judge.errors", "judge.verdicts", "judge.resources", "judge.jsonl", "judge.jsonstream", "judge.text", "judge.redact"),
     # 1. refusing input: problems, the environment, files, the input boundary
     ("judge.problems", "judge.env", "judge.files", "judge.input_files", "judge.numeric", "judge.boundary"),
     # 2. the typed models and the prompts

@@ -1,4 +1,4 @@
-"""Issue 28.3: a configured key is masked in every form it can come back in (judge/llm/redact.py): any 8+
+"""Issue 28.3: a configured key is masked in every form it can come back in (judge/redact.py): any 8+
 character fragment of it, of its reversed form, of its hex form and of its base64 forms, wherever a provider
 puts it (an error, a successful answer, a rationale, a decomposed claim) and wherever judge would carry it
 (results, calls, summary, reports, run.log, the cache, the terminal, the next provider's prompt). The oracle
@@ -29,7 +29,7 @@ KEYS = {"JUDGE_SECRET_JUDGE": "hunter2-canary-Zq7Lm3Wx9Pb4Rt6Yv8Nc2Kd5", "JUDGE_
 def no_other_secrets(monkeypatch):
     """Only the key a test configures: a secret-named variable or a watched name another test left in this
     process would mask fragments of its own in the text under test."""
-    from judge.llm import redact
+    from judge import redact
 
     monkeypatch.setattr(redact, "_watched", set())
     monkeypatch.setattr(redact, "_values", set())
@@ -157,7 +157,7 @@ def test_errors_about_a_key_written_into_a_models_file_never_echo_it(tmp_path, e
        start=st.integers(0, 60), length=st.integers(8, 60), form=st.integers(0, 9),
        before=st.text(max_size=20), after=st.text(max_size=20))
 def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, before, after):
-    from judge.llm.redact import redact_secrets
+    from judge.redact import redact_secrets
 
     forms = _forms(key)
     shape = forms[form % len(forms)]
@@ -165,7 +165,7 @@ def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, b
     if len(fragment) < 8:
         return
     text = before + fragment + after
-    from judge.llm import redact
+    from judge import redact
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(redact, "_watched", set())  # only this key: none another test left in this process
@@ -183,8 +183,8 @@ def test_property_any_fragment_of_any_form_is_masked(key, start, length, form, b
 def test_json_files_are_masked_in_their_strings_never_their_numbers(no_other_secrets, monkeypatch):
     """A key with a run of one digit matches the digits of a number: masking there corrupted summary.json
     (0.36[redacted]). JSON is masked in its string values only, escapes decoded first."""
-    from judge.llm import redact
-    from judge.llm.redact import MASK, redact_json_text
+    from judge import redact
+    from judge.redact import MASK, redact_json_text
 
     key = "sk-canary" + "1" * 24
     monkeypatch.setenv("JUDGE_NUMBERS_API_KEY", key)

@@ -57,7 +57,7 @@ def test_a_key_the_provider_echoes_is_written_nowhere(scripted_server, tmp_path,
 
 
 def test_redact_removes_configured_secrets_and_key_shaped_strings(monkeypatch):
-    from judge.llm.redact import redact, watch_env
+    from judge.redact import redact, watch_env
 
     monkeypatch.setenv("JUDGE_ODD_SECRET", "plain-looking-secret-value")
     watch_env("JUDGE_ODD_SECRET")

@@ -76,7 +76,7 @@ def _files_text(folder: Path) -> dict[str, str]:
 @pytest.fixture
 def only_configured(monkeypatch):
     """No secret another test registered in this process: only what a test configures itself."""
-    from judge.llm import redact
+    from judge import redact
 
     monkeypatch.setattr(redact, "_watched", set())
     monkeypatch.setattr(redact, "_values", set())
@@ -327,7 +327,7 @@ def test_property_no_environment_rewrites_data(data, cuts, names, tmp_path_facto
     """Whatever the environment holds (values cut from the data itself, under names that look secret), a
     result line is written byte for byte and redact_secrets returns the data untouched: only names a config
     watches are secrets."""
-    from judge.llm import redact
+    from judge import redact
     from judge.runs.store import RunStore
 
     with pytest.MonkeyPatch.context() as mp:
@@ -377,7 +377,8 @@ def test_a_configured_key_the_user_put_in_a_source_stays_there_and_an_echo_of_it
 
 
 def test_only_configured_names_and_api_base_credentials_are_secrets(only_configured, monkeypatch):
-    from judge.llm import ModelConfig, redact
+    from judge import redact
+    from judge.llm import ModelConfig
 
     monkeypatch.setenv("DJANGO_SECRET_KEY", "development-value")
     monkeypatch.setenv("JUDGE_NAMED_KEY", "named-key-value-123")
@@ -567,7 +568,7 @@ LONG_KEY = "wJalrXUt+nFEMI/K7MDENG=bPxRfiCYEXAMPLEKEY+aws/secret=key/AB"  # base
 @given(key=st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=8, max_size=90), form=st.integers(0, 9),
        start=st.integers(0, 300), length=st.integers(8, 300), before=st.text(max_size=20), after=st.text(max_size=20))
 def test_property_any_fragment_of_the_new_forms_is_masked(key, form, start, length, before, after):
-    from judge.llm import redact
+    from judge import redact
 
     shape = echoes(key)[form]
     fragment = shape[start % max(1, len(shape) - 7):][:length]

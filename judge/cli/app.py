@@ -87,13 +87,13 @@ class _MaskedStream:
             return len(text)
 
     def write(self, text):
-        from judge.llm.redact import redact_secrets
+        from judge.redact import redact_secrets
 
         return self._write(redact_secrets(text) if isinstance(text, str) else text)
 
     def write_json(self, text: str):
         """JSON text masked in its string values only, so that ``--json`` output stays parseable."""
-        from judge.llm.redact import redact_json_text
+        from judge.redact import redact_json_text
 
         return self._write(redact_json_text(text))
 
@@ -159,7 +159,7 @@ def command(name: str | None = None, *, also: tuple[type[Exception], ...] = ()):
             from judge.problems import DatasetError
             from judge.text.control import defuse
 
-            masked = _MaskedStream.install()  # no key, in any form, reaches the terminal (judge.llm.redact)
+            masked = _MaskedStream.install()  # no key, in any form, reaches the terminal (judge.redact)
             try:
                 for warning in env.check():  # a bad JUDGE_* value: refused before any work
                     sys.stderr.write(defuse(warning) + "\n")

@@ -18,7 +18,7 @@ Mode = Literal["tools", "json", "json_schema", "md_json"]
 EMBEDDED_PREFIX = "local/"  # the models judge runs itself (judge.llm.local): local/NAME
 LOCAL_PREFIXES = (EMBEDDED_PREFIX, "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/", "llamafile/")
 # The variables litellm reads a provider's key from when a hosted model's config names none (api_key_env
-# unset, no api_base): those keys are used, so they are secrets too (judge.llm.redact), and no other variable is.
+# unset, no api_base): those keys are used, so they are secrets too (judge.redact), and no other variable is.
 PROVIDER_KEY_ENV = {
     "openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",), "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
@@ -82,10 +82,10 @@ class ModelConfig(BaseModel):
 
     def watch_secrets(self) -> None:
         """The key this model is called with, and any credential written into its api_base, are secrets from
-        the moment the config is read (judge.llm.redact): masked in every error, log and file from then on.
+        the moment the config is read (judge.redact): masked in every error, log and file from then on.
         Called again by the port before each call: a config that reached a process without being validated
         (unpickled in a Ray worker) registers them there too."""
-        from judge.llm.redact import watch_env, watch_url
+        from judge.redact import watch_env, watch_url
 
         watch_env(self.api_key_env)
         if self.api_key_env is None and self.api_base is None and not self.is_local:
@@ -158,7 +158,7 @@ class ModelConfig(BaseModel):
 
     def api_key(self) -> str | None:
         """The key, read from the environment at call time (never stored; masked in every error text)."""
-        from judge.llm.redact import watch_env
+        from judge.redact import watch_env
 
         watch_env(self.api_key_env)
         return os.environ.get(self.api_key_env) if self.api_key_env else None

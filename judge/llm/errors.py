@@ -11,7 +11,7 @@ class LLMCallError(LLMError):
     """A model call that still failed after its retries (or could not be retried)."""
 
     def __init__(self, model: str, cause: str, attempts: int, record=None):
-        from judge.llm.redact import redact
+        from judge.redact import redact
 
         self.model = model
         self.cause = redact(cause)  # providers echo keys in their errors: none goes further than here

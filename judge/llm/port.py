@@ -27,7 +27,7 @@ from judge.llm.cost import call_cost, reported_tokens
 from judge.llm.errors import BudgetExceeded, LLMCallError, LLMError
 from judge.llm.families import family_of
 from judge.llm.limits import ModelLimiter, limit_key
-from judge.llm.redact import redact, redact_messages, redact_value
+from judge.redact import redact, redact_messages, redact_value
 from judge.results import CallRecord, Usage  # the typed results own them; the port fills them
 
 T = TypeVar("T", bound=BaseModel)
@@ -77,7 +77,7 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def _masked(response_model: type[T], data: dict) -> T:
-    """A model's answer with every fragment of a configured key masked (judge.llm.redact): a key echoed in a
+    """A model's answer with every fragment of a configured key masked (judge.redact): a key echoed in a
     successful answer reaches neither the cache, nor the run, nor the next stage's provider. Where the mask
     no longer validates (a string at its length limit), each masked character becomes '*'."""
     masked = redact_value(data)
@@ -92,7 +92,7 @@ def _masked(response_model: type[T], data: dict) -> T:
 
 
 def _star(text: str) -> str:
-    from judge.llm.redact import secret_spans
+    from judge.redact import secret_spans
 
     out, at = [], 0
     for start, end in secret_spans(text):

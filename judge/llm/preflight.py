@@ -54,7 +54,7 @@ def _embedded_problem(cfg: ModelConfig) -> str | None:
 
 def shown_base(url) -> str:
     """An api_base as it may be printed: scheme, host, port and path; never a user:password or a query."""
-    from judge.llm.redact import redact
+    from judge.redact import redact
 
     netloc = url.netloc.rpartition("@")[2]
     return redact(f"{url.scheme}://{netloc}{url.path}")

@@ -197,9 +197,9 @@ class RunConfig(_Section):
 
     def shareable(self) -> dict:
         """The config as a run's config.yaml (and a baseline, which is committed) holds it: every api_base (and
-        ray.address) without its credentials (user:password@, api-key=, key=, token=, ...: judge.llm.redact);
+        ray.address) without its credentials (user:password@, api-key=, key=, token=, ...: judge.redact);
         keys are never in a config, only the names of their variables."""
-        from judge.llm.redact import scrub_url
+        from judge.redact import scrub_url
 
         data = self.model_dump(mode="json", exclude_none=True)
         for cfg in data.get("models", {}).values():

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from judge import files
 from judge.errors import InputError
 from judge.files import UnsafePath
-from judge.llm.redact import masker, redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
+from judge.redact import masker, redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, CallRecord, RecordResult, Usage
 from judge.runs.config import RUN_NAME, RunConfig
 
@@ -89,7 +89,7 @@ def safe_name(name: str) -> str:
 # The run's files that hold data the user gave (sources, questions, answers, record ids) and what was made from
 # it: written as they are, never masked, so every span keeps source[start:end] == excerpt and every id its
 # text. No secret reaches them: a model's answers and errors are masked where they enter (judge.llm.port,
-# judge.llm.errors). The others (config, manifest, summary, calls, log) are masked (judge.llm.redact.masker).
+# judge.llm.errors). The others (config, manifest, summary, calls, log) are masked (judge.redact.masker).
 DATA_FILES = frozenset({"results.jsonl", files.SELECTION_FILE, "scores.json", "report.md", "report.html"})
 
 
