@@ -257,9 +257,9 @@ def train_detector(name: str, tmp: Path, limit: int | None):
     claims (every answer given a control answer)."""
     import numpy as np
 
-    from judge.controls.detector import fit
+    from bench.detector import fit
     from judge.controls.make import ControlsConfig
-    from judge.controls.tells import DETECTOR_FEATURES, measure
+    from bench.tells import DETECTOR_FEATURES, measure
     from judge.datasets import load
 
     tmp.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ The bar (issue 23): p <= 0.5 passes <= 5% of runs; p >= 0.8 passes >= 90%.
 
 ``--one-claim`` (issue 37): HeQ questions, each with one one-claim answer (its gold answer, read with its
 question as a run with ``decompose: sentences`` reads it), the default controls config with 5 seeds: the
-controls each seed's plan makes per label (judge.controls.tells.measure, the run's own code), the share of
+controls each seed's plan makes per label (bench.tells.measure, the run's own code), the share of
 the claims judged that they are, whether a judge right with probability 0.9 on each control passes the gate
 (and the run's own detector's AUC), one seeded judge per seed.
 """
@@ -48,7 +48,7 @@ def one_claim(limit: int, seeds: int, p: float = 0.9) -> None:
 
     from judge.stages.decompose import sentence_claims
     from judge.controls.make import ControlsConfig
-    from judge.controls.tells import measure
+    from bench.tells import measure
     from judge.datasets import load
 
     shared = Path(__file__).resolve().parents[2] / "shared" / "data"

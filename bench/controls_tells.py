@@ -1,7 +1,7 @@
 """Can a judge tell control claims from real ones? Per data set: the real claims a judge is shown (the
 decomposer's sentences, or the data set's claims), the control answers the run would judge beside them, each
 surface feature's AUC between the two and the run's own detector's (claim and call features, grouped
-cross-validation; judge.controls.tells; 0.5 = no tell, the bar is <= 0.7), and the controls made by kind.
+cross-validation; bench.tells; 0.5 = no tell, the bar is <= 0.7), and the controls made by kind.
 
     python bench/controls_tells.py [--per-label 24] [--max-share 0.12]
 
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.controls.tells import measure  # noqa: E402
+from bench.tells import measure  # noqa: E402
 from judge.datasets import load  # noqa: E402
 from judge.text import split_sentences  # noqa: E402
 
@@ -45,7 +45,7 @@ def main() -> None:
     sets = args.sets.split(",")
 
     def measure(records, claims_of, _per_label):
-        from judge.controls.tells import measure as run
+        from bench.tells import measure as run
 
         out = run(records, claims_of, config=config, keep=True)
         out["kinds"] = dict(Counter(f"{m['label']}/{m['kind']}" for m in out.pop("made")))

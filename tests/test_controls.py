@@ -1,8 +1,8 @@
 """Control claims: made only from claims whose support is certain by alignment, each label holding by
 construction (a contradicted one never found in its source, an unsupported one with nothing the source could
-contradict); the rules per language; and the gate: exact intervals, a lower bound per label, failed /
-unverified / passed against noisy and lopsided judges, and "controls can be told apart" from the run's own
-detector."""
+contradict); the rules per language; and the gate: exact intervals, a lower bound per label, a canary
+that fails only a plainly broken judge (one label to everything, no planted error of a label found), never an
+honest or merely noisy one for want of controls, and the tells detector (bench/) gating nothing."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from judge.controls import ControlData, Verified, certain, control_answer
-from judge.controls.detector import auc, grouped_cv_auc
+from bench.detector import auc, grouped_cv_auc
 from judge.controls.health import ControlObservation, GateConfig, exact_interval, judge_health, lower_bound, min_per_label
 from judge.controls.make import aligned_in_order, source_bases
 from judge.controls.mix import chance, draw
@@ -181,16 +181,16 @@ def test_labels_of_control_answers_are_balanced_over_a_run():
 @pytest.mark.parametrize(
     "language,text,expected",
     [
-        ("English", "The bridge was built in 1932.", "The bridge was not built in 1932."),
-        ("English", "The museum did not open on Mondays.", "The museum did open on Mondays."),
-        ("English", "The plan isn't final.", "The plan is final."),
-        ("Portuguese", "O projeto não foi aprovado pela câmara.", "O projeto foi aprovado pela câmara."),
-        ("Portuguese", "A ponte foi construída em 1932.", "A ponte não foi construída em 1932."),
-        ("Hebrew", "הגשר לא נבנה בשנת 1932.", "הגשר נבנה בשנת 1932."),
-        ("Hebrew", "בעיר יש שלושה גשרים.", "בעיר אין שלושה גשרים."),
-        ("Hebrew", "המחיר עלה בשנה שעברה.", "המחיר לא עלה בשנה שעברה."),
-        ("Arabic", "كان الجسر مفتوحا للسيارات.", "لم يكن الجسر مفتوحا للسيارات."),
-        ("Arabic", "لا يعمل المتحف يوم الاثنين.", "يعمل المتحف يوم الاثنين."),
+        ("en", "The bridge was built in 1932.", "The bridge was not built in 1932."),
+        ("en", "The museum did not open on Mondays.", "The museum did open on Mondays."),
+        ("en", "The plan isn't final.", "The plan is final."),
+        ("pt", "O projeto não foi aprovado pela câmara.", "O projeto foi aprovado pela câmara."),
+        ("pt", "A ponte foi construída em 1932.", "A ponte não foi construída em 1932."),
+        ("he", "הגשר לא נבנה בשנת 1932.", "הגשר נבנה בשנת 1932."),
+        ("he", "בעיר יש שלושה גשרים.", "בעיר אין שלושה גשרים."),
+        ("he", "המחיר עלה בשנה שעברה.", "המחיר לא עלה בשנה שעברה."),
+        ("ar", "كان الجسر مفتوحا للسيارات.", "لم يكن الجسر مفتوحا للسيارات."),
+        ("ar", "لا يعمل المتحف يوم الاثنين.", "يعمل المتحف يوم الاثنين."),
     ],
 )
 def test_negation_flips(language, text, expected):
@@ -201,9 +201,9 @@ def test_negation_flips(language, text, expected):
 @pytest.mark.parametrize(
     "language,text",
     [
-        ("English", "It is not only the bridge that closed."),
-        ("Hebrew", "זה לא רק הגשר שנסגר."),
-        ("Portuguese", "Não só a ponte fechou."),
+        ("en", "It is not only the bridge that closed."),
+        ("he", "זה לא רק הגשר שנסגר."),
+        ("pt", "Não só a ponte fechou."),
     ],
 )
 def test_idioms_are_not_negations(language, text):
@@ -211,13 +211,13 @@ def test_idioms_are_not_negations(language, text):
 
 
 def test_lead_in_moves_both_ways_and_keeps_the_words():
-    out = move_lead_in("According to the ministry, 1,450 trips were added last year.", "English")
+    out = move_lead_in("According to the ministry, 1,450 trips were added last year.", "en")
     assert out == "1,450 trips were added last year, according to the ministry."
-    assert move_lead_in(out, "English") == "According to the ministry, 1,450 trips were added last year."
-    assert move_lead_in("Segundo o relatório, a ponte foi reaberta.", "Portuguese") == "A ponte foi reaberta, segundo o relatório."
-    assert move_lead_in("לפי משרד התחבורה, נוספו 1,450 נסיעות בשבוע.", "Hebrew") == "נוספו 1,450 נסיעות בשבוע, לפי משרד התחבורה."
-    assert move_lead_in("The bridge, which is old, still stands.", "English") is None
-    assert move_lead_in("In 4,000 cases nothing changed at all.", "English") is None  # a thousands comma is no clause
+    assert move_lead_in(out, "en") == "According to the ministry, 1,450 trips were added last year."
+    assert move_lead_in("Segundo o relatório, a ponte foi reaberta.", "pt") == "A ponte foi reaberta, segundo o relatório."
+    assert move_lead_in("לפי משרד התחבורה, נוספו 1,450 נסיעות בשבוע.", "he") == "נוספו 1,450 נסיעות בשבוע, לפי משרד התחבורה."
+    assert move_lead_in("The bridge, which is old, still stands.", "en") is None
+    assert move_lead_in("In 4,000 cases nothing changed at all.", "en") is None  # a thousands comma is no clause
 
 
 def test_an_aside_is_dropped():
@@ -229,10 +229,10 @@ def test_an_aside_is_dropped():
 
 
 def test_synonyms_and_number_forms():
-    assert swap_synonyms("Approximately 40 people began the race.", "English") == "About 40 people started the race."
-    assert reword("כ־12% מהנסיעות בוטלו אולם הקו נשאר.", "Hebrew") == "בערך 12 אחוזים מהנסיעות בוטלו אך הקו נשאר."
-    assert reword("Cerca de 12% dos alunos começaram o curso.", "Portuguese") == "Cerca de 12 por cento dos alunos iniciaram o curso."
-    assert reword("Nothing here has a rule.", "English") is None
+    assert swap_synonyms("Approximately 40 people began the race.", "en") == "About 40 people started the race."
+    assert reword("כ־12% מהנסיעות בוטלו אולם הקו נשאר.", "he") == "בערך 12 אחוזים מהנסיעות בוטלו אך הקו נשאר."
+    assert reword("Cerca de 12% dos alunos começaram o curso.", "pt") == "Cerca de 12 por cento dos alunos iniciaram o curso."
+    assert reword("Nothing here has a rule.", "en") is None
 
 
 # -- the gate ----------------------------------------------------------------------------------------------
@@ -255,21 +255,29 @@ def _noisy(p: float, rng: random.Random):
     return answer
 
 
-def _pass_rate(p: float, runs: int = 400, per_label: int = 24) -> float:
-    passed = 0
+def _rate(p: float, status: str, runs: int = 400, per_label: int = 24) -> float:
+    hit = 0
     for seed in range(runs):
         h = judge_health(_observe("j", _noisy(p, random.Random(seed)), per_label)).judges[0]
-        passed += h.status == "passed"
-    return passed / runs
+        hit += h.status == status
+    return hit / runs
 
 
-def test_the_gate_false_passes_at_most_5_percent_of_guessing_judges_and_passes_good_ones():
-    """The issue's bar, over 400 seeded runs each: p <= 0.5 passes <= 5% of runs, p >= 0.8 passes >= 90%."""
-    assert _pass_rate(0.4) <= 0.05
-    assert _pass_rate(0.5) <= 0.05
-    assert _pass_rate(0.8) >= 0.90
-    assert _pass_rate(0.9) >= 0.99
-    assert 0.0 < _pass_rate(0.6) < 0.5  # in between: mostly not shown to be good enough
+def test_the_canary_never_fails_an_honest_or_noisy_judge_and_fails_broken_ones():
+    """The canary fails only the plainly broken: over 400 seeded runs, a judge right with probability 0.4 to 1
+    is never failed at 24 controls a label, nor one right 0.8 or more at the fewest the canary reads (6); it is told whether it caught
+    planted errors, nothing more. One label to everything, or a label whose planted errors it never finds, fails."""
+    from judge.controls.health import canary_min
+
+    assert canary_min(0.4) == 6 and canary_min(0.5) == 5
+    for p in (0.4, 0.6, 0.8, 1.0):
+        assert _rate(p, "failed") == 0.0
+        assert _rate(p, "passed") == 1.0  # 24 planted errors a label: it found some
+    assert _rate(0.8, "failed", per_label=6) == _rate(1.0, "failed", per_label=6) == 0.0
+    assert _rate(0.4, "failed", per_label=6) <= 0.06  # a judge at the floor misses all 6 of a label in <= 5% of runs
+    for one in ("supported", "contradicted", "unsupported", "partially_supported"):
+        h = judge_health(_observe("j", lambda label, i, one=one: one, per_label=6)).judges[0]
+        assert h.status == "failed" and h.passed is False and "plainly broken" in h.verdict, (one, h.verdict)
 
 
 def test_a_judge_that_fails_one_label_fails_and_the_verdict_names_it():
@@ -278,18 +286,35 @@ def test_a_judge_that_fails_one_label_fails_and_the_verdict_names_it():
     assert "misses contradicted: 0 of 24, calls 24 supported" in h.verdict
     always = judge_health(_observe("yes", lambda label, i: "supported")).judges[0]
     assert always.status == "failed" and "unsupported" in always.verdict and "contradicted" in always.verdict
+    # finding a few is not broken: 3 of 24 contradicted caught is a weak judge, for its calibration to show
+    weak = judge_health(_observe("weak", lambda label, i: "supported" if label == "contradicted" and i > 2 else label)).judges[0]
+    assert weak.status == "passed" and weak.verdict.startswith("caught planted errors: caught 24 of 24 planted supported, 3 of 24 contradicted")
 
 
-def test_too_few_controls_is_unverified_never_passed():
-    """3 of 3 right is not [1.00, 1.00] evidence: the exact interval is wide and the run is unverified."""
-    h = judge_health(_observe("j", lambda label, i: label, per_label=3)).judges[0]
-    assert h.status == "unverified" and h.passed is False
-    assert "needs >= 4" in h.verdict
+def test_an_unrelated_statement_called_unsupported_is_caught_not_missed():
+    """Issue 49.5: a planted contradicted claim the judge calls unsupported (a name the record never mentions
+    is a statement the source does not make) is found, as an unsupported one called contradicted is."""
+    h = judge_health(_observe("j", lambda label, i: "unsupported" if label == "contradicted" else label)).judges[0]
+    assert h.status == "passed" and all(r.correct == r.controls for r in h.by_label)
+
+
+def test_too_few_controls_is_unchecked_never_a_failure():
+    """3 of 3 right is not [1.00, 1.00] evidence, and 3 missed is not proof of a broken judge: the canary says it
+    is too few to tell, and that is no failure (exit 0): the calibration on labelled claims decides."""
+    h = judge_health(_observe("j", lambda label, i: label, per_label=2)).judges[0]
+    assert h.status == "passed"  # 4 planted errors, found: caught, whatever their number
+    none_found = judge_health(_observe("j", lambda label, i: "supported", per_label=2))
+    (j,) = none_found.judges
+    assert j.status == "unchecked" and j.passed is None and not none_found.failed and not none_found.failure_lines()
+    assert "too few controls for the canary to tell" in j.verdict and "not a failure" in j.verdict
     (r,) = [x for x in h.by_label if x.label == "supported"]
     assert r.ci95[0] < 0.3 and r.ci95[1] == 1.0
-    one_label = [o for o in _observe("j", lambda label, i: label) if o.label != "unsupported"]
-    assert judge_health(one_label).judges[0].status == "unverified"  # a label never tested is no evidence
-    assert judge_health(_observe("j", lambda label, i: label, per_label=4)).judges[0].status == "passed"
+    only_supported = [o for o in _observe("j", lambda label, i: label) if o.label == "supported"]
+    report = judge_health(only_supported)
+    assert report.judges[0].status == "unchecked" and not report.failed
+    assert "too few controls to tell for j (not a failure)" in report.headline()
+    nothing = judge_health([], model_judges=["j"])
+    assert nothing.judges[0].status == "unchecked" and not nothing.failed
 
 
 def test_exact_interval_and_lower_bound():
@@ -315,24 +340,21 @@ def test_rules_and_an_open_gate_are_reported_not_gated_and_blind_spots_are_named
     assert judge_health([], enabled=False).headline().startswith("JUDGES UNCHECKED: controls are off")
 
 
-def test_a_passing_judge_caught_planted_errors_and_nothing_more_and_a_detector_unverifies_it():
-    """Honest words: "caught N of M planted ...", planted errors are easier than real ones, the corrected rate
-    is the estimate to trust; never the old upper-case word, nor "trust" said of a judge. Controls the run's
-    detector tells apart: no pass."""
+def test_a_passing_judge_caught_planted_errors_and_nothing_more_and_no_detector_unverifies_it():
+    """Honest words: "caught N of M planted ...", planted errors are easier than real ones, the calibration and
+    the corrected rate are the estimates to trust; never the old upper-case word, nor "trust" said of a judge.
+    Tells read back from an older run's summary gate nothing."""
     rows = _observe("j", lambda label, i: label if i else "supported")
     report = judge_health(rows)
     (j,) = report.judges
     assert j.status == "passed" and "caught 24 of 24 planted supported, 23 of 24 contradicted, 23 of 24 unsupported" in j.verdict
     text = " ".join([report.headline(), *report.lines()])
-    assert "planted errors are easier" in text and "human labels" in text
-    assert "VERIFIED" not in text and "trustworth" not in text.lower()
-    told = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.83})
-    (t,) = told.judges
-    assert t.status == "unverified" and t.verdict.startswith("unverified: controls can be told apart") and told.failed
-    detector, features = told.tells_lines()  # a sentence each: the detector, then the surface features
-    assert "AUC 0.83" in detector and "can be told apart" in detector and features.startswith("AUC per surface feature")
-    fine = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.6})
-    assert fine.judges[0].status == "passed"
+    assert "planted errors are easier" in text and "human labels" in text and "calibration" in text
+    assert "VERIFIED" not in text and "trustworth" not in text.lower() and "verified" not in report.headline()
+    assert report.headline().startswith("canary: j caught 24 of 24 planted supported")
+    told = judge_health(rows, tells={"real": 500, "controls": 72, "auc": {}, "detector_auc": 0.99},
+                        gate=GateConfig(detector_bar=0.7))
+    assert told.judges[0].status == "passed" and not told.failed
 
 
 def test_an_unknown_price_is_unknown_never_zero():
@@ -348,7 +370,10 @@ def test_an_unknown_price_is_unknown_never_zero():
 
 def test_errors_are_misses():
     h = judge_health(_observe("j", lambda label, i: "judge_error" if i % 3 else label)).judges[0]
-    assert h.errors == 48 and h.status == "failed" and "calls 16 judge error" in h.verdict
+    assert h.errors == 48 and h.status == "passed" and "8 of 24 contradicted" in h.verdict  # misses, counted, not broken
+    assert "misses numbers: 8 of 24, calls 16 judge error" in h.verdict  # named as a blind spot
+    dead = judge_health(_observe("j", lambda label, i: "judge_error")).judges[0]
+    assert dead.errors == 72 and dead.status == "failed" and "calls 24 judge error" in dead.verdict
 
 
 # -- no tells -------------------------------------------------------------------------------------------
@@ -371,7 +396,7 @@ def test_control_calls_are_shaped_like_real_calls_and_never_hold_their_base():
     """On the Hebrew answers (every answer given a control answer): the call features (claims per call, place,
     the nearest other claim and what it shares) tell nothing, where controls put beside their bases (round 2)
     were told apart by the nearest claim alone."""
-    from judge.controls.tells import measure
+    from bench.tells import measure
 
     by = answer_sentences([], load(shared("he_model_answers_sample.jsonl"), "answers"))
     result = measure(load(shared("he_qa_sample.json")), lambda r: by.get(r.id, []), config=ControlsConfig(max_share=0.5), keep=True)
@@ -379,7 +404,7 @@ def test_control_calls_are_shaped_like_real_calls_and_never_hold_their_base():
     for feature in ("call_claims", "place", "nearest", "nearest_shared"):
         assert result["auc"][feature] <= 0.7, (feature, result["auc"])
     # round 2 put each control in its base's call: its nearest other claim was its base
-    from judge.controls.tells import auc as feature_auc, call_features
+    from bench.tells import auc as feature_auc, call_features
 
     real_near = [f["nearest"] for answers in by.values() for claims in answers for f in call_features(claims)]
     beside = []
@@ -404,7 +429,7 @@ def test_a_supported_control_of_an_answer_some_judge_flagged_is_withdrawn_and_no
     flagged = [ClaimResult(claim_id=0, text="a", verdicts=[verdict("supported"), verdict("unsupported", "k")])]
     out = withdraw(controls, flagged)
     assert [c.withdrawn != "" for c in out] == [lbl == "supported" for lbl in CONTROL_LABELS] and "k flagged" in out[0].withdrawn
-    result = RecordResult(record_id="r", question="q", language="English", controls=out)
+    result = RecordResult(record_id="r", question="q", language="en", controls=out)
     assert {o.label for o in observations(result)} == set(CONTROL_LABELS) - {"supported"}
     tally = ControlTally()
     tally.add(result)

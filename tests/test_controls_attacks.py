@@ -11,9 +11,9 @@ import json
 import numpy as np
 import pytest
 
-from judge.controls.detector import fit, predict
+from bench.detector import fit, predict
 from judge.controls.make import ControlsConfig
-from judge.controls.tells import DETECTOR_FEATURES, call_features, features, measure
+from bench.tells import DETECTOR_FEATURES, call_features, features, measure
 from judge.datasets import load
 from judge.testing.scripts import pipeline_model, shown_claims
 from judge.verdicts import CONTRADICTED, SUPPORTED, UNSUPPORTED

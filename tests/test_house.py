@@ -33,9 +33,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.judges",),
     ("judge.controls",),
     # 7. a run's config, one record's pipeline, then the runs (engines, store, summary) and what reads them
-    ("judge.runs.config", "judge.runs.thresholds"),
+    ("judge.config", "judge.thresholds"),
     ("judge.pipeline",),
-    ("judge.runs", "judge.controls.tells"),
+    ("judge.runs",),
     ("judge.scoring", "judge.labels"),
     ("judge.report",),
     # 8. the entry points

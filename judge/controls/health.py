@@ -1,23 +1,26 @@
-"""Judge health: how each judge did on the control claims, and whether that is evidence enough to trust it.
+"""Judge health on control claims: a canary, never a measure of trust (DESIGN.md, "Controls are a canary").
 
 Per judge and per control label (supported, contradicted, unsupported): recall with an exact
-(Clopper-Pearson) interval. The gate passes a judge only when the one-sided lower bound of its recall on
-*every* label clears ``floor``: a point estimate on a dozen controls passes judges that guess (DESIGN.md,
-"Control claims are adversarial by design"). A judge is
+(Clopper-Pearson) interval. Planted errors are easier than real ones and recall on them did not predict
+recall on real claims (gaps 0.07-0.92, docs/controls.md), so the controls can only *fail* a judge that is
+plainly broken on them; how far a judge is right comes from its calibration on labelled real claims
+(judge.runs.calibration). A judge is
 
-- ``passed``: every label's lower bound >= floor, and the run's own detector cannot tell its controls from
-  its real claims (AUC <= ``detector_bar``); the verdict says what it caught ("caught 22 of 24 planted
-  supported, ...") and nothing more: planted errors are easier than real ones;
-- ``failed``: some label recalled below ``WEAK`` (0.5) on at least ``min_per_label`` controls: it misses
-  that label, and the verdict says which and how ("misses contradicted: 0 of 7, calls them supported");
-- ``unverified``: neither: too few controls to verify (exit 3 all the same: a run is "passed" only with
-  evidence), or controls the run's detector can tell apart; the verdict says which;
+- ``failed``: plainly broken: it never finds a planted error of a label present with at least
+  ``canary_min`` of them (a judge finding ``floor`` of them would have found one at ``confidence``), or it
+  calls none of that many supported controls supported (one label to everything); the verdict says which and
+  how ("misses contradicted: 0 of 7, calls them supported"). Exit 3;
+- ``passed``: not failed, and it found planted errors: the verdict says "caught planted errors" and what it
+  caught, nothing more;
+- ``unchecked``: too few controls for the canary to tell; never a failure (the calibration decides);
 - ``reported``: a rule with no model (the deterministic judge, triage) or a run whose gate is off: its
   figures are shown, nothing is gated.
 
-Kinds of control (number, date, entity, negation, subject, ...) recalled below ``WEAK`` are named in every
-verdict, gated or not. A judge error on a control counts as a miss. The defaults (floor 0.4, one-sided
-95%, 24 controls per label) are justified in bench/README.md by the gate's false-pass rates on noisy judges.
+A planted error counts as found when the judge calls it unsupported or contradicted, whichever it was made
+as: an added detail read as gainsaid, or a changed name read as never stated, is a flag all the same (the
+glossary: a statement the source does not make is unsupported). Kinds of control (number, date, entity,
+negation, subject, ...) recalled below ``WEAK`` are named in every verdict. A judge error on a control counts
+as a miss. ``unverified`` is read back from runs made before the canary (never written now, never a failure).
 """
 
 from __future__ import annotations
@@ -31,13 +34,15 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, computed_field
 
 from judge.results import ControlCost, RecordResult
-from judge.verdicts import CONTRADICTED, CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, TRIAGE, UNSUPPORTED
+from judge.verdicts import CONTRADICTED, CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, SUPPORTED, TRIAGE, UNSUPPORTED
 
 TELL_BAR = 0.7  # a surface feature (or the detector) separating controls from real claims better than this is flagged
-PLANTED = ("planted errors are easier to catch than real ones: passing says the judge is not broken, not how often it "
-           "is right; the rate corrected by human labels (judge label) is the estimate to trust")
+PLANTED = ("planted errors are easier to catch than real ones: the canary says only that a judge is not plainly broken, "
+           "not how often it is right; that is its calibration on labelled real claims (judge calibrate), and the rate "
+           "corrected by human labels (judge label) is the estimate to trust")
+CANARY = "the canary (planted errors)"
 WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
-Status = Literal["passed", "failed", "unverified", "reported"]
+Status = Literal["passed", "failed", "unchecked", "unverified", "reported"]  # unverified: read back from older runs only
 RULE_HOWS = (DETERMINISTIC, TRIAGE)  # verdicts of rules, not models: reported, never gated
 
 
@@ -75,7 +80,7 @@ class GateConfig(BaseModel):
     gate: bool = True
     floor: float = 0.4
     confidence: float = 0.95
-    detector_bar: float = TELL_BAR  # the run's own detector AUC above which no judge passes
+    detector_bar: float = TELL_BAR  # read, never gated on: the tells detector is bench's (bench/tells.py)
 
 
 class ControlObservation(BaseModel):
@@ -118,8 +123,41 @@ class JudgeHealth(BaseModel):
     @computed_field
     @property
     def passed(self) -> bool | None:
-        """None where nothing is gated; else whether the gate passed it."""
-        return None if self.status == "reported" else self.status == "passed"
+        """None where the canary told nothing (a rule, the gate off, too few controls); else whether it passed."""
+        return None if self.status in ("reported", "unchecked") else self.status == "passed"
+
+
+class JudgeTrust(BaseModel):
+    """How far one judge is calibrated on labelled real claims (judge.runs.calibration), as a run adopted it:
+    what the first line of every report says of it."""
+
+    judge: str
+    calibrated: bool
+    claims: int = 0  # labelled real claims it was measured on
+    recall: list[int] | None = None  # [k, n]: not-grounded claims it called not grounded, of the labelled ones
+    recall_ci95: list[float] | None = None
+    source: str | None = None  # the calibration file
+    origin: str | None = None  # what was labelled: "gold labels of calibration.jsonl", "human labels (labels.jsonl) of run ..."
+    why: str | None = None  # not calibrated: why (and what to do)
+    refused: str | None = None  # require: calibrated refused it: why
+
+
+def trust_line(trust: list[JudgeTrust]) -> str | None:
+    """One sentence: each model judge's calibration on labelled real claims, or that it has none."""
+    if not trust:
+        return None
+    out = []
+    for t in trust:
+        if t.calibrated and t.recall:
+            k, n = t.recall
+            lo, hi = t.recall_ci95 or [0.0, 1.0]
+            out.append(f"{t.judge} calibrated on {t.claims} labelled claims: not-grounded recall {k}/{n} [{lo:.2f}, {hi:.2f}] "
+                       f"({t.source}: {t.origin})")
+        else:
+            out.append(f"{t.judge} NOT CALIBRATED ({t.why}): how far its verdicts are right is unmeasured")
+    refused = [t for t in trust if t.refused]
+    lead = "JUDGES REFUSED (require: calibrated): " + "; ".join(f"{t.judge} {t.refused}" for t in refused) + "; " if refused else ""
+    return lead + "; ".join(out)
 
 
 class HealthReport(BaseModel):
@@ -130,40 +168,54 @@ class HealthReport(BaseModel):
     judges: list[JudgeHealth] = []
     cost: ControlCost = ControlCost()
     judge_tokens: int = 0  # prompt + completion tokens of every judge call, for the controls' share
-    tells: dict | None = None  # judge.controls.tells: each surface feature's AUC and the detector's between controls and real claims
+    tells: dict | None = None  # read back from older runs: the run no longer measures tells (bench/tells.py does)
     detector_bar: float = TELL_BAR
+    trust: list[JudgeTrust] = []  # each model judge's calibration on labelled real claims (judge.runs.calibration.adopt)
 
     @property
     def failed(self) -> list[JudgeHealth]:
-        """Gated judges that did not pass: failed or unverified (each exits 3)."""
-        return [j for j in self.judges if j.gated and j.status != "passed"]
+        """Gated judges that failed the canary (each exits 3); too few controls is never a failure."""
+        return [j for j in self.judges if j.gated and j.status == "failed"]
 
     @property
-    def verified(self) -> bool:
-        """Every gated judge passed and at least one judge was gated."""
-        gated = [j for j in self.judges if j.gated]
-        return bool(gated) and all(j.status == "passed" for j in gated)
+    def refused(self) -> list[JudgeTrust]:
+        """Judges ``require: calibrated`` refused (each exits 3)."""
+        return [t for t in self.trust if t.refused]
 
     def headline(self) -> str:
-        """The first line of every report about the judges: whether their verdicts can be trusted."""
+        """The first line of every report about the judges: a judge that failed the canary, then how far each is
+        calibrated on labelled real claims, then what the canary caught (never more than that)."""
+        canary = self.canary_line()
+        trust = trust_line(self.trust)
+        if self.failed or not trust:
+            return canary + (f"; {trust}" if trust else "")
+        return f"{trust}; {canary}"
+
+    def canary_line(self) -> str:
+        """What the controls said: off, failed (named), caught planted errors, or too few to tell."""
         if not self.enabled:
             return "JUDGES UNCHECKED: controls are off (controls.enabled: false); no judge was checked on claims of known label"
         if not self.gate:
             return "JUDGES UNCHECKED: the control gate is off (controls.gate: false); health is reported, nothing gated"
         gated = [j for j in self.judges if j.gated]
         left = [j for j in self.judges if j.excluded]
-        left_out = ", ".join(f"{j.judge} ({j.status} on its controls)" for j in left)
+        left_out = ", ".join(f"{j.judge} ({'failed the canary' if j.status == 'failed' else 'its calibration shows it misses real errors'})" for j in left)
         if not gated:
             if left:  # a model judge the panel went on without: never "no model judge"
                 return (f"JUDGES LEFT OUT: {left_out}, excluded from the panel's verdicts; the verdicts are the no-model "
-                        "judge's (a rule: reported, never verified). Judge more records, or name a hosted judge")
-            return "judges: no model judge to verify (rules are reported with their control figures)"
-        bad = [j for j in gated if j.status != "passed"]
-        if not bad:
-            caught = "; ".join(f"{j.judge} {caught_line(j.by_label)}" for j in gated)
-            also = f"; left out of the panel: {left_out}" if left else ""
-            return f"judges passed the control check: {caught} (recall >= {self.floor:.2f} on every label at {self.confidence:.0%}){also}; {PLANTED}"
-        return "JUDGES NOT CLEARED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
+                        "judge's (a rule: reported, never gated)")
+            return "judges: no model judge to check (rules are reported with their control figures)"
+        bad = [j for j in gated if j.status == "failed"]
+        if bad:
+            return "JUDGES NOT CLEARED: " + "; ".join(f"{j.judge} {j.verdict}" for j in bad)
+        parts = []
+        caught_by = [j for j in gated if j.status == "passed"]
+        if caught_by:
+            parts.append("canary: " + "; ".join(f"{j.judge} {caught_line(j.by_label)}" for j in caught_by))
+        if unchecked := [j for j in gated if j.status != "passed"]:
+            parts.append("canary: too few controls to tell for " + ", ".join(j.judge for j in unchecked) + " (not a failure)")
+        also = f"; left out of the panel: {left_out}" if left else ""
+        return "; ".join(parts) + also + "; planted errors are easier than real ones: the canary says a judge is not plainly broken, not how often it is right"
 
     def lines(self) -> list[str]:
         """One plain line per judge (terminal, report.md): recall per label with its interval, the verdict; then
@@ -215,8 +267,9 @@ class HealthReport(BaseModel):
         return headers, rows
 
     def failure_lines(self) -> list[str]:
-        """One line per gated judge that did not pass, naming what it failed or lacked (exit 3)."""
-        return [f"judge {j.judge} {j.status} on its controls: {j.verdict}" for j in self.failed]
+        """One line per gated judge that failed the canary or was refused for want of calibration (exit 3)."""
+        return ([f"judge {j.judge} failed on its controls: {j.verdict}" for j in self.failed]
+                + [f"judge {t.judge} refused (require: calibrated): {t.refused}" for t in self.refused])
 
 
 def caught_line(by_label: list[LabelRecall]) -> str:
@@ -311,28 +364,33 @@ def _miss(r: LabelRecall, what: str) -> str:
     return f"misses {what}: {r.correct} of {r.controls}" + (f", calls {times} {top.replace('_', ' ')}" if times else "")
 
 
+def canary_min(floor: float, confidence: float = 0.95) -> int:
+    """The fewest controls of a label on which finding none is plainly broken: a judge that finds at least
+    ``floor`` of them would have found one with probability ``confidence`` (6 at floor 0.4)."""
+    if floor >= 1:
+        return 1
+    return max(1, math.ceil(math.log(1 - confidence) / math.log(1 - floor) - 1e-9))
+
+
 def _assess(by_label: list[LabelRecall], errors: int, gate: GateConfig) -> tuple[Status, str]:
-    """passed / failed / unverified, with the sentence that says why."""
-    need = min_per_label(gate.floor, gate.confidence)
+    """failed (plainly broken) / passed (caught planted errors) / unchecked (too few to tell), with the sentence
+    that says why. Only ``failed`` exits 3: the canary never stands in for the calibration."""
+    need = canary_min(gate.floor, gate.confidence)
     have = {r.label: r for r in by_label}
-    weak = [r for r in by_label if r.controls >= need and r.recall < WEAK]
-    if weak:
-        detail = "; ".join(_miss(r, r.label) for r in sorted(weak, key=lambda r: r.recall))
-        return "failed", detail + (f"; {errors} judge errors on controls" if errors else "")
-    lacking = []
-    for label in CONTROL_LABELS:
-        r = have.get(label)
-        if r is None:
-            lacking.append(f"no {label} control (needs >= {need})")
-        elif r.lower < gate.floor:
-            more = f"{r.controls} {label} controls, needs >= {need} all right" if r.controls < need else \
-                f"{label} recall {r.correct}/{r.controls}, lower bound {r.lower:.2f} < {gate.floor:.2f}"
-            lacking.append(more)
-    if lacking:
-        return "unverified", "too few controls to verify: " + "; ".join(lacking) + \
-            " (judge more records: controls are kept to controls.max_share of the claims judged)"
-    bounds = ", ".join(f"{r.label} >= {r.lower:.2f}" for r in by_label)
-    return "passed", f"passed: {caught_line(by_label)} (recall {bounds} at {gate.confidence:.0%}, floor {gate.floor:.2f})"
+    planted = [r for r in by_label if r.label != SUPPORTED]
+    shown, found = sum(r.controls for r in planted), sum(r.correct for r in planted)
+    broken = [r for r in by_label if r.controls >= need and r.correct == 0]
+    if not broken and len(planted) > 1 and shown >= need and found == 0:
+        broken = planted
+    if broken:
+        detail = "; ".join(_miss(r, r.label) for r in broken)
+        return "failed", (f"failed the canary: {detail} (none of >= {need} found: plainly broken)"
+                          + (f"; {errors} judge errors on controls" if errors else ""))
+    if shown and found:
+        return "passed", f"caught planted errors: {caught_line(by_label)} (a canary, not a measure of how often it is right)"
+    lacking = ", ".join(f"{have[lbl].controls if lbl in have else 0} {lbl}" for lbl in CONTROL_LABELS)
+    return "unchecked", (f"too few controls for the canary to tell ({lacking}; it fails a judge that finds none of >= {need} "
+                         "of a label); not a failure: its calibration on labelled claims says how far it is right")
 
 
 _KIND_NAMES = {"number": "numbers", "date": "dates", "entity": "names", "negation": "negations", "subject": "swapped subjects",
@@ -352,7 +410,7 @@ def judge_health(
 ) -> HealthReport:
     """Every judge's health from its verdicts on the controls, given one by one or counted (a ControlTally),
     and its label counts on real claims. ``model_judges``: the run's model judges, each listed even where no
-    control or claim reached it (a cascade's deterministic judge settled them): unverified, never absent, so
+    control or claim reached it (a cascade's deterministic judge settled them): unchecked, never absent, so
     the headline never says "no model judge" of a run that has one."""
     gate = gate or GateConfig()
     by_judge = (observations if isinstance(observations, ControlTally) else ControlTally.of(observations)).rows()
@@ -375,14 +433,10 @@ def judge_health(
                 weak = [r for r in by_label if r.recall < WEAK]
                 why = "; ".join([why] + [_miss(r, r.label) for r in weak])
         elif not n:
-            status, why = "unverified", ("no control reached this judge: no claim of the answers it judged could be verified to make "
-                                         "one from, or triage settled their claims (judge more records, or set adjudicate.triage: false)")
+            status, why = "unchecked", ("no control reached this judge: no claim of the answers it judged was certain enough to make "
+                                        "one from, or triage settled their claims; not a failure: its calibration says how far it is right")
         else:
             status, why = _assess(by_label, errors, gate)
-            told = (tells or {}).get("detector_auc")
-            if status == "passed" and told is not None and told > gate.detector_bar:
-                status, why = "unverified", (f"unverified: controls can be told apart (the run's own detector: AUC {told:.2f} > "
-                                             f"{gate.detector_bar:.2f}); on them it {caught_line(by_label)}")
         if blind and status != "failed":
             why += "; blind spots: " + "; ".join(blind)
         judges.append(JudgeHealth(
@@ -396,7 +450,10 @@ def judge_health(
 
 
 def caught(planted: str, answered: str) -> bool:
-    """Whether a judge caught a control: its label, or, for a planted unsupported claim, contradicted (the
-    judge flagged the planted detail as not grounded; reading an added detail as gainsaid by the source is
-    no miss)."""
-    return answered == planted or (planted == UNSUPPORTED and answered == CONTRADICTED)
+    """Whether a judge caught a control: its label, or, for a planted error, the other not-grounded label (an
+    added detail read as gainsaid by the source, or a changed name read as a statement the source never makes:
+    the glossary's unsupported, issue 49.5) is a flag all the same, no miss."""
+    return answered == planted or (planted in _PLANTED_ERRORS and answered in _PLANTED_ERRORS)
+
+
+_PLANTED_ERRORS = (UNSUPPORTED, CONTRADICTED)

@@ -56,10 +56,10 @@ class ControlsConfig(BaseModel):
     A run asks for ``per_label`` controls of each label; an answer gets a control answer of its own with a
     probability set so that the run makes about that many (x ``margin``, for answers no control can be made
     from), never more than ``max_share`` of the claims its judges see (so of their calls and tokens). Where
-    that cap binds the run says "too few controls to verify" (exit 3). The gate (on unless ``gate: false``)
-    passes a model judge only when the one-sided ``confidence`` lower bound of its recall on every label clears
-    ``floor``, and the run's own detector cannot tell controls from real claims (AUC <= ``detector_bar``);
-    bench/README.md gives the rates behind the defaults."""
+    that cap binds the canary has too few to tell and says so (never a failure). The gate (on unless
+    ``gate: false``) fails only a plainly broken judge: one that finds none of ``canary_min(floor, confidence)``
+    planted errors of a label (6 at floor 0.4), or calls that many supported controls all not grounded
+    (judge.controls.health). How far a judge is right is its calibration's (judge.runs.calibration)."""
 
     model_config = {"extra": "forbid"}
     enabled: bool = True
@@ -70,10 +70,8 @@ class ControlsConfig(BaseModel):
     max_share: float = Field(0.12, gt=0, le=0.5)  # of the claims the judges see: controls never swamp a run
     margin: float = Field(2.0, ge=1, le=10)  # answers asked per control wanted (some give none, or fewer labels)
     max_per_answer: int = Field(24, ge=1, le=1000)  # claims of one control answer (as many as the real answer's)
-    # the run's own detector AUC above which controls "can be told apart" and the judge is unverified. Default
-    # 1.0: reported, not gated. Controls certain by alignment are near-copies of source sentences while real
-    # claims paraphrase, so on every labelled set the detector reached 0.77-0.99 and failed honest judges too
-    # (bench/README.md); set 0.7 to gate on it.
+    # accepted for older configs and ignored: the tells detector is a research tool (bench/tells.py), never
+    # part of a run (it told controls apart at AUC 0.77-0.99 on every labelled set, honest judges' runs too).
     detector_bar: float = Field(1.0, gt=0.5, le=1)
     seed: int = 0
 

@@ -1,35 +1,49 @@
-"""A judge calibration: the judges' health verified once, on a run large enough to carry the controls its gate
-needs (``judge calibrate``), written to a small JSON file and adopted by every later run of the same judge
-setup, so that a ten-question CI run need not carry enough controls to verify its judge each time.
+"""A judge calibration: how far each judge of a setup is right on **real claims whose labels are known**
+(DESIGN.md, "Trust comes from labelled real claims"), measured once by ``judge calibrate``, written to a small
+JSON file and adopted by every later run of the same judge setup.
+
+The labels are a dataset's gold claim labels (the answers' ``gold_claims``, or a record's labelled claims), or
+a person's labels of a run (``judge label`` sheets, claim or answer level). Per judge and per label: recall
+and precision on the labelled claims with exact (Clopper-Pearson) intervals; the recall of not-grounded claims
+(the share of labelled not-grounded claims it flags: what a grounding check is for); the answer-level balanced
+accuracy; and its **noise floor**: the one-sided upper bound of the share of labelled *grounded* claims it
+flags, the rate at which it flags a grounded claim by chance (judge.scoring.confirm tests a changed verdict
+against it). Fewer labels than ``MIN_EACH`` of either side: the calibration says so and how many more.
 
 The setup is what a judge's verdicts depend on: each model judge's model id, api_base, instructor mode,
 temperature, seed, max_tokens and family; the judge prompt's hash; how claims reach the judges (batching,
 context, triage, the search's offer). A run adopts the calibration only when its setup's key is the one
-calibrated; otherwise it says what changed and keeps its own health (unverified on ten questions: exit 3).
+calibrated; otherwise it says what changed, and its judge is "not calibrated" (exit 0, unless the config says
+``require: calibrated``: then exit 3, as for a judge whose not-grounded recall is shown below ``REQUIRED_RECALL``).
 
-What a run still checks itself: its own few controls are a smoke alarm. A judge that catches none of the
-run's planted errors (contradicted and unsupported controls, at least ``SMOKE_MIN`` of them) fails, whatever
-the calibration said. The calibration also gives each judge's noise floor: the one-sided upper bound of the
-share of supported controls it called not grounded, the rate at which it flags a grounded claim by chance
-(judge.runs.confirm tests a changed verdict against it).
+Planted controls never stand in for labels: a file made on a set without labels holds the canary's figures and
+a noise floor from its supported controls only, and calibrates no judge.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
+import stat
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.controls.health import HealthReport, lower_bound
+from judge.controls.health import HealthReport, JudgeTrust, exact_interval, lower_bound
 from judge.judges.registry import model_judges
 from judge.runs.store import RunDirError
-from judge.verdicts import CONTRADICTED, SUPPORTED, UNSUPPORTED
+from judge.verdicts import GROUNDED_ANSWER, LABELS, NOT_GROUNDED, NOT_GROUNDED_ANSWER, SUPPORTED, TRIAGE, answer_label, is_judged
 
-VERSION = 1
-SMOKE_MIN = 2  # planted errors a run must show its judge before missing all of them fails it
+VERSION = 2
+MIN_EACH = 20  # labelled claims of each side (not grounded, grounded) a calibration wants: a judge right on all 20
+# has a not-grounded recall interval of [0.83, 1.00], one that flags none [0.00, 0.17]: told apart, not by chance
+REQUIRED_RECALL = 0.5  # require: calibrated refuses a judge whose not-grounded recall's upper bound is below this
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a calibration file is a few kilobytes; anything larger is refused unread
 FLOOR_CONFIDENCE = 0.95
 _MODEL_FIELDS = ("model", "api_base", "temperature", "seed", "max_tokens", "family")
 
@@ -65,14 +79,58 @@ def changed(old: dict, new: dict, prefix: str = "") -> list[str]:
     return out
 
 
+Floor = Annotated[float, Field(ge=0, le=1, strict=True)]
+
+
+class Rate(BaseModel):
+    """k of n with its exact 95% interval."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    k: int = Field(ge=0)
+    n: int = Field(ge=0)
+    value: float | None = Field(None, ge=0, le=1)
+    ci95: list[float] | None = None
+
+
+def rate(k: int, n: int) -> Rate:
+    return Rate(k=k, n=n, value=round(k / n, 4) if n else None, ci95=[round(x, 4) for x in exact_interval(k, n)] if n else None)
+
+
+class JudgeCalibration(BaseModel):
+    """One judge measured on labelled real claims."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    judge: str
+    claims: int = Field(ge=0)  # labelled claims it ruled on
+    not_grounded_recall: Rate  # labelled not grounded, flagged by the judge
+    flag_precision: Rate  # flagged by the judge, labelled not grounded
+    recall: dict[str, Rate] = {}  # per label: labelled so, called so
+    precision: dict[str, Rate] = {}  # per label: called so, labelled so
+    noise: Rate  # labelled grounded (supported), flagged by the judge
+    noise_floor: float | None = Field(None, ge=0, le=1)  # the one-sided 95% upper bound of noise
+    answers: int = Field(0, ge=0)  # labelled answers
+    balanced_accuracy: float | None = Field(None, ge=0, le=1)  # answer level: the mean of its recall on grounded and not-grounded answers
+    more_wanted: int = Field(0, ge=0)  # labelled claims short of MIN_EACH on either side (0: enough)
+
+    @property
+    def enough(self) -> bool:
+        return self.more_wanted == 0
+
+
 class Calibration(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
     version: int = VERSION
     key: str
     setup: dict
     run_dir: str
     made_utc: str
-    health: HealthReport
-    floors: dict[str, float | None]  # per judge: the noise floor (None: no supported control to measure it on)
+    origin: str | None = None  # what was labelled: "gold labels of FILE", "human labels (SHEET) of run DIR"; None: no labels (canary only)
+    judges: dict[str, JudgeCalibration] = {}  # every model judge measured on labelled claims
+    health: HealthReport | None = None  # the canary of the calibration run (planted errors: never trust)
+    # per judge: the noise floor (the labels' where measured, else the supported controls'); a share in [0, 1] (issue 50.2:
+    # a negative floor would let every regression pass as noise)
+    floors: dict[str, Floor | None]
+
 
 
 def noise_floor(health: HealthReport, judge: str) -> float | None:
@@ -82,63 +140,231 @@ def noise_floor(health: HealthReport, judge: str) -> float | None:
     return None if r is None or not r.controls else round(1 - lower_bound(r.correct, r.controls, FLOOR_CONFIDENCE), 4)
 
 
-def calibration_of(run) -> Calibration:
-    """The calibration a finished run gives (judge calibrate); RunDirError when its judges did not pass."""
+def _flag(label: str) -> bool:
+    return label in NOT_GROUNDED
+
+
+def labelled_pairs(run, labels=None) -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]], str | None]:
+    """Per model judge, (label known, label it gave) for every labelled real claim it ruled on, and the same for
+    every labelled answer (grounded / not_grounded); and what was labelled. ``labels``: human label sheets
+    (judge.labels.load.load_labels), which take the place of gold where both label an item."""
+    from judge.labels.sheet import CLAIM, item_id
+    from judge.scoring.gold import matched_gold
+
+    names = set(model_judges(run.config.adjudicate.judges))
+    claims: dict[str, list[tuple[str, str]]] = {n: [] for n in sorted(names)}
+    answers: dict[str, list[tuple[str, str]]] = {n: [] for n in sorted(names)}
+    human = {}
+    for row in labels.rows() if labels is not None else ():
+        if row.labelled:
+            human[row.item] = row
+    records, recorded = run.records, run.recorded
+    gold_used = False
+    for r in run.results():
+        record = records.get(r.record_id)
+        for index, a in enumerate(r.answers):
+            known: dict[int, str] = {}
+            matched = matched_gold(record, a, recorded) if record is not None else None
+            for claim, gold in matched.pairs if matched else []:
+                if gold.label in LABELS:
+                    known[claim.claim_id] = gold.label
+                    gold_used = True
+            for c in a.claims:
+                row = human.get(item_id(r.record_id, index, c.claim_id))
+                if row is not None and row.level == CLAIM:
+                    known[c.claim_id] = row.label
+            mine: dict[str, list[str]] = {n: [] for n in names}
+            for c in a.claims:
+                for v in c.verdicts:
+                    if v.how == TRIAGE or v.judge not in names or not is_judged(v.label):
+                        continue
+                    mine[v.judge].append(v.label)
+                    if c.claim_id in known:
+                        claims[v.judge].append((known[c.claim_id], v.label))
+            row = human.get(item_id(r.record_id, index))
+            truth = row.label if row is not None and row.level != CLAIM else (
+                answer_label(known[c.claim_id] for c in a.claims) if a.claims and all(c.claim_id in known for c in a.claims) else None)
+            for n in names:
+                said = answer_label(mine[n]) if len(mine[n]) == len([c for c in a.claims if is_judged(c.label)]) else None
+                if truth in (GROUNDED_ANSWER, NOT_GROUNDED_ANSWER) and said is not None:
+                    answers[n].append((truth, said))
+    where = []
+    if gold_used:
+        where.append(f"gold labels of {Path(run.config.dataset.path).name}")
+    if human:
+        where.append(f"human labels ({', '.join(sorted({str(Path(s.path).name) for s in labels.sheets if getattr(s, 'path', None)})) or 'sheets'}) of run {run.path.name}")
+    return claims, answers, ("; ".join(where) or None)
+
+
+def measure(judge: str, pairs: list[tuple[str, str]], answers: list[tuple[str, str]]) -> JudgeCalibration:
+    """One judge's calibration from its (known, given) labels on real claims and answers."""
+    ng = [g for g, p in pairs if _flag(g) or g != SUPPORTED]
+    flagged_ng = sum(1 for g, p in pairs if g != SUPPORTED and _flag(p))
+    flagged = sum(1 for _, p in pairs if _flag(p))
+    grounded = [p for g, p in pairs if g == SUPPORTED]
+    noise = sum(map(_flag, grounded))
+    floor = round(1 - lower_bound(len(grounded) - noise, len(grounded), 0.95), 4) if grounded else None
+    by_answer = {lbl: [p == lbl for g, p in answers if g == lbl] for lbl in (GROUNDED_ANSWER, NOT_GROUNDED_ANSWER)}
+    balanced = round(sum(sum(v) / len(v) for v in by_answer.values()) / 2, 4) if all(by_answer.values()) else None
+    more = max(0, MIN_EACH - len(ng)) + max(0, MIN_EACH - len(grounded))
+    return JudgeCalibration(
+        judge=judge, claims=len(pairs), not_grounded_recall=rate(flagged_ng, len(ng)),
+        flag_precision=rate(sum(1 for g, p in pairs if _flag(p) and g != SUPPORTED), flagged),
+        recall={lbl: rate(sum(1 for g, p in pairs if g == lbl and p == lbl), n) for lbl in LABELS if (n := sum(1 for g, _ in pairs if g == lbl))},
+        precision={lbl: rate(sum(1 for g, p in pairs if p == lbl and g == lbl), n) for lbl in LABELS if (n := sum(1 for _, p in pairs if p == lbl))},
+        noise=rate(noise, len(grounded)), noise_floor=floor, answers=len(answers), balanced_accuracy=balanced, more_wanted=more,
+    )
+
+
+def calibration_of(run, labels=None) -> Calibration:
+    """The calibration a finished run gives (judge calibrate): every model judge measured on the run's labelled
+    real claims (gold, or ``labels``: human sheets); a judge that failed the canary is measured all the same
+    (its runs fail the canary; the figures show how it does on real claims). RunDirError when nothing of the
+    run is labelled and its controls measured no noise floor either."""
     health = run.health
-    if health is None or not health.verified:
-        why = "; ".join(health.failure_lines()) if health is not None else "it has no judge health"
-        raise RunDirError(f"{run.path}: the judges are not verified on this run's controls, so it calibrates nothing: {why or health.headline()}")
+    claims, answers, origin = labelled_pairs(run, labels)
+    judges = {n: measure(n, pairs, answers[n]) for n, pairs in claims.items() if pairs} if origin else {}
+    floors = {n: j.noise_floor for n, j in judges.items()}
+    if health is not None:  # no labelled grounded claim: the supported controls' floor (optimistic: the easiest claims there are)
+        floors.update({j.judge: noise_floor(health, j.judge) for j in health.judges if j.gated and floors.get(j.judge) is None})
+    if not judges and not any(f is not None for f in floors.values()):
+        raise RunDirError(f"{run.path}: no labelled claim reached a model judge (give answers with gold_claims, or --run RUN --labels SHEET "
+                          "from judge label), and no control measured a noise floor: nothing to calibrate")
     setup = judge_setup(run.config, (run.manifest.get("prompts") or {}).get("judge"))
     return Calibration(key=setup_key(setup), setup=setup, run_dir=str(run.path), made_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                       health=health, floors={j.judge: noise_floor(health, j.judge) for j in health.judges if j.gated})
+                       origin=origin if judges else None, judges=judges, health=health, floors=floors)
+
+
+def lines(cal: Calibration) -> list[str]:
+    """What judge calibrate prints: per judge, a sentence of its figures on labelled claims, or why there are none."""
+    out = []
+    if not cal.judges:
+        out.append("NOT CALIBRATED: no labelled claim reached a model judge (the set has no gold_claims, and no label sheet was given): "
+                   "the file holds the canary's figures and a noise floor from supported controls only; calibrate on labelled claims "
+                   "(docs/controls.md)")
+    for j in cal.judges.values():
+        r = j.not_grounded_recall
+        recall = f"{r.k}/{r.n} [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" if r.n else "none labelled"
+        p = j.flag_precision
+        prec = f"{p.k}/{p.n} [{p.ci95[0]:.2f}, {p.ci95[1]:.2f}]" if p.n else "no flag"
+        per = ", ".join(f"{lbl} {x.k}/{x.n}" for lbl, x in j.recall.items())
+        floor = "not measured" if j.noise_floor is None else f"{j.noise_floor:.3f} ({j.noise.k} of {j.noise.n} grounded claims flagged)"
+        bal = "" if j.balanced_accuracy is None else f"; answer-level balanced accuracy {j.balanced_accuracy:.3f} on {j.answers} answers"
+        out.append(f"{j.judge}: {j.claims} labelled claims; not-grounded recall {recall}; flag precision {prec}; recall by label {per}; "
+                   f"noise floor {floor}{bal}")
+        if not j.enough:
+            out.append(f"{j.judge}: too few labels: wants >= {MIN_EACH} labelled not-grounded and {MIN_EACH} grounded claims, "
+                       f"{j.more_wanted} more (judge label RUN --n {j.more_wanted * 2}, or a larger labelled set)")
+    return out
+
+
+def _trust(cal: Calibration, name: str, source: str) -> JudgeTrust:
+    j = cal.judges.get(name)
+    if j is None:
+        why = (f"{source} was made without labelled claims (planted controls only)" if not cal.judges
+               else f"{source} holds no labelled claim {name} ruled on")
+        return JudgeTrust(judge=name, calibrated=False, source=source, why=why)
+    r = j.not_grounded_recall
+    origin = cal.origin + ("" if j.enough else f"; too few labels, {j.more_wanted} more wanted")
+    return JudgeTrust(judge=name, calibrated=j.enough and r.n > 0, claims=j.claims, recall=[r.k, r.n], recall_ci95=r.ci95, source=source,
+                      origin=origin, why=None if j.enough else f"too few labels in {source}: {j.more_wanted} more wanted")
+
+
+def refusal(t: JudgeTrust) -> str | None:
+    """Why ``require: calibrated`` refuses a judge, or None."""
+    if not t.calibrated:
+        return f"not calibrated ({t.why})"
+    k, n = t.recall
+    hi = (t.recall_ci95 or [0, 1])[1]
+    if hi < REQUIRED_RECALL:
+        return f"misses real errors: not-grounded recall {k}/{n}, upper bound {hi:.2f} < {REQUIRED_RECALL} ({t.source})"
+    return None
+
+
+def _bounded_bytes(path: Path) -> bytes:
+    """The file's bytes, refused (RunDirError, one line) when it is not a plain file of at most MAX_FILE_BYTES."""
+    shown = str(path).replace("\0", "\\0")
+    if "\0" in str(path):
+        raise RunDirError(f"calibration: {shown!r}: a path with a NUL character")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot read the calibration file: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise RunDirError(f"{path}: the calibration file is not a plain file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise RunDirError(f"{path}: the calibration file is {st.st_size} bytes, more than {MAX_FILE_BYTES}: not one judge calibrate wrote")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
 
 
 def read_calibration(path: str | Path) -> Calibration | None:
-    """The calibration file, None when absent; RunDirError (one line) when it is not one judge wrote."""
-    from judge.runs.store import read_json_object
+    """The calibration file, None when absent; RunDirError (one line naming the file and field) when it is not
+    one judge calibrate wrote: not a plain bounded file, not JSON, or a field out of range (a floor outside [0, 1])."""
+    from judge.boundary import parse_json
+    from judge.problems import DatasetError
 
+    if "\0" in str(path):
+        raise RunDirError(f"calibration: {str(path)!r}: a path with a NUL character")
     path = Path(path)
-    if not path.exists():
-        return None
     try:
-        return Calibration.model_validate(read_json_object(path))
+        if not path.exists() and not path.is_symlink():
+            return None
+    except (OSError, ValueError) as e:
+        raise RunDirError(f"calibration: {path}: cannot read: {e}") from None
+    try:
+        data = parse_json(_bounded_bytes(path), str(path))
+    except DatasetError as e:
+        raise RunDirError(f"{path}: not a judge calibration file (not JSON: {e.problems[0].message})") from None
+    if not isinstance(data, dict):
+        raise RunDirError(f"{path}: not a judge calibration file (expected a JSON object)")
+    try:
+        return Calibration.model_validate(data)
     except ValidationError as e:
-        raise RunDirError(f"{path}: not a judge calibration file ({e.errors()[0]['msg']}); write it again with judge calibrate") from None
+        err = e.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "the file"
+        raise RunDirError(f"{path}: {field}: {err['msg']} (not a judge calibration file; write it again with judge calibrate)") from None
 
 
 def adopt(summary: dict, config, manifest: dict) -> dict:
-    """The run's judge health with the calibration adopted where the setup is the one calibrated; sets
-    ``summary['judge_calibration']`` (what was adopted, or why not) and returns the summary."""
-    if not config.calibration or not summary.get("judge_health"):
+    """The run's judge health with each model judge's calibration on labelled claims (``trust``), where the
+    setup is the one calibrated; ``require: calibrated`` refuses a judge not calibrated or shown to miss real
+    errors (exit 3). Sets ``summary['judge_calibration']`` (the file, the key, what was adopted and why not,
+    the noise floors) and returns the summary."""
+    if not summary.get("judge_health"):
         return summary
     health = HealthReport.model_validate(summary["judge_health"])
-    cal = read_calibration(config.calibration)
+    names = model_judges(config.adjudicate.judges)
+    require = getattr(config, "require", None) == "calibrated"
     setup = judge_setup(config, (manifest.get("prompts") or {}).get("judge"))
     note = {"file": config.calibration, "key": setup_key(setup), "adopted": [], "floors": {}}
-    if cal is None:
-        note["why_not"] = f"no calibration at {config.calibration}: run judge calibrate CONFIG --out {config.calibration}"
-    elif cal.key != note["key"]:
-        what = ", ".join(changed(cal.setup, setup)) or "the setup"
-        note["why_not"] = f"{config.calibration} was made with another judge setup ({what} changed since): run judge calibrate again"
-    judges = []
-    for j in health.judges:
-        mine = next((x for x in cal.health.judges if x.judge == j.judge), None) if cal is not None and "why_not" not in note else None
-        if not j.gated or j.status != "unverified" or mine is None or mine.status != "passed":
-            if j.gated and j.status == "unverified" and "why_not" in note:
-                j = j.model_copy(update={"verdict": f"{j.verdict}; {note['why_not']}"})
-            judges.append(j)
-            continue
-        planted = [r for r in j.by_label if r.label in (CONTRADICTED, UNSUPPORTED)]
-        shown, caught = sum(r.controls for r in planted), sum(r.correct for r in planted)
-        own = ", ".join(f"{r.label} {r.correct}/{r.controls}" for r in j.by_label) or "none"
-        if shown >= SMOKE_MIN and caught == 0:
-            judges.append(j.model_copy(update={"status": "failed", "verdict": f"caught none of this run's {shown} planted errors (its "
-                                               f"controls: {own}), though {config.calibration} passed it: the judge changed"}))
-            continue
-        judges.append(j.model_copy(update={"status": "passed", "verdict": f"verified on the calibration {config.calibration} ({mine.controls} controls, "
-                                           f"{cal.made_utc}): {mine.verdict}; this run's own controls: {own}"}))
-        note["adopted"].append(j.judge)
-        note["floors"][j.judge] = cal.floors.get(j.judge)
-    summary["judge_health"] = health.model_copy(update={"judges": judges}).model_dump()
+    cal = None
+    if not config.calibration:
+        note["why_not"] = ("no calibration: in the config (judge calibrate CONFIG --dataset LABELLED.jsonl --out FILE, then "
+                           "calibration: FILE; judge/data/calibration has a starter set)")
+    else:
+        cal = read_calibration(config.calibration)
+        if cal is None:
+            note["why_not"] = f"no calibration at {config.calibration}: run judge calibrate CONFIG --out {config.calibration}"
+        elif cal.key != note["key"]:
+            what = ", ".join(changed(cal.setup, setup)) or "the setup"
+            note["why_not"] = f"{config.calibration} was made with another judge setup ({what} changed since): run judge calibrate again"
+            cal = None
+    trust = []
+    for name in names:
+        t = _trust(cal, name, Path(config.calibration).name) if cal is not None else JudgeTrust(judge=name, calibrated=False, why=note["why_not"])
+        if cal is not None:
+            if cal.floors.get(name) is not None:
+                note["floors"][name] = cal.floors[name]
+            if t.calibrated:
+                note["adopted"].append(name)
+        if require and (why := refusal(t)):
+            t = t.model_copy(update={"refused": why})
+        trust.append(t)
+    summary["judge_health"] = health.model_copy(update={"trust": trust}).model_dump()
     summary["judge_calibration"] = note
     return summary

@@ -21,8 +21,8 @@ from judge.llm.weights import assemble_ahead
 from judge.pipeline import build_pipeline, process_record
 from judge.results import RecordResult
 from judge.runs import trust
-from judge.runs.calibration import adopt
-from judge.runs.config import RunConfig
+from judge.runs.calibration import adopt, read_calibration
+from judge.config import RunConfig
 from judge.runs.inputs import dataset_records, recorded_answers
 from judge.runs.selection import Selection, ToDo, select, stream_todo
 from judge.runs.store import RunDirError, RunStore
@@ -36,7 +36,7 @@ def load_inputs(config: RunConfig):
     return records, recorded_answers(config, records)
 
 
-ENGINE_FIELDS = {"engine", "ray", "max_error_rate", "thresholds", "calibration"}  # how records are run or gated, not what they give: a
+ENGINE_FIELDS = {"engine", "ray", "max_error_rate", "thresholds", "calibration", "require"}  # how records are run or gated, not what they give: a
 # run may resume on another engine, or with another tolerance
 
 
@@ -143,6 +143,8 @@ def execute(
         from judge.raylib import connect
 
         connect(config.ray.address)  # Ray missing or the cluster unreachable: refused before any record
+    if config.calibration:  # a bad calibration file (a floor outside [0, 1], not JSON, a device) is refused before any call (issue 50.10)
+        read_calibration(config.calibration)
     records, recorded = load_inputs(config)
     cache = CallCache(config.cache_dir, enabled=use_cache, refresh=refresh)
     pipeline = build_pipeline(config, recorded, cache)  # the cross-family rule, before any call

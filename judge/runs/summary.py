@@ -7,7 +7,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from judge.controls.health import ControlTally, GateConfig, judge_health
-from judge.controls.tells import TellSample
 from judge.judges.registry import model_judges
 from judge.results import ControlCost, RecordResult, Usage
 from judge.runs.outcome import OutcomeTally
@@ -25,14 +24,12 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
     dropped: Counter = Counter()  # what decomposition dropped (judge.stages.claims), by reason (its words before ":")
     seen = ControlTally()  # the judges' verdicts on the controls, counted (flat memory)
     control_cost = ControlCost()
-    tells = TellSample()
     tally = OutcomeTally(getattr(config, "max_error_rate", 0.0))
     for r in results:
         records += 1
         tally.add(r)
         seen.add(r)
         control_cost.add(r.control_cost)
-        tells.add(r)
         usage.add(r.usage)
         for a in r.answers:
             answers += 1
@@ -68,19 +65,19 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         "claims_read_with_question": read_with_question,
         "generation_errors": generation_errors,
         "answers_truncated": truncated,
-        "judge_health": health(config, seen, by_judge, control_cost, usage, tells.separation()).model_dump(),
+        "judge_health": health(config, seen, by_judge, control_cost, usage).model_dump(),
         "usage": (spent if spent is not None else usage).model_dump(),
         "outcome": tally.outcome().model_dump(),
         "notes": notes(config),
     }
 
 
-def health(config, seen, by_judge, cost: ControlCost, usage: Usage, tells: dict | None = None):
-    """The judges' health under the config's gate; the controls' share of the judges' tokens, and how far
-    each surface feature tells the run's controls from its real claims, beside it."""
+def health(config, seen, by_judge, cost: ControlCost, usage: Usage):
+    """The judges' health on the canary under the config's gate, and the controls' share of the judges' tokens
+    (how far controls can be told from real claims is bench's question: bench/tells.py)."""
     c = config.controls
     return judge_health(seen, by_judge, GateConfig(gate=c.gate, floor=c.floor, confidence=c.confidence, detector_bar=c.detector_bar), enabled=c.enabled,
-                        cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens, tells=tells,
+                        cost=cost, judge_tokens=usage.prompt_tokens + usage.completion_tokens,
                         model_judges=model_judges(config.adjudicate.judges))
 
 

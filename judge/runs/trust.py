@@ -1,9 +1,12 @@
-"""A panel trusts only the judges that pass: once a run's health is known, a judge of a panel that failed or
-could not be verified on its control claims no longer votes. Each claim's panel label is taken again from
-the verdicts of the judges left (triage's settlements stay); the excluded judge's own verdicts are kept
-beside them, so reports show them apart (by_judge, agreement) and say the panel excluded it. The run then
-passes or fails on the judges left; with no judge left, nothing is excluded and the run exits 3 as any run
-whose judges fail."""
+"""A panel goes on without a judge that is plainly broken: once a run's health is known, a judge of a panel
+that failed the canary (judge.controls.health: it found none of the planted errors of a label, or called every
+supported control not grounded), or whose calibration on labelled real claims shows it misses real errors
+(not-grounded recall below 0.5 at its upper bound), no longer votes. Too few controls is never a reason to leave a judge out (the
+canary tells nothing then; its calibration on labelled claims says how far it is right). Each claim's panel
+label is taken again from the verdicts of the judges left (triage's settlements stay); the excluded judge's own
+verdicts are kept beside them, so reports show them apart (by_judge, agreement) and say the panel excluded it.
+The run then passes or fails on the judges left; with no judge left, nothing is excluded and the run exits 3
+as any run whose judges fail."""
 
 from __future__ import annotations
 
@@ -17,7 +20,10 @@ def excluded(health: HealthReport | None, panel: list[str]) -> dict[str, str]:
     """The panel's judges to leave out, with why; empty for a single judge, or when none would be left."""
     if health is None or len(panel) < 2:
         return {}
-    bad = {j.judge: f"{j.status} on its controls: {j.verdict}" for j in health.judges if j.gated and j.status != "passed" and j.judge in panel}
+    bad = {j.judge: j.verdict for j in health.judges if j.gated and j.status == "failed" and j.judge in panel}
+    for t in health.trust:  # a judge its calibration shows to miss real errors (not-grounded recall below 0.5 at its upper bound)
+        if t.judge in panel and t.calibrated and t.recall_ci95 and t.recall_ci95[1] < 0.5 and t.judge not in bad:
+            bad[t.judge] = f"its calibration shows it misses real errors (not-grounded recall {t.recall[0]}/{t.recall[1]}, upper bound {t.recall_ci95[1]:.2f})"
     return bad if len([n for n in panel if n not in bad]) >= 1 else {}
 
 
@@ -36,7 +42,7 @@ def revote(result: RecordResult, out: set[str]) -> RecordResult:
 
 def mark(health: HealthReport, out: dict[str, str]) -> HealthReport:
     """The health with each excluded judge reported, not gated: the panel went on without it."""
-    judges = [j.model_copy(update={"gated": False, "excluded": True, "verdict": f"EXCLUDED from the panel's verdicts ({j.status} on its controls): {j.verdict}"})
+    judges = [j.model_copy(update={"gated": False, "excluded": True, "verdict": f"EXCLUDED from the panel's verdicts ({out[j.judge]})"})
               if j.judge in out else j for j in health.judges]
     return health.model_copy(update={"judges": judges})
 

@@ -2,8 +2,8 @@
 separates them. Each surface feature's AUC (0.5 = not at all), and the run's own detector (judge.controls.
 detector): a logistic regression over claim *and* call features (claims in the call, place, the nearest other
 claim and how much it shares), trained and tested by grouped cross-validation on the run's own controls and
-real claims. The design promise (DESIGN.md) is that none separates them better than 0.7; every run measures
-it (the summary's ``tells``), tests and bench/controls_tells.py too."""
+real claims. A research tool: runs no longer measure it nor gate on it (DESIGN.md, "Controls are a canary":
+trust comes from calibration on labelled real claims); bench/controls_tells.py and tests use it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from judge.controls.detector import grouped_cv_auc
+from bench.detector import grouped_cv_auc
 from judge.text import content_words
 from judge.text.normalize import normalized
 
@@ -129,7 +129,7 @@ def measure(records, claims_of, per_label: int = 24, config=None, keep: bool = F
     them from the real claims a judge is shown. ``keep``: the controls made, too (label, kind, text)."""
     from judge.controls.make import ControlsConfig
     from judge.controls.mix import ControlPlan
-    from judge.runs.config import SearchSection
+    from judge.config import SearchSection
     from judge.search import Index
 
     search = SearchSection()

@@ -1,9 +1,8 @@
 """The run's own attacker: a detector trained to tell its controls from its real claims, as a judge that wanted
 to pass without judging would. L2-regularised logistic regression (numpy, Newton steps) over claim and call
 features, scored by grouped cross-validation (no record in both a fold's training and test part), so a record's
-controls never teach the detector about themselves. Its out-of-fold AUC is what the health reports: near 0.5
-nothing tells controls apart; above ``controls.detector_bar`` (0.7) the run's controls can be told apart and
-no judge is verified on them."""
+controls never teach the detector about themselves. Its out-of-fold AUC: near 0.5 nothing tells controls apart.
+A research tool (bench/controls_tells.py): runs neither compute nor gate on it; controls are a canary only."""
 
 from __future__ import annotations
 
