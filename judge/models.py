@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
-from judge.verdicts import LABELS, Label  # noqa: F401 (re-exported: the labels a dataset may carry)
+from judge.verdicts import Label
 
 
 def omitted_when_empty(*keys: str):

@@ -17,10 +17,17 @@ supported *and* cite evidence; attribution = 2 when a = 1, 1 when a >= 0.5, else
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
 
-# -- labels ------------------------------------------------------------------------------------------------
+# -- labels ---------------------------------------------------------------------------------------------------
+# The one definition: VOCABULARY below, one row per label a claim can end with, in the order of every table.
+# Every list, rule and column elsewhere is derived from it (here, by the names after it); no module writes a
+# label list of its own. Against gold (docs/scores.md): gold, a person and a judge's ruling use the four
+# rulings (LABELS); a gold-labelled claim whose verdict is ``unsure`` or ``judge_error`` is a prediction that
+# is none of them: it counts as wrong (accuracy, the gold label's recall), in a column of its own in the
+# confusion matrix, and in no label's precision.
 Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
 VerdictLabel = Literal["supported", "partially_supported", "unsupported", "contradicted", "unsure", "judge_error"]
 ControlLabel = Literal["supported", "contradicted", "unsupported"]  # what a control claim is made to be
@@ -29,21 +36,53 @@ SUPPORTED = "supported"
 PARTIALLY_SUPPORTED = "partially_supported"
 UNSUPPORTED = "unsupported"
 CONTRADICTED = "contradicted"
-LABELS: tuple[str, ...] = (SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED)  # a judge's answers
-VERDICT_LABELS: tuple[str, ...] = (*LABELS, JUDGE_ERROR)  # and a failed judge: the order of every table
 UNSURE = "unsure"  # the no-model judge's low-confidence verdict: a model judge takes it, or it is not verified
-KNOWN_LABELS: tuple[str, ...] = (*VERDICT_LABELS, UNSURE)  # every label a claim can end with (unsure: a column only where it occurs)
 
-# Most severe first wins. A panel tie goes to the more cautious label (split between supported and
-# unsupported says unsupported); a source span cited by several claims is coloured by the worst of them.
-SEVERITY: dict[str, int] = {"contradicted": 5, "unsupported": 4, JUDGE_ERROR: 3, UNSURE: 2, "partially_supported": 1, "supported": 0}
 
-# -- credit and rates ----------------------------------------------------------------------------------------
-CREDIT: dict[str, float] = {"supported": 1.0, "partially_supported": 0.5, "unsupported": 0.0, "contradicted": 0.0, UNSURE: 0.0}
-HALLUCINATED: tuple[str, ...] = ("unsupported", "contradicted")
-GROUNDED: tuple[str, ...] = ("supported", "partially_supported")  # counts toward attribution when it cites
-NOT_GROUNDED: tuple[str, ...] = (*HALLUCINATED, "partially_supported", UNSURE)  # the claims every report lists first
-CONTROL_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")  # the labels a control claim is made with
+@dataclass(frozen=True)
+class LabelInfo:
+    """One label of the vocabulary and every rule that reads it."""
+
+    name: str
+    letter: str  # its column in the terminal's compact counts (S/P/U/C/E/?)
+    severity: int  # most severe first wins (a panel's tie, a span cited by several claims, the listings)
+    credit: float | None  # faithfulness credit; None: not judged, left out of every rate (judge_error)
+    ruled: bool  # one of the four a judge rules, gold carries and a person labels
+    hallucinated: bool = False  # counts in the hallucination rate
+    grounded: bool = False  # counts toward attribution when it cites
+    optional: bool = False  # a table column only where a claim has it (tables written before it keep their columns)
+
+
+VOCABULARY: tuple[LabelInfo, ...] = (
+    LabelInfo(SUPPORTED, "S", 0, 1.0, ruled=True, grounded=True),
+    LabelInfo(PARTIALLY_SUPPORTED, "P", 1, 0.5, ruled=True, grounded=True),
+    LabelInfo(UNSUPPORTED, "U", 4, 0.0, ruled=True, hallucinated=True),
+    LabelInfo(CONTRADICTED, "C", 5, 0.0, ruled=True, hallucinated=True),
+    LabelInfo(JUDGE_ERROR, "E", 3, None, ruled=False),
+    LabelInfo(UNSURE, "?", 2, 0.0, ruled=False, optional=True),  # unverified: judged, no credit, no hallucination
+)
+INFO: dict[str, LabelInfo] = {x.name: x for x in VOCABULARY}
+CLAIM_LABELS: tuple[str, ...] = tuple(INFO)  # every label a claim can end with, in table order
+LABELS: tuple[str, ...] = tuple(x.name for x in VOCABULARY if x.ruled)  # a judge's rulings: gold's, a person's
+SEVERITY: dict[str, int] = {x.name: x.severity for x in VOCABULARY}
+CREDIT: dict[str, float] = {x.name: x.credit for x in VOCABULARY if x.credit is not None}
+HALLUCINATED: tuple[str, ...] = tuple(x.name for x in VOCABULARY if x.hallucinated)
+GROUNDED: tuple[str, ...] = tuple(x.name for x in VOCABULARY if x.grounded)
+NOT_GROUNDED: tuple[str, ...] = tuple(x.name for x in VOCABULARY if x.credit is not None and x.credit < 1)  # listed first by every report
+CONTROL_LABELS: tuple[str, ...] = (SUPPORTED, CONTRADICTED, UNSUPPORTED)  # the rulings a control claim is made with, in turn
+assert get_args(Label) == LABELS and set(get_args(VerdictLabel)) == set(CLAIM_LABELS) and set(get_args(ControlLabel)) == set(CONTROL_LABELS)
+
+
+def shown_labels(*counts: Mapping[str, int]) -> tuple[str, ...]:
+    """The label columns of a table over these counts, in table order: every label, an optional one (unsure)
+    only where some count has it."""
+    return tuple(x.name for x in VOCABULARY if not x.optional or any(c.get(x.name) for c in counts))
+
+
+def letters(shown: Iterable[str]) -> str:
+    """The compact heading of these labels' counts ("S/P/U/C/E")."""
+    return "/".join(INFO[lbl].letter for lbl in shown)
+
 
 # -- human labels (judge label; judge.labels) ----------------------------------------------------------------
 GROUNDED_ANSWER = "grounded"  # an answer-level label: every claim of the answer is supported
@@ -63,7 +102,7 @@ def answer_label(claim_labels: Iterable[str]) -> str | None:
 
 def is_judged(label: str) -> bool:
     """A claim counted in the rates (a judge_error claim counts in neither; an unsure one, unverified, does)."""
-    return label != JUDGE_ERROR
+    return label in CREDIT
 
 
 def is_ruled(label: str) -> bool:
@@ -75,10 +114,10 @@ def rates(labels: Counter) -> dict:
     """Claims, counts by label, faithfulness and hallucination rate of a Counter of verdict labels
     (``unsure`` appears among the labels only where there is one: tables written before it keep their columns)."""
     judged = sum(n for lbl, n in labels.items() if is_judged(lbl))
-    credit = sum(CREDIT[lbl] * labels[lbl] for lbl in (*LABELS, UNSURE))
+    credit = sum(c * labels[lbl] for lbl, c in CREDIT.items())
     return {
         "claims": sum(labels.values()),
-        "labels": {lbl: labels.get(lbl, 0) for lbl in VERDICT_LABELS} | ({UNSURE: labels[UNSURE]} if labels.get(UNSURE) else {}),
+        "labels": {lbl: labels.get(lbl, 0) for lbl in shown_labels(labels)},
         "faithfulness": round(credit / judged, 6) if judged else None,
         "hallucination_rate": round(sum(labels[lbl] for lbl in HALLUCINATED) / judged, 6) if judged else None,
     }

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from judge.models import LABELS
+from judge.verdicts import LABELS
 from judge.testing.scripts import claim_text, pipeline_model
 from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc, tree_digest
 

@@ -17,7 +17,7 @@ from judge.scoring.gold import GoldClaim, Matched, matched_gold
 from judge.scoring.sections import ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
 from judge.stages.checks import check_claim
 from judge.stages.support import decide, support_features
-from judge.verdicts import CREDIT, SEVERITY, VERDICT_LABELS, rates, scale_scores
+from judge.verdicts import CLAIM_LABELS, CREDIT, SEVERITY, rates, scale_scores
 
 SOURCE = "The bridge opened in 1937. It is 2,737 metres long. Fog often covers it in summer."
 
@@ -110,7 +110,7 @@ def test_panel_evidence_is_the_agreeing_judges_spans_once_each():
 
 
 def test_severity_orders_every_verdict_label():
-    assert sorted(VERDICT_LABELS, key=SEVERITY.get) == ["supported", "partially_supported", "judge_error", "unsupported", "contradicted"]
+    assert sorted(CLAIM_LABELS, key=SEVERITY.get) == ["supported", "partially_supported", "unsure", "judge_error", "unsupported", "contradicted"]
 
 
 # -- the verdict rules ---------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from judge.results import JudgeVerdict
 from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.testing.scripts import pipeline_model
-from judge.verdicts import KNOWN_LABELS, SEVERITY, UNSURE, rates, scale_scores, unsure_line
+from judge.verdicts import CLAIM_LABELS, SEVERITY, UNSURE, rates, scale_scores, unsure_line
 from tests.conftest import ROOT, cli_inproc, shared
 
 SOURCE = ("The Golden Gate Bridge opened to traffic in 1937 after four years of construction. The bridge is 2,737 metres "
@@ -98,7 +98,7 @@ def test_unsure_counts_as_not_verified_in_every_rate_and_is_no_vote():
     assert r["labels"][UNSURE] == 1 and r["faithfulness"] == pytest.approx(2 / 3) and r["hallucination_rate"] == 0
     assert "unsure" not in rates(Counter(["supported"]))["labels"]  # the tables of runs with none keep their columns
     assert scale_scores(["supported", UNSURE], [True, False]) == (1, 1, 0.5)
-    assert UNSURE in KNOWN_LABELS and SEVERITY["partially_supported"] < SEVERITY[UNSURE] < SEVERITY["unsupported"]
+    assert UNSURE in CLAIM_LABELS and SEVERITY["partially_supported"] < SEVERITY[UNSURE] < SEVERITY["unsupported"]
     model = JudgeVerdict(judge="m", model="m", family="f", label="supported")
     mine = JudgeVerdict(judge="deterministic", model="deterministic", family="deterministic", label=UNSURE)
     failed = JudgeVerdict(judge="m", model="m", family="f", label="judge_error")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.models import LABELS
+from judge.verdicts import LABELS
 from judge.testing.soak import PRICE, comparable, faulty_judge, kill_resume, make_dataset, restart_when, run_cli as soak_run, write_config
 from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 

@@ -74,7 +74,13 @@ def calibrate(
             bar.stop()
         from judge.cli.runs import _reports
 
-        _reports(store.path)
+        _, failed = _reports(store.path)
+        if failed:  # the calibration reads the run, not its scores: said, and it goes on
+            import sys
+
+            from judge.text.control import defuse
+
+            sys.stderr.write(defuse(failed) + "\n")
         store_path, sheets = store.path, None
     try:
         cal = calibration_of(Run.open(store_path), sheets)

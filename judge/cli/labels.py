@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from judge.cli.app import BadInput, command
+from judge.cli.app import BadInput, JudgesFailed, command
 from judge.report import console
 
 
@@ -29,7 +29,7 @@ def label(
     from judge.labels.sample import make_sheet
     from judge.labels.sheet import read_sheet, sheet_text
     from judge.problems import DatasetError
-    from judge.report import write_reports
+    from judge.cli.runs import scored
     from judge.runs.locks import reading
     from judge.runs.run import Run
 
@@ -50,26 +50,48 @@ def label(
         existing = read_sheet(path)
         if existing.problems:
             raise DatasetError(existing.problems)
-    elif path.exists() or path.is_symlink():
-        raise BadInput(f"{path} exists (it may hold labels): extend it with --more N, or write another with --out FILE")
+    failed = None
     with reading(run.path):
         rows = make_sheet(run, level, more or n, seed, from_gold, existing)
         text = sheet_text(rows)
-        if out is None:
+        if more is None and (path.exists() or path.is_symlink()) and not _same_text(path, text):
+            raise BadInput(f"{path} exists (it may hold labels): extend it with --more N, or write another with --out FILE")
+        if more is None and path.exists():
+            pass  # the same draw wrote it (a rerun, e.g. after a scoring failure): taken as it is
+        elif out is None:
             run.store.write_text(path.name, text)
         else:
             from judge.files import replace_with
 
             replace_with(path, [text])
-        write_reports(run.path)  # report.html offers the sheet in its labelling mode
+        try:
+            scored(run.path)  # report.html offers the sheet in its labelling mode
+        except JudgesFailed as e:  # the sheet is written: said first, then the scoring's failure (exit 3)
+            failed = e
     strata = Counter(r.stratum for r in rows)
     labelled = sum(r.labelled for r in rows)
     report = {"sheet": str(path), "items": len(rows), "added": more or n, "level": level, "labelled": labelled, "strata": dict(strata),
-              "report": str(run.path / "report.html")}
+              "report": str(run.path / "report.html"), "scoring_failed": str(failed) if failed else None}
     if as_json:
         console.print_json(report)
+        if failed:
+            raise failed
         return
     console.say(f"wrote {len(rows)} {level}s to {path} ({', '.join(f'{k} {v}' for k, v in sorted(strata.items()))}; {labelled} labelled)")
     if from_gold and labelled < len(rows):
         console.say(f"{len(rows) - labelled} sampled {level}s have no gold label: label them, or they are left out (with a warning)")
     console.say(f"label them in {run.path / 'report.html'} (Label a sample) or in any editor; then: judge score {run.path} --labels {path}")
+    if failed:
+        raise failed
+
+
+def _same_text(path: Path, text: str) -> bool:
+    """Whether ``path`` is a regular file (no link, no device) holding exactly ``text``: a sheet this draw wrote."""
+    data = text.encode("utf-8")
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
+            return False
+        with open(path, "rb") as f:
+            return f.read(len(data) + 1) == data
+    except OSError:
+        return False

@@ -56,15 +56,36 @@ def _thresholds(cfg, max_hallucination: Optional[float], min_faithfulness: Optio
     return t.model_copy(update=update) if update else t
 
 
-def _reports(run_dir: Path) -> dict | None:
-    """Score the run and write its reports; a scoring failure is reported, the run stays as it is."""
+def scoring_failed(run_dir: Path, e: Exception) -> str:
+    """The one line of a scoring failure (exit 3: the run's results are there, its scores and reports are not)."""
+    what = " ".join(str(e).split())[:300]
+    return f"scoring {run_dir} failed: {type(e).__name__}{': ' + what if what else ''}; the results are intact, scores.json and the reports are not written (retry: judge score {run_dir})"
+
+
+def scored(run_dir: Path, labels: list[Path] | None = None) -> dict:
+    """Score the run and write its reports. Bad input (a run directory, a sheet, a file: the command's error
+    boundary names it, exit 2) is raised as it is; any other failure of the scoring is one line, exit 3."""
+    from judge.cli.app import _bad_input_errors
+    from judge.problems import DatasetError
     from judge.report import write_reports
 
     try:
-        return write_reports(run_dir)
-    except Exception as e:  # the run itself is finished and saved: say what failed, keep the exit code
-        sys.stderr.write(defuse(f"scoring {run_dir} failed: {type(e).__name__}: {e}; the results are intact (retry: judge score {run_dir})") + "\n")
-        return None
+        return write_reports(run_dir, labels)
+    except (*_bad_input_errors(), DatasetError, OSError):
+        raise
+    except Exception as e:
+        raise JudgesFailed(scoring_failed(run_dir, e)) from None
+
+
+def _reports(run_dir: Path) -> tuple[dict | None, str | None]:
+    """Score the finished run and write its reports: (the scores, None), or (None, the failure's line); the run
+    stays as it is, and the command exits 3 (_check_run)."""
+    from judge.report import write_reports
+
+    try:
+        return write_reports(run_dir), None
+    except Exception as e:  # the run itself is finished and saved: say what failed, exit 3
+        return None, scoring_failed(run_dir, e)
 
 
 def _finished(store, summary: dict) -> dict:
@@ -74,7 +95,9 @@ def _finished(store, summary: dict) -> dict:
     config = store.config()  # models called with no price known: said once, at the end (the terminal)
     summary["unpriced_models"] = unpriced(config.model(n).model for n in config.called_model_names() if n in config.models)
     summary["run_dir"] = str(store.path)
-    scores = _reports(store.path)
+    scores, failed = _reports(store.path)
+    if failed:
+        summary["scoring_failed"] = failed  # _check_run: exit 3
     summary["scores"] = gold_scores(scores) if scores is not None else None
     summary["not_grounded"] = scores.get("not_grounded") if scores is not None else None  # the terminal shows it first
     summary["model_comparison"] = scores.get("model_comparison") if scores is not None else None  # before it, with several models
@@ -83,10 +106,11 @@ def _finished(store, summary: dict) -> dict:
 
 def _check_run(summary: dict) -> None:
     """Exit 3 when the finished run cannot pass: a judge failed its control claims, too many claims ended in
-    judge_error (max_error_rate), a stage failed for every record, or nothing was judged; each with its cause."""
+    judge_error (max_error_rate), a stage failed for every record, nothing was judged, or its scoring failed
+    (no scores.json, no reports); each with its cause."""
     from judge.runs.outcome import run_failures
 
-    failed = run_failures(summary)
+    failed = run_failures(summary) + ([summary["scoring_failed"]] if summary.get("scoring_failed") else [])
     if failed:
         raise JudgesFailed("\n".join(failed))
 
@@ -266,12 +290,10 @@ def score(
                                       "corrected by its human labels (default: the run's own sheets, once labelled)."),
 ) -> None:
     """Score a run against the gold its data carries; write scores.json, report.md and report.html."""
-    from judge.report import write_reports
-
     from judge.runs.locks import reading
 
     with reading(run_dir):  # refused while a run writes into it
-        scores = write_reports(run_dir, labels or None)
+        scores = scored(run_dir, labels or None)
     console.print_json(scores) if as_json else terminal.scores(scores, run_dir)
     for warning in (scores.get("corrected") or {}).get("warnings", []):  # never silent, whatever the format
         sys.stderr.write(defuse(f"warning: {warning}") + "\n")

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from judge.verdicts import LABELS
+from judge.verdicts import CLAIM_LABELS, LABELS
 
 
 def classification(gold: list[str], predicted: list[str], labels: tuple[str, ...] = LABELS) -> dict:
-    """Pairs (gold[i], predicted[i]). Labels outside ``labels`` (judge_error) count as wrong predictions and
-    get a column of their own in the confusion matrix. Macro-F1 averages over the labels present in gold or
-    predictions (a label nobody used does not count)."""
+    """Pairs (gold[i], predicted[i]). A prediction outside ``labels`` (unsure, judge_error: judge.verdicts) counts
+    as wrong and gets a column of its own in the confusion matrix, where some pair has it; it lowers its gold
+    label's recall and no label's precision. Macro-F1 averages over the labels present in gold or predictions
+    (a label nobody used does not count). A gold label outside ``labels`` is no pair of the scores."""
     if len(gold) != len(predicted):
         raise ValueError("gold and predicted differ in length")
     return classification_counts(Counter(zip(gold, predicted)), labels)
@@ -20,11 +21,12 @@ def classification(gold: list[str], predicted: list[str], labels: tuple[str, ...
 def classification_counts(pairs: Mapping[tuple[str, str], int], labels: tuple[str, ...] = LABELS) -> dict:
     """:func:`classification` from the number of times each (gold, predicted) pair occurs: what a run's
     scoring keeps, however many claims it has."""
-    columns = list(labels) + sorted({p for (_, p), k in pairs.items() if k and p not in labels})
-    confusion = {g: {p: 0 for p in columns} for g in labels}
+    pairs = {(g, p): k for (g, p), k in pairs.items() if k and g in labels}  # a zero count (a bootstrap draw's) is no column
+    extra = {p for _, p in pairs} - set(labels)
+    columns = [*labels, *(lbl for lbl in CLAIM_LABELS if lbl in extra), *sorted(extra - set(CLAIM_LABELS))]
+    confusion = {g: dict.fromkeys(columns, 0) for g in labels}
     for (g, p), k in pairs.items():
-        if g in confusion:
-            confusion[g][p] += k
+        confusion[g][p] += k
     per_label = {}
     for lbl in labels:
         tp = confusion[lbl][lbl]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from judge.models import LABELS
+from judge.verdicts import CLAIM_LABELS
 from judge.search.evaluate import FOUND_SHARE
 from judge.verdicts import SUPPORTED
 
@@ -60,7 +60,7 @@ class LabelPrecision:
             "precision": sum(self.right.values()) / settled if settled else None,
             "per_label": {
                 lbl: {"given": self.given[lbl], "precision": self.right[lbl] / self.given[lbl]}
-                for lbl in LABELS
+                for lbl in CLAIM_LABELS
                 if self.given[lbl]
             },
         }

@@ -41,7 +41,7 @@ from judge.scoring.ungrounded import (
     nearest_candidate,
     passage_text,
 )
-from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, VERDICT_LABELS, unsure_line
+from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, shown_labels, unsure_line
 
 RTL_LANGUAGES = ("Hebrew", "Arabic")
 
@@ -233,7 +233,7 @@ def _record_section(r: RecordResult, record: Record | None) -> str:
 
 def _filters(scores: dict) -> str:
     """Filters by label, model under test and judge disagreement (run by the page's one script)."""
-    labels = "".join(f'<option value="{escape(lbl)}">{escape(lbl)}</option>' for lbl in VERDICT_LABELS)
+    labels = "".join(f'<option value="{escape(lbl)}">{escape(lbl)}</option>' for lbl in shown_labels((scores.get("overall") or {}).get("labels") or {}))
     models = "".join(f'<option value="{escape(m)}" dir="auto">{escape(m)}</option>' for m in (scores.get("by_model") or {}))
     return ('<form id="filters" class="filters">filter claims: '
             f'<label>label <select id="f-label"><option value="">any</option>{labels}</select></label> '

@@ -15,7 +15,7 @@ from rich.text import Text
 from judge.report.console import ID, console, data, fmt
 from judge.report.format import fmt_ci
 from judge.report.glossary import GLOSSARY
-from judge.verdicts import VERDICT_LABELS, unsure_line
+from judge.verdicts import INFO, letters, shown_labels, unsure_line
 
 # Where the terms of the lines above are explained, a line each (judge.report.glossary; a renamed term fails here)
 GLOSSARY_POINTER = ("terms (" + ", ".join(t for t in ("faithfulness", "triage", "free verdicts", "evidence ceiling", "control claims") if GLOSSARY[t])
@@ -48,20 +48,22 @@ def not_grounded(value: dict | None, where: str) -> None:
 def summary(s: dict) -> None:
     t = Table(title=f"{s['run_dir']}  ({s['records']} records, {s['answers']} answers)")
     t.add_column("model under test", overflow="fold")
-    for col in ("claims", "S/P/U/C/E", "faithful", "halluc."):
-        t.add_column(col, justify="right", no_wrap=True)
     rows = list(s["by_model"].items()) + [("all", s["overall"])]
+    judges = s.get("by_judge", {}) if len(s.get("by_judge", {})) > 1 else {}  # a panel: each judge's own labels (issue 17.10)
+    shown = shown_labels(*(r["labels"] for _, r in rows), *(r["labels"] for r in judges.values()))
+    for col in ("claims", letters(shown), "faithful", "halluc."):
+        t.add_column(col, justify="right", no_wrap=True)
     t.caption = (
-        "S supported, P partially supported, U unsupported, C contradicted, E judge error; faithfulness = "
+        ", ".join(f"{INFO[k].letter} {k.replace('_', ' ')}" for k in shown) + "; faithfulness = "
         "(S + 0.5 P) / judged claims; hallucination = (U + C) / judged claims"
     )
     for model, r in rows:
-        counts = "/".join(str(r["labels"][k]) for k in VERDICT_LABELS)
+        counts = "/".join(str(r["labels"].get(k, 0)) for k in shown)
         t.add_row(model, str(r["claims"]), counts, fmt(r["faithfulness"]), fmt(r["hallucination_rate"]))
-    if len(s.get("by_judge", {})) > 1:  # a panel: each judge's own labels, so that one judge's errors show (issue 17.10)
+    if judges:
         t.add_section()
-        for judge, r in s["by_judge"].items():
-            counts = "/".join(str(r["labels"][k]) for k in VERDICT_LABELS)
+        for judge, r in judges.items():
+            counts = "/".join(str(r["labels"].get(k, 0)) for k in shown)
             t.add_row(f"judge {judge}", str(r["claims"]), counts, fmt(r["faithfulness"]), fmt(r["hallucination_rate"]))
     from judge.controls.health import HealthReport
 

@@ -18,7 +18,7 @@ from judge.results import ClaimResult, RecordResult
 from judge.runs.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
 from judge.runs.store import RunDirError, RunStore, read_json_object
-from judge.verdicts import KNOWN_LABELS
+from judge.verdicts import CLAIM_LABELS
 
 
 class JudgedClaim(BaseModel):
@@ -145,9 +145,9 @@ class Run:
         """The answers' claims in dataset order, optionally only those with ``label`` (one or several) or from
         answers of ``model``; streamed from results.jsonl."""
         labels = {label} if isinstance(label, str) else set(label) if label is not None else None
-        unknown = sorted((labels or set()) - set(KNOWN_LABELS))
+        unknown = sorted((labels or set()) - set(CLAIM_LABELS))
         if unknown:
-            raise ValueError(f"unknown label(s) {', '.join(unknown)}; expected some of {', '.join(KNOWN_LABELS)}")
+            raise ValueError(f"unknown label(s) {', '.join(unknown)}; expected some of {', '.join(CLAIM_LABELS)}")
         for r in self.results():
             for a in r.answers:
                 if model is not None and a.model != model:

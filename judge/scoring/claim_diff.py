@@ -167,4 +167,6 @@ def newly(c: ClaimChange, label: str) -> bool:
     group = {"not_grounded": NOT_GROUNDED, "hallucinated": HALLUCINATED}.get(label)
     if group is not None:
         return c.b in group and c.a not in group
+    if label == JUDGE_ERROR:
+        return c.b == JUDGE_ERROR and c.a != JUDGE_ERROR
     return c.b == label and (c.a is None or SEVERITY.get(c.a, -1) < SEVERITY[label] or c.a == JUDGE_ERROR)

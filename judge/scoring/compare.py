@@ -8,8 +8,8 @@ delta never disagrees with the records worse and better: faithfulness, hallucina
 and accuracy against gold claim labels where the data has them. With ``confirm``, every claim whose verdict
 changed is re-asked and settled against the judge's noise floor first (judge.scoring.confirm). Two kinds of gate:
 
-- a claim-level gate ``new_LABEL:N`` (LABEL one of not_grounded (alias ungrounded), hallucinated,
-  contradicted, unsupported, partially_supported) fails when more than N claims are newly LABEL in B: B's
+- a claim-level gate ``new_LABEL:N`` (LABEL one of not_grounded (alias ungrounded), hallucinated, or a
+  label other than supported: contradicted, unsupported, judge_error, unsure, partially_supported) fails when more than N claims are newly LABEL in B: B's
   verdict is LABEL and the matched claim of A was less severe, or there was none (a rewritten answer's new
   claim counts). It needs no statistics: one newly contradicted claim on ten questions is seen.
 - a delta gate ``METRIC:MAX_DROP`` fails when the metric got worse by more than MAX_DROP *and* an exact
@@ -41,7 +41,7 @@ from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, same_judg
 from judge.scoring.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
-from judge.verdicts import CONTRADICTED, JUDGE_ERROR, PARTIALLY_SUPPORTED, UNSUPPORTED
+from judge.verdicts import CLAIM_LABELS, JUDGE_ERROR, SEVERITY, SUPPORTED
 
 # metric -> (numerator key, denominator key, higher is better), from the sections that have paired rates
 METRICS = {name: spec for cls in SECTIONS for name, spec in cls.paired.items()}
@@ -63,7 +63,8 @@ def record_counts(result: RecordResult, record, recorded: dict) -> dict[str, flo
 
 
 ALPHA = 0.05  # one-sided level of the sign test of a delta gate
-CLAIM_GATES = ("not_grounded", "hallucinated", CONTRADICTED, UNSUPPORTED, PARTIALLY_SUPPORTED)
+# the groups, then every label a claim can newly end with, most severe first (judge.verdicts: the one vocabulary)
+CLAIM_GATES = ("not_grounded", "hallucinated", *sorted((lbl for lbl in CLAIM_LABELS if lbl != SUPPORTED), key=SEVERITY.get, reverse=True))
 CLAIM_ALIASES = {"ungrounded": "not_grounded"}
 DEFAULT_GATES = ("hallucination_rate:0", "faithfulness:0")
 

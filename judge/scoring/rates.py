@@ -9,12 +9,13 @@ from pydantic import BaseModel, RootModel
 
 from judge.jsonstream import DiskList
 from judge.scoring.base import AnswerItem, Block, Section, Table
-from judge.verdicts import CREDIT, HALLUCINATED, VERDICT_LABELS, is_judged, rates
+from judge.verdicts import CREDIT, HALLUCINATED, is_judged, rates, shown_labels
 
 
 def _labels_table(first: str, rows: dict, with_rates: bool = True) -> Table:
-    headers = [first, "claims", *VERDICT_LABELS] + (["faithfulness", "hallucination rate"] if with_rates else [])
-    return Table(headers, [[k, r["claims"], *(r["labels"][lbl] for lbl in VERDICT_LABELS)]
+    shown = shown_labels(*(r["labels"] for r in rows.values()))
+    headers = [first, "claims", *shown] + (["faithfulness", "hallucination rate"] if with_rates else [])
+    return Table(headers, [[k, r["claims"], *(r["labels"].get(lbl, 0) for lbl in shown)]
                            + ([r["faithfulness"], r["hallucination_rate"]] if with_rates else []) for k, r in rows.items()])
 
 
