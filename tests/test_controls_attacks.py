@@ -2,7 +2,9 @@
 how many claims a call holds, a claim's place and id) and a learned detector (trained on one data set's
 controls and real claims, used on another: it answers "supported" where it takes a claim for real, and the
 label it learned for controls where it takes one for a control). Both run through the scripted server on the
-bundled sample, every answer given its control answer, and must exit 3."""
+bundled sample, every answer given its control answer. Planted claims cannot tell them from honest judges
+(that is why controls are only a canary): they are never shown as calibrated, and a config that requires a
+calibrated judge refuses them (exit 3)."""
 
 from __future__ import annotations
 
@@ -41,12 +43,13 @@ SHAPE_RULES = {
 
 
 @pytest.mark.parametrize("rule", sorted(SHAPE_RULES))
-def test_a_call_shape_judge_never_passes(scripted_server, tmp_path, rule):
+def test_a_call_shape_judge_is_never_trusted(scripted_server, tmp_path, rule):
     server = scripted_server(pipeline_model(shape_judge(SHAPE_RULES[rule])))
-    config = write_config(_folder(tmp_path), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True})
+    config = write_config(_folder(tmp_path), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True},
+                          require="calibrated")
     result, summary = _run(config, tmp_path)
-    assert result.returncode == 3, result.stderr[-2000:]
-    assert _health(summary, "judge-b")["status"] in ("failed", "unverified")
+    assert result.returncode == 3 and "refused (require: calibrated)" in result.stderr, result.stderr[-2000:]
+    assert not summary["judge_health"]["trust"][0]["calibrated"] and _health(summary, "judge-b")["status"] != "reported"
 
 
 def _trained_detector():
@@ -75,10 +78,11 @@ def detector_judge(control, by_label):
     return label
 
 
-def test_a_detector_trained_on_another_set_never_passes(scripted_server, tmp_path):
+def test_a_detector_trained_on_another_set_is_never_trusted(scripted_server, tmp_path):
     control, by_label = _trained_detector()
     server = scripted_server(pipeline_model(detector_judge(control, by_label)))
-    config = write_config(_folder(tmp_path), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True})
+    config = write_config(_folder(tmp_path), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True},
+                          require="calibrated")
     result, summary = _run(config, tmp_path)
     assert result.returncode == 3, json.dumps(summary["judge_health"] if summary else result.stderr)[-3000:]
-    assert _health(summary, "judge-b")["status"] in ("failed", "unverified")
+    assert not summary["judge_health"]["trust"][0]["calibrated"] and "refused (require: calibrated)" in result.stderr

@@ -1,7 +1,8 @@
 """Controls in real runs, against judges that want to pass without judging: through the scripted server (real
 litellm and instructor), judged in calls of their own shaped like the answers' calls (never beside the claim,
-answer or record they were made from), measured apart, gated per label on exact lower bounds (exit 3 when a
-judge fails or cannot be verified), kept to a share of the run, reproducible from the cache."""
+answer or record they were made from), measured apart, a canary that fails (exit 3) only a judge plainly broken
+on them and never an honest one for want of controls (an uncalibrated judge is said so, and refused only under
+require: calibrated), kept to a share of the run, reproducible from the cache."""
 
 from __future__ import annotations
 
@@ -65,34 +66,52 @@ def surface_cheater(cid: str, request: dict) -> str:
     return "supported"
 
 
-def test_a_judge_that_calls_everything_supported_never_exits_0(scripted_server, tmp_path):
+def test_a_judge_that_calls_everything_supported_never_exits_0_as_trusted(scripted_server, tmp_path):
+    """Where the canary has enough planted errors it fails the judge (exit 3); where it has too few, the run
+    passes saying the judge is not calibrated, never that it caught anything, and require: calibrated refuses it."""
     server = scripted_server(pipeline_model())  # "supported" to every claim
     config = _gated(tmp_path, server, adjudicate={"judges": ["judge-b"], "triage": False})
-    for extra in ((), ("--limit", "1")):
-        result, summary = _run(config, tmp_path, *extra)
-        assert result.returncode == 3, (extra, result.stderr)
-        h = _health(summary, "judge-b")
-        assert h["passed"] is False and h["status"] in ("failed", "unverified")
-        assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
+    result, summary = _run(config, tmp_path)
+    assert result.returncode == 3, result.stderr
+    h = _health(summary, "judge-b")
+    assert h["passed"] is False and h["status"] == "failed" and "plainly broken" in h["verdict"]
+    assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
+    result, summary = _run(config, tmp_path, "--limit", "1")
+    h = _health(summary, "judge-b")
+    assert (result.returncode, h["status"]) in ((3, "failed"), (0, "unchecked")), (result.returncode, h)
+    strict = write_config(_folder(tmp_path / "strict"), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True},
+                          require="calibrated")
+    result, summary = _run(strict, tmp_path / "strict", "--limit", "1")
+    assert result.returncode == 3 and "judge judge-b refused (require: calibrated): not calibrated" in result.stderr, result.stderr
     # the terminal says it first, before the table
     result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs2"), "--no-progress")
     assert result.returncode == 3
     assert result.stdout.index("JUDGES NOT CLEARED") < result.stdout.index("model under test")
     assert "VERIFIED" not in result.stdout and "trustworth" not in result.stdout.lower()
-    # at the default cap three records make too few controls to verify: exit 3, never a swamped run
+    # at the default cap three records make too few controls to tell: never a swamped run, never a failure for
+    # want of controls, never "caught": the first line says the judge is not calibrated
     default = write_config(_folder(tmp_path / "default"), server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={"gate": True})
     result, summary = _run(default, tmp_path / "default")
-    assert result.returncode == 3 and _health(summary, "judge-b")["status"] == "unverified"
+    assert result.returncode == 0 and _health(summary, "judge-b")["status"] == "unchecked", result.stderr
+    text = cli_inproc("run", str(default), "--runs-dir", str(tmp_path / "default" / "runs"), "--no-progress").stdout
+    assert text.splitlines()[0].startswith("judge-b NOT CALIBRATED") and "caught" not in text.splitlines()[0]
     cost = summary["judge_health"]["cost"]
     assert cost["shown"] <= 0.2 * sum(v["claims"] for v in summary["by_model"].values()) + 1
 
 
-def test_a_surface_cheater_fails_its_controls(scripted_server, tmp_path):
+def test_a_surface_cheater_is_never_trusted_on_its_controls(scripted_server, tmp_path):
+    """The issue's cheater labels by surface: on planted claims it may find enough to pass the canary (which is
+    why the canary is no measure of trust), but it is never shown as calibrated, and a config that requires a
+    calibrated judge refuses it."""
     server = scripted_server(pipeline_model(surface_cheater))
     result, summary = _run(_gated(tmp_path, server, adjudicate={"judges": ["judge-b"]}), tmp_path)
-    assert result.returncode == 3, result.stderr
     h = _health(summary, "judge-b")
-    assert h["status"] in ("failed", "unverified") and "on its controls" in result.stderr
+    assert (result.returncode, h["status"]) in ((3, "failed"), (0, "passed"), (0, "unchecked")), (result.returncode, h)
+    (t,) = summary["judge_health"]["trust"]
+    assert not t["calibrated"] and "trust" not in h["verdict"].lower()
+    strict = _gated(_folder(tmp_path / "strict"), server, adjudicate={"judges": ["judge-b"]}, require="calibrated")
+    result, summary = _run(strict, tmp_path / "strict")
+    assert result.returncode == 3 and "refused (require: calibrated)" in result.stderr, result.stderr
 
 
 def _truth(run_dir: str) -> dict[tuple[str, str], str]:
@@ -130,13 +149,12 @@ def test_an_honest_judge_and_noisy_ones_through_the_whole_run(scripted_server, t
         result, summary = _run(write_config(folder, server, adjudicate={"judges": ["judge-b"], "triage": False}, controls={**OPEN, "gate": True}), folder)
         outcomes[(p, seed)] = (result.returncode, _health(summary, "judge-b"))
     code, h = outcomes[(1.0, 0)]
-    # the bundled sample is small: a perfect judge passes only where every label has >= 4 controls (and the
-    # run's detector, on a dozen controls, cannot tell them apart)
-    assert (code, h["status"]) in ((0, "passed"), (3, "unverified")), h
-    assert code == 3 or "caught" in h["verdict"]
+    # an honest judge is never failed, however few the controls: it caught the planted errors, nothing more
+    assert (code, h["status"]) == (0, "passed"), h
+    assert h["verdict"].startswith("caught planted errors")
     assert all(r["correct"] == r["controls"] for r in h["by_label"])
-    for key in ((0.4, 1), (0.4, 2)):
-        assert outcomes[key][0] == 3 and outcomes[key][1]["status"] != "passed"
+    for key in ((0.4, 1), (0.4, 2)):  # a guessing judge is no broken one: the canary passes it or cannot tell; its calibration shows it
+        assert outcomes[key][0] == 0 and outcomes[key][1]["status"] in ("passed", "unchecked"), outcomes[key]
 
 
 def _calls(server) -> list[list[str]]:
@@ -239,8 +257,8 @@ README_EXAMPLE = [
 
 
 def test_an_always_supported_judge_never_passes_the_readme_example(scripted_server, tmp_path):
-    """The README's five records (a user's first own data): too few controls to verify a judge is exit 3,
-    not a pass; "The capital is Cusco." is never shown as a verified verdict."""
+    """The README's five records (a user's first own data): too few controls for the canary, so the run passes
+    saying the judge is not calibrated (never "caught"), and a config that requires a calibrated judge exits 3."""
     data = tmp_path / "my_data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in README_EXAMPLE), encoding="utf-8")
     server = scripted_server(pipeline_model())
@@ -253,9 +271,14 @@ def test_an_always_supported_judge_never_passes_the_readme_example(scripted_serv
     }), encoding="utf-8")
     for extra in ((), ("--limit", "1")):
         result, summary = _run(config, tmp_path, *extra)
-        assert result.returncode == 3, (extra, result.stdout[-2000:], result.stderr[-2000:])
-        assert "judge judge-b" in result.stderr and "on its controls" in result.stderr
-        assert summary["judge_health"]["judges"][0]["passed"] is False
+        assert result.returncode == 0, (extra, result.stdout[-2000:], result.stderr[-2000:])
+        (h,) = summary["judge_health"]["judges"]
+        assert h["passed"] is not True and not summary["judge_health"]["trust"][0]["calibrated"]
+    strict = json.loads(config.read_text(encoding="utf-8"))
+    config.write_text(json.dumps({**strict, "require": "calibrated"}), encoding="utf-8")
+    result, summary = _run(config, tmp_path)
+    assert result.returncode == 3 and "judge judge-b refused (require: calibrated)" in result.stderr, result.stderr
+    config.write_text(json.dumps(strict), encoding="utf-8")
     # every answer given controls: an unsupported control holds nothing its source could contradict (never
     # "It is 5 km long and painted blue." against a source saying 2.7 km), and is no other record's claim
     config.write_text(json.dumps({**json.loads(config.read_text(encoding="utf-8")), "controls": {**OPEN, "gate": False}}), encoding="utf-8")
@@ -321,10 +344,10 @@ def test_rejudge_adds_controls_until_the_gate_has_its_evidence(scripted_server, 
     assert plain.returncode == 0, plain.stderr
     assert all(not r.controls for r in results_of(plain_summary["run_dir"])) and plain_summary["judge_health"]["enabled"] is False
 
-    more, summary = rejudge("--controls-per-label", "4")  # an always-"supported" judge, now with controls: fails
+    more, summary = rejudge("--controls-per-label", "4")  # an always-"supported" judge, now with controls: fails the canary
     assert more.returncode == 3, json.dumps(summary["judge_health"])[:3000]
     h = _health(summary, "judge-c")
-    assert h["status"] in ("failed", "unverified") and h["controls"] > 0
+    assert h["status"] == "failed" and h["controls"] > 0
     new = results_of(summary["run_dir"])
     controls = [c for r in new for c in r.controls]
     assert {c.control.label for c in controls} >= {"supported", "unsupported"}
