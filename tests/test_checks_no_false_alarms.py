@@ -177,7 +177,7 @@ def test_a_hebrew_claim_whose_year_is_another_events_is_caught():
 def test_the_same_on_the_shared_hebrew_answers_through_the_runs_candidates():
     from judge.datasets import load
     from judge.pipeline import candidates
-    from judge.runs.config import SearchSection
+    from judge.config import SearchSection
 
     record = next(r for r in load(shared("he_qa_sample.json")) if "שאלה נכבדה" in r.sources[0].text)
     claim = 'בן־יהודה פרסם את "שאלה נכבדה" ב־1881, זמן קצר אחרי שעלה לארץ.'  # gold: contradicted
@@ -244,7 +244,7 @@ def test_no_correct_halueval_answer_is_contradicted_and_no_hallucinated_one_is_f
                         contradicted.append(s.text)
                 else:
                     claim = ClaimToJudge("1", s.text, offer(found, "1"), checks)
-                    if triage(claim, JudgeContext(r["question"], "English", [Source(doc_id="k", text=r["knowledge"])])):
+                    if triage(claim, JudgeContext(r["question"], "en", [Source(doc_id="k", text=r["knowledge"])])):
                         free_wrong.append(s.text)
     assert len(rows) == 500
     assert alarms == [] and contradicted == [] and free_wrong == []
