@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from grounding_sets import Item, all_sets, refeaturize  # noqa: E402
 
 from judge.verdicts import LABELS  # noqa: E402
-from judge.runs.config import SearchSection  # noqa: E402
+from judge.config import SearchSection  # noqa: E402
 from judge.stages.support import DROPPED_NEGATION_CONTRADICTS_FROM, PARAMS_FILE, RuleParams, decide  # noqa: E402
 
 GRID = {

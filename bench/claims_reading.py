@@ -149,7 +149,7 @@ def labelled_sets(data: Path, limit: int | None = None) -> dict[str, Iterator[tu
 def measure(triples, search=None, with_spans: bool = True) -> dict:
     """The counts of the module docstring over (answer, question, sources) triples, with examples."""
     from judge.pipeline import candidates
-    from judge.runs.config import SearchSection
+    from judge.config import SearchSection
     from judge.search import Index
     from judge.stages.claims import answer_part
     from judge.stages.claims import needs_question

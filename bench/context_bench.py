@@ -15,7 +15,7 @@ from pathlib import Path
 
 from judge.datasets import load
 from judge.llm import ModelConfig
-from judge.runs.config import AdjudicateSection, AnswersRef, DatasetRef, DecomposeSection, RunConfig
+from judge.config import AdjudicateSection, AnswersRef, DatasetRef, DecomposeSection, RunConfig
 from judge.runs.runner import execute
 from judge.testing.scripts import pipeline_model
 from judge.testing.server import ScriptedServer

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge.llm import LLM, CallCache, LLMCallError  # noqa: E402
 from judge.prompts import load_prompt  # noqa: E402
-from judge.runs.config import load_run_config  # noqa: E402
+from judge.config import load_run_config  # noqa: E402
 from judge.search import Index  # noqa: E402
 from judge.stages.claims import admit_proposed, locate  # noqa: E402
 from judge.stages.decompose import Decomposed, sentence_claims  # noqa: E402

@@ -12,7 +12,7 @@ import numpy as np
 
 from calibrate_deterministic import LABEL_INDEX, ROOT, macro_f1  # noqa: I001 (puts the project on sys.path)
 import grounding_sets as sets
-from judge.runs.config import SearchSection
+from judge.config import SearchSection
 from judge.stages.support import decide, load_params
 
 

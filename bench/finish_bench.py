@@ -74,7 +74,7 @@ def write_lines(path: Path, lines) -> None:
 MAKE_RUN = """
 import json, sys
 from pathlib import Path
-from judge.runs.config import load_run_config
+from judge.config import load_run_config
 from judge.runs.runner import config_hash
 from judge.runs.store import RunStore
 config = load_run_config(Path(sys.argv[1]))

@@ -54,7 +54,7 @@ from judge.judges.base import ClaimToJudge, JudgeContext, offer  # noqa: E402
 from judge.judges.triage import triage  # noqa: E402
 from judge.models import Source  # noqa: E402
 from judge.pipeline import candidates  # noqa: E402
-from judge.runs.config import SearchSection  # noqa: E402
+from judge.config import SearchSection  # noqa: E402
 from judge.search import Index  # noqa: E402
 from judge.stages.checks import check_claim  # noqa: E402
 from judge.stages.support import decide, load_params, support_features  # noqa: E402

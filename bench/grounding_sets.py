@@ -29,7 +29,7 @@ from pathlib import Path
 
 from judge.datasets import load
 from judge.pipeline import candidates
-from judge.runs.config import SearchSection
+from judge.config import SearchSection
 from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.stages.claims import answer_part

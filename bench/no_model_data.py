@@ -19,7 +19,7 @@ from judge.judges.base import ClaimToJudge, offer
 from judge.judges.features import FEATURES, claim_features
 from judge.judges.triage import verbatim_refusal
 from judge.pipeline import candidates
-from judge.runs.config import SearchSection
+from judge.config import SearchSection
 from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.stages.claims import answer_part

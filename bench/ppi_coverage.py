@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import grounding_sets as sets  # noqa: E402
 from judge.labels.sample import draw  # noqa: E402
-from judge.runs.config import SearchSection  # noqa: E402
+from judge.config import SearchSection  # noqa: E402
 from judge.scoring.corrected import estimate, value  # noqa: E402
 from judge.stages.support import decide, load_params  # noqa: E402
 from judge.verdicts import LABELS, SUPPORTED, answer_label  # noqa: E402

@@ -84,7 +84,7 @@ def main() -> None:
     args = ap.parse_args()
     import ray
 
-    from judge.runs.config import load_run_config
+    from judge.config import load_run_config
     from judge.runs.runner import execute
 
     ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR", _node_ip_address="127.0.0.1",

@@ -63,7 +63,7 @@ def config_for(tmp: Path, data: Path, answers: Path, server: ScriptedServer, eng
 def one(tmp: Path, engine: str, workers: int, args) -> dict:
     import ray
 
-    from judge.runs.config import load_run_config
+    from judge.config import load_run_config
     from judge.runs.runner import execute
 
     n = args.per_worker * workers

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from judge.boundary import MAX_FLAG, SURROGATE, check_text, check_value
 from judge.datasets.plain import PlainRecord
 from judge.problems import DatasetError, Problem, problems_from_validation, shown
-from judge.runs.config import ConfigError, RunConfig, run_config_from_dict
+from judge.config import ConfigError, RunConfig, run_config_from_dict
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
 
@@ -109,7 +109,7 @@ def _write_inputs(records: list[dict], runs_dir: Path) -> Path:
 
 
 def _config(config: str | Path | Mapping | RunConfig, data_path: Path | None) -> RunConfig:
-    from judge.runs.config import DatasetRef, load_run_config
+    from judge.config import DatasetRef, load_run_config
 
     if isinstance(config, RunConfig):
         cfg = config

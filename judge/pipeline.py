@@ -18,7 +18,7 @@ from judge.prompts import Prompt, load_answer_variant, load_prompt
 from judge.judges.triage import settle, triage as triage_verdict
 from judge.models import Candidate
 from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlCost, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
-from judge.runs.config import RunConfig, SearchSection
+from judge.config import RunConfig, SearchSection
 from judge.search import Index
 from judge.search import offer as offer_within  # the budgeted offer; `offer` here is the judges' id-giving one
 from judge.search.index import CHARS_PER_TOKEN

@@ -113,7 +113,7 @@ def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_ha
     compare); ``labels``: filled labelling sheets to score the run with first (else the run's last score)."""
     __tracebackhide__ = True
     from judge.runs.run import Run
-    from judge.runs.thresholds import Thresholds, threshold_failures
+    from judge.thresholds import Thresholds, threshold_failures
 
     check_bounds(min_faithfulness=min_faithfulness, max_hallucination=max_hallucination, max_judge_errors=max_judge_errors,
                  max_corrected_hallucination=max_corrected_hallucination, min_corrected_faithfulness=min_corrected_faithfulness)

@@ -88,7 +88,7 @@ def test_aevaluate_from_a_running_event_loop(tmp_path):
 def test_bad_records_name_the_record_and_field(tmp_path):
     import judge
     from judge.problems import DatasetError
-    from judge.runs.config import ConfigError
+    from judge.config import ConfigError
 
     with pytest.raises(DatasetError) as e:
         judge.evaluate({"adjudicate": {"judges": ["deterministic"]}}, records=[{"id": "x1", "question": "q", "answer": "a"}],
@@ -133,7 +133,7 @@ def test_api_edges(tmp_path):
     import judge
     from judge.api import _write_inputs
     from judge.pytest_plugin import assert_grounded
-    from judge.runs.config import ConfigError
+    from judge.config import ConfigError
 
     with pytest.raises(ConfigError, match="expected a list of records"):
         judge.evaluate({"adjudicate": {"judges": ["deterministic"]}}, records=APOLLO[0], runs_dir=tmp_path / "runs")

@@ -325,7 +325,7 @@ def test_a_correction_about_another_figure_leaves_the_claim_alone():
 def test_a_config_overrides_a_profile_and_a_bad_override_is_a_clear_error(tmp_path):
     import yaml
 
-    from judge.runs.config import ConfigError, load_run_config
+    from judge.config import ConfigError, load_run_config
     from tests.conftest import BUNDLED_SAMPLE
 
     base = {"dataset": {"path": str(BUNDLED_SAMPLE)}, "generate": {"models": ["m"]}, "models": {"m": {"model": "openai/m", "family": "openai"}}}

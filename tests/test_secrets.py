@@ -203,7 +203,7 @@ def test_json_files_are_masked_in_their_strings_never_their_numbers(no_other_sec
 def test_a_run_config_is_masked_in_its_strings_never_its_numbers(no_other_secrets, monkeypatch, tmp_path):
     """The neighbour of the JSON case: config.yaml holds numbers too, and a masked one (max_cost_usd
     0.1111111111 beside a key of 1s) read back as text and failed the config of every later score or resume."""
-    from judge.runs.config import load_run_config
+    from judge.config import load_run_config
     from judge.runs.store import RunStore
 
     key = "sk-canary" + "1" * 24

@@ -51,7 +51,7 @@ class BadInput(InputError, ValueError):
 def _bad_input_errors() -> tuple[type[Exception], ...]:
     from judge.llm import LLMError, SameFamilyError
     from judge.llm.families import UnknownFamilyError
-    from judge.runs.config import ConfigError
+    from judge.config import ConfigError
     from judge.raylib import RayUnavailable
     from judge.runs.store import RunDirError
 

@@ -176,7 +176,7 @@ def run(
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --engine ray: the cluster (default: a local Ray)."),
 ) -> None:
     """The main job: answer (or load answers), decompose, search, adjudicate; write runs/<time>-<name>/."""
-    from judge.runs.config import load_run_config
+    from judge.config import load_run_config
     from judge.runs.runner import execute
 
     shard_spec = _shard(shard)
@@ -210,7 +210,7 @@ def run(
     if result is not None:
         _write_md(md_out, result)
     from judge.runs.outcome import run_failures
-    from judge.runs.thresholds import threshold_failures
+    from judge.thresholds import threshold_failures
 
     broken = threshold_failures(summary, thresholds)
     settled = None

@@ -17,7 +17,7 @@ from judge.datasets.base import ProblemList, check_span
 from judge.datasets.index import InputIndex
 from judge.models import Answer, Record
 from judge.problems import DatasetError, Problem
-from judge.runs.config import RunConfig
+from judge.config import RunConfig
 from judge.verdicts import REFERENCE_FAMILY, REFERENCE_MODEL
 
 

@@ -31,7 +31,7 @@ from judge.llm import BudgetExceeded, CallCache
 from judge.models import Answer, Record
 from judge.raylib import connect
 from judge.results import RecordResult
-from judge.runs.config import RunConfig
+from judge.config import RunConfig
 
 KILL_ONCE_TEST_ENV = "JUDGE_RAY_KILL_ONCE"  # tests: a path; the first worker to start a batch creates it and SIGKILLs itself
 TASK_RETRIES = 3  # a batch whose worker died is submitted again this many times before the run gives up on its records

@@ -21,7 +21,7 @@ from judge.llm import CallCache, ModelConfig
 from judge.llm.preflight import require
 from judge.pipeline import build_pipeline, model_judged, rejudge_record
 from judge.problems import describe
-from judge.runs.config import ConfigError, RunConfig
+from judge.config import ConfigError, RunConfig
 from judge.runs.inputs import dataset_records
 from judge.runs.run import Run
 from judge.runs.runner import config_hash, drive

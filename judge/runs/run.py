@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from judge.models import Answer, Record, Span
 from judge.problems import DatasetError, describe, field_path
 from judge.results import ClaimResult, RecordResult
-from judge.runs.config import RunConfig
+from judge.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
 from judge.runs.store import RunDirError, RunStore, read_json_object
 from judge.verdicts import CLAIM_LABELS

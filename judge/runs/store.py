@@ -29,7 +29,7 @@ from judge.errors import InputError
 from judge.files import UnsafePath
 from judge.redact import masker, redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, CallRecord, RecordResult, Usage
-from judge.runs.config import RUN_NAME, RunConfig
+from judge.config import RUN_NAME, RunConfig
 
 RUN_FORMAT = "judge-run"
 _NAME = re.compile(RUN_NAME)

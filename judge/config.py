@@ -17,7 +17,7 @@ from judge.errors import InputError
 from judge.llm.config import ConfigFileError, ModelConfig, load_models, read_yaml
 from judge.models import omitted_when_empty
 from judge.problems import problems_from_validation
-from judge.runs.thresholds import Thresholds
+from judge.thresholds import Thresholds
 from judge.judges.deterministic import DeterministicThresholds
 from judge.judges.registry import model_judges
 from judge.verdicts import DETERMINISTIC
@@ -159,23 +159,26 @@ class RunConfig(_Section):
     adjudicate: AdjudicateSection = AdjudicateSection()
     cache_dir: str = ".cache/judge"
     max_cost_usd: float | None = Field(None, gt=0)
-    # claims of known label mixed into the judges' calls, and the gate on them: a model judge whose recall on
-    # some label is not shown to clear controls.floor exits 3 (failed, or unverified on too little evidence)
+    # claims of known label mixed into the judges' calls: a canary that fails (exit 3) only a judge plainly broken
+    # on them; too few of them is never a failure (judge.controls.health)
     controls: ControlsConfig = ControlsConfig()
     # the share of claims that may end in judge_error before the run exits 3 (it still writes everything);
     # below 1, a stage (one model's generation, decomposition or judging) failing for every record exits 3
     # too; a run that judged nothing exits 3 whatever this says
     max_error_rate: float = Field(0.0, ge=0, le=1)
     # absolute bounds on the finished run (overall and per model under test), exit 1 when broken; see
-    # judge.runs.thresholds. `judge run --max-hallucination/--min-faithfulness` override them
+    # judge.thresholds. `judge run --max-hallucination/--min-faithfulness` override them
     thresholds: Thresholds = Thresholds()
     record_concurrency: int = Field(4, ge=1, le=64)
     limit: int | None = Field(None, ge=1)
     engine: Literal["local", "ray"] = "local"  # where records run; results are the same either way
     ray: RaySection = RaySection()
-    # a judge calibration file (judge calibrate): the judges' health verified once on a larger run, adopted
+    # a judge calibration file (judge calibrate): each model judge measured once on labelled real claims, adopted
     # by this run while its judge setup (models, settings, judge prompt) is the one calibrated (judge.runs.calibration)
     calibration: str | None = None
+    # "calibrated": a model judge not calibrated on enough labelled claims, or whose not-grounded recall's upper
+    # bound is below 0.5, is refused (exit 3); unset, an uncalibrated judge is said so in one line and the run passes
+    require: Literal["calibrated"] | None = None
 
     @model_validator(mode="before")
     @classmethod
