@@ -53,7 +53,7 @@ def _result(rid: str, claims: list[tuple[str, str]]) -> RecordResult:
     text = " ".join(t for t, _ in claims)
     answer = AnswerResult(model="writer+main", family="fam-w", answer=text, decomposition=Decomposition(method="sentences"),
                           claims=[ClaimResult(claim_id=i, text=t, label=lbl) for i, (t, lbl) in enumerate(claims)])
-    return RecordResult(record_id=rid, question="q", language="English", answers=[answer])
+    return RecordResult(record_id=rid, question="q", language="en", answers=[answer])
 
 
 def scenario(name: str, n: int, p0: float, rng: random.Random):

@@ -136,6 +136,14 @@ class Record(StrictModel):
         return self
 
     @property
+    def language(self) -> str:
+        """The record's language code, detected from its question and first source: the one reading of it that
+        a run stores (``RecordResult.language``) and every stage, control and re-ask uses."""
+        from judge.text.language import detect_language
+
+        return detect_language(self.question + " " + self.sources[0].text[:2000])
+
+    @property
     def source_text(self) -> str:
         """The text of a single-source record (the primary schema's ``source_text``)."""
         if len(self.sources) != 1:

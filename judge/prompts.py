@@ -65,6 +65,10 @@ class Prompt:
         import jinja2
         from jinja2.exceptions import SecurityError
 
+        from judge.text.language import language_name
+
+        if isinstance(context.get("language"), str):  # a code ("he"): templates write the language's name
+            context["language"] = language_name(context["language"])
         template = _environment(str(self.path.parent)).get_template(self.path.name)
         ctx = template.new_context(context)
         messages = []

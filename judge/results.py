@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_serializer
+from pydantic import BaseModel, Field, field_validator, model_serializer
 
 from judge.models import Candidate, Span, omitted_when_empty
-from judge.text.language import LANGUAGES
+from judge.text.language import LANGUAGES, language_code
 from judge.verdicts import JUDGE_ERROR, ControlLabel, How, VerdictLabel
 
 RESULTS_SCHEMA_VERSION = 1
@@ -236,8 +236,14 @@ class RecordResult(BaseModel):
     genre: str | None = None
     difficulty: int | None = None
     question: str
-    language: Language  # one of judge.text.language.LANGUAGES: it reaches the judges' system turn
+    language: Language  # one of judge.text.language.LANGUAGES: its name reaches the judges' system turn
     answers: list[AnswerResult] = []
     controls: list[ControlResult] = []  # judge.controls: measured apart, never part of the answers
     control_cost: ControlCost = Field(default_factory=ControlCost)  # the controls' share of the judge calls (in usage too)
     usage: Usage = Field(default_factory=Usage)
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _code(cls, value):
+        """A run written before the codes holds the language's name ("Hebrew"): read back as its code."""
+        return (language_code(value) or value) if isinstance(value, str) else value

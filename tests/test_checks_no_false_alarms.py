@@ -244,7 +244,7 @@ def test_no_correct_halueval_answer_is_contradicted_and_no_hallucinated_one_is_f
                         contradicted.append(s.text)
                 else:
                     claim = ClaimToJudge("1", s.text, offer(found, "1"), checks)
-                    if triage(claim, JudgeContext(r["question"], "English", [Source(doc_id="k", text=r["knowledge"])])):
+                    if triage(claim, JudgeContext(r["question"], "en", [Source(doc_id="k", text=r["knowledge"])])):
                         free_wrong.append(s.text)
     assert len(rows) == 500
     assert alarms == [] and contradicted == [] and free_wrong == []

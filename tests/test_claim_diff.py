@@ -43,8 +43,8 @@ def test_diff_sorts_claims_into_newly_ungrounded_fixed_flips_and_one_run_only():
     text = "A is 1. B is 2. C is 3."
     a = _answer(text, [("A is 1.", "supported"), ("B is 2.", "unsupported"), ("C is 3.", "partially_supported")])
     b = _answer("A is 1. B is 2. D is something else entirely.", [("A is 1.", "contradicted"), ("B is 2.", "supported"), ("D is something else entirely.", "unsupported")])
-    ra = RecordResult(record_id="r", question="q", language="English", answers=[a])
-    rb = RecordResult(record_id="r", question="q", language="English", answers=[b])
+    ra = RecordResult(record_id="r", question="q", language="en", answers=[a])
+    rb = RecordResult(record_id="r", question="q", language="en", answers=[b])
     diff = claim_diff({"r": ra}, {"r": rb}, ["r"])
     assert diff.matched == 2
     assert [(c.claim, c.a, c.b) for c in diff.newly_ungrounded] == [("A is 1.", "supported", "contradicted"), ("D is something else entirely.", None, "unsupported")]
@@ -142,8 +142,8 @@ def test_a_claim_that_gets_worse_while_staying_ungrounded_is_listed():
     text = "A is 1. B is 2."
     a = _answer(text, [("A is 1.", "partially_supported"), ("B is 2.", "contradicted")])
     b = _answer(text, [("A is 1.", "contradicted"), ("B is 2.", "unsupported")])
-    diff = claim_diff({"r": RecordResult(record_id="r", question="q", language="English", answers=[a])},
-                      {"r": RecordResult(record_id="r", question="q", language="English", answers=[b])}, ["r"])
+    diff = claim_diff({"r": RecordResult(record_id="r", question="q", language="en", answers=[a])},
+                      {"r": RecordResult(record_id="r", question="q", language="en", answers=[b])}, ["r"])
     assert diff.newly_ungrounded == [] and diff.fixed == []
     assert [(c.claim, c.a, c.b) for c in diff.worsened] == [("A is 1.", "partially_supported", "contradicted")]
 

@@ -64,7 +64,7 @@ def _reference_health(observations, real_labels=None, gate=None, enabled=True):
                 weak = [r for r in by_label if r.recall < H.WEAK]
                 why = "; ".join([why] + [H._miss(r, r.label) for r in weak])
         elif not n:  # the words for a judge with no control are the module's own (they change; counting is not in them)
-            status, why = "unverified", judge_health([], {name: Counter()}, gate, enabled).judges[0].verdict
+            status, why = "unchecked", judge_health([], {name: Counter()}, gate, enabled).judges[0].verdict
         else:
             status, why = H._assess(by_label, errors, gate)
         if blind and status != "failed":

@@ -145,7 +145,7 @@ def test_a_registered_judge_sits_in_a_panel_without_a_model():
     panel = Panel([Contrarian("contrarian")], triage=True)
     claims = [claim("The bridge opened in 1937.", *Index(SOURCE, "d").search("The bridge opened in 1937.", 3)),
               ClaimToJudge("2", "It is green.", [])]
-    got = asyncio.run(panel.verdicts(claims, JudgeContext("How long is it?", "English", [Source(doc_id="d", text=SOURCE)])))
+    got = asyncio.run(panel.verdicts(claims, JudgeContext("How long is it?", "en", [Source(doc_id="d", text=SOURCE)])))
     assert [v.judge for v in got["1"]] == ["triage"]
     assert [(v.judge, v.label, v.rationale) for v in got["2"]] == [("contrarian", "unsupported", "How long is it?")]
 
@@ -189,7 +189,7 @@ def test_gold_claims_are_matched_by_text_when_offsets_are_missing():
 
 
 def item(answer: AnswerResult, matched: Matched | None = None, genre: str | None = None, model: str | None = None) -> AnswerItem:
-    result = RecordResult(record_id="r1", genre=genre, question="q", language="English", answers=[answer])
+    result = RecordResult(record_id="r1", genre=genre, question="q", language="en", answers=[answer])
     if model:
         answer = answer.model_copy(update={"model": model})
     return AnswerItem(result, answer, None, matched)
@@ -233,7 +233,7 @@ def test_evidence_section_measures_cited_characters_against_gold():
     cited = Span(doc_id="d", start_char=0, end_char=26, excerpt=SOURCE[0:26])
     a = answer_with(("c1", "supported", [cited]))
     matched = Matched([(a.claims[0], GoldClaim("c1", "supported", [("d", 0, 10)], []))], 0, 0)
-    it = AnswerItem(RecordResult(record_id="r1", question="q", language="English", answers=[a]), a,
+    it = AnswerItem(RecordResult(record_id="r1", question="q", language="en", answers=[a]), a,
                     Record(id="r1", question="q", sources=[Source(doc_id="d", text=SOURCE)]), matched)
     section = Evidence()
     section.add(it)

@@ -25,7 +25,7 @@ def _record(rid: str, labels: list[str]) -> RecordResult:
     claims = [ClaimResult(claim_id=i, text=f"{rid} claim {i}", label=lbl,
                           verdicts=[JudgeVerdict(judge="j", model="m", family="f", label=lbl, rationale=f"because {i}")]) for i, lbl in enumerate(labels)]
     answer = AnswerResult(model="m", family="f", answer="x", decomposition=Decomposition(method="sentences"), claims=claims)
-    return RecordResult(record_id=rid, question="q", language="English", answers=[answer])
+    return RecordResult(record_id=rid, question="q", language="en", answers=[answer])
 
 
 def test_most_severe_first_capped_with_counts():
@@ -60,7 +60,7 @@ def test_each_claim_is_shown_inside_its_answer_marked_and_escaped():
     claims = [ClaimResult(claim_id=0, text="It has a zoo for bears.", label="unsupported",
                           answer_spans=[Span(doc_id="answer", start_char=start, end_char=answer.index("bears.") + 6, excerpt="")]),
               ClaimResult(claim_id=1, text="What is Mitzpe Ramon?", label="unsupported")]  # not located in the answer
-    r = RecordResult(record_id="r", question="q", language="English",
+    r = RecordResult(record_id="r", question="q", language="en",
                      answers=[AnswerResult(model="m", family="f", answer=answer, decomposition=Decomposition(method="sentences"), claims=claims)])
     located, lost = not_grounded([r]).claims
     assert [p.text for p in located.answer if p.claim] == ["It has a zoo | for bears."] and located.located
@@ -155,7 +155,7 @@ def test_a_large_run_page_lists_the_first_records_and_every_record_the_top_links
 
     def record(i: int, label: str) -> RecordResult:
         claims = [ClaimResult(claim_id=0, text=f"claim of record {i}.", label=label)]
-        return RecordResult(record_id=f"r{i}", question="q", language="English",
+        return RecordResult(record_id=f"r{i}", question="q", language="en",
                             answers=[AnswerResult(model="m", family="f", answer=f"claim of record {i}.",
                                                   decomposition=Decomposition(method="sentences"), claims=claims)])
 

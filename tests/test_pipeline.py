@@ -73,7 +73,7 @@ def test_end_to_end_through_the_scripted_server(scripted_server, tmp_path):
     assert summary["judges"] == ["judge-b", "deterministic"]
     judged_calls = 0
     for r in results:
-        assert r.language == "Hebrew" and r.question
+        assert r.language == "he" and r.question
         for a in r.answers:
             assert a.family == "unknown" and a.decomposition.method == "llm" and a.decomposition.prompt_hash.startswith("decompose@")
             assert a.answer in {x.answer for x in answers if x.record_id == r.record_id}

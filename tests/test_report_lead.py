@@ -29,7 +29,7 @@ def _records(n: int, claims: int, label: str = "supported", text: str = "claim")
     for i in range(n):
         cs = [ClaimResult(claim_id=k, text=f"{text} {i}.{k}", label=label) for k in range(claims)]
         answer = AnswerResult(model="m", family="f", answer="x", decomposition=Decomposition(method="sentences"), claims=cs)
-        out.append(RecordResult(record_id=f"r{i}", question="q", language="English", answers=[answer]))
+        out.append(RecordResult(record_id=f"r{i}", question="q", language="en", answers=[answer]))
     return out
 
 

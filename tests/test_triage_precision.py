@@ -143,7 +143,7 @@ def test_the_panel_hands_triage_the_records_sources():
 
     import asyncio
 
-    got = asyncio.run(Panel([Never()], triage=True).verdicts(claims, JudgeContext("When?", "English", [Source(doc_id="d", text=source)])))
+    got = asyncio.run(Panel([Never()], triage=True).verdicts(claims, JudgeContext("When?", "en", [Source(doc_id="d", text=source)])))
     assert [v.how for v in got["1"]] == ["triage"]
 
 

@@ -21,7 +21,7 @@ def calibrate(
     dataset: Optional[Path] = typer.Option(None, "--dataset", help="A labelled set to calibrate on (answers with gold_claims), in the config's format (default: the config's dataset; judge/data/calibration/ ships a starter set)."),
     run_dir: Optional[Path] = typer.Option(None, "--run", help="A finished run of this judge setup to calibrate on, with --labels (no model call)."),
     labels: Optional[list[Path]] = typer.Option(None, "--labels", help="Filled label sheets of --run (judge label); better than any shipped set: your own claims."),
-    per_label: Optional[int] = typer.Option(None, "--per-label", min=1, max=10_000, help="Controls of each label to mix in as a canary (default: the config's)."),
+    per_label: int = typer.Option(24, "--per-label", min=1, max=10_000, help="Controls of each label to mix in as a canary (their supported ones give a noise floor where no grounded claim is labelled)."),
     if_stale: bool = typer.Option(False, "--if-stale", help="Do nothing when --out already calibrates this judge setup (judges, settings, judge prompt)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where the calibration run's directory goes."),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
@@ -58,9 +58,9 @@ def calibrate(
             raise BadInput(f"--run {run_dir}: give its filled label sheets with --labels (judge label {run_dir})")
         store_path, sheets = run.path, load_labels(run, list(labels))
     else:
-        update = {"calibration": None, "require": None}
-        if per_label is not None:
-            update["controls"] = cfg.controls.model_copy(update={"per_label": per_label})
+        # controls ride along as a canary, up to half the claims (their own calls: real claims' verdicts are the same)
+        update = {"calibration": None, "require": None,
+                  "controls": cfg.controls.model_copy(update={"enabled": True, "gate": True, "per_label": per_label, "max_share": 0.5})}
         if dataset is not None:
             if not dataset.is_file():
                 raise BadInput(f"--dataset {dataset}: not a file")

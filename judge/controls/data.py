@@ -16,7 +16,7 @@ from judge.controls.shapes import MAX_CHARS, MIN_CHARS, Sentence, WORD, claim_se
 from judge.models import Record
 from judge.search import Index
 from judge.stages.names import names_in
-from judge.text import content_words, detect_language, normalize, split_sentences
+from judge.text import content_words, normalize, split_sentences
 
 
 DONOR_SAMPLE = 500  # records an unsupported control may borrow a sentence from: a fixed sample, so memory stays flat
@@ -37,7 +37,7 @@ class _Profile:
 
 
 def _language(record: Record) -> str:
-    return detect_language(record.question + " " + record.sources[0].text[:2000])
+    return record.language
 
 
 def _profile(record: Record) -> _Profile:

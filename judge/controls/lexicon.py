@@ -3,16 +3,18 @@ move to the end of a sentence, negation flips, month names and the "about X" phr
 
 Kept deliberately small and conservative: a supported control must stay supported, so a synonym is listed
 only where the two words mean the same in nearly every context, and a negation rule only where inserting or
-removing it reverses the statement. Languages are the names ``judge.text.detect_language`` returns.
+removing it reverses the statement. Languages are the codes ``judge.text.detect_language`` returns.
 """
 
 from __future__ import annotations
 
 import re
 
+from judge.text.language import CASE_INSENSITIVE
+
 # Word -> replacement. Whole words only; the first letter's case is kept.
 SYNONYMS: dict[str, dict[str, str]] = {
-    "English": {
+    "en": {
         "approximately": "about", "roughly": "about", "large": "big", "big": "large",
         "begin": "start", "began": "started", "begun": "started",
         "purchase": "buy", "purchased": "bought", "bought": "purchased", "assist": "help", "assisted": "helped",
@@ -20,20 +22,20 @@ SYNONYMS: dict[str, dict[str, str]] = {
         "additionally": "also", "currently": "now", "nearly": "almost", "almost": "nearly", "received": "got",
         "obtained": "got", "commenced": "began", "completed": "finished", "finished": "completed",
     },
-    "Portuguese": {
+    "pt": {
         "aproximadamente": "cerca de", "porém": "contudo", "contudo": "porém", "entretanto": "porém",
         "começou": "iniciou", "iniciou": "começou", "começaram": "iniciaram", "iniciaram": "começaram",
         "adquiriu": "comprou", "comprou": "adquiriu", "rapidamente": "depressa", "atualmente": "hoje",
         "porque": "pois", "ajudar": "auxiliar", "auxiliar": "ajudar", "quase": "praticamente",
         "também": "igualmente", "grande": "amplo", "diversos": "vários", "vários": "diversos",
     },
-    "Hebrew": {
+    "he": {
         "אולם": "אך", "אבל": "אך", "כיום": "היום", "בערך": "בקירוב", "בגלל": "בשל", "בשל": "בגלל",
         "לכן": "על כן", "כמו כן": "בנוסף", "בנוסף": "כמו כן", "מטרה": "יעד", "המטרה": "היעד", "כמעט": "קרוב ל",
         "התחיל": "החל", "החל": "התחיל", "התחילה": "החלה", "החלה": "התחילה", "התחילו": "החלו", "החלו": "התחילו",
         "רבים": "רבים מאוד", "במיוחד": "בעיקר", "בעיקר": "במיוחד",
     },
-    "Arabic": {
+    "ar": {
         "حوالي": "نحو", "نحو": "حوالي", "لكن": "غير أن", "أيضا": "كذلك", "أيضًا": "كذلك", "كذلك": "أيضا",
         "حاليا": "اليوم", "حاليًا": "اليوم", "بدأ": "شرع", "بدأت": "شرعت", "بسبب": "نتيجة", "تقريبا": "نحو",
         "كبير": "ضخم", "كبيرة": "ضخمة", "خاصة": "لا سيما",
@@ -42,17 +44,17 @@ SYNONYMS: dict[str, dict[str, str]] = {
 
 # A sentence that opens with one of these, up to its first comma, may move that clause to its end (and back).
 LEAD_INS: dict[str, tuple[str, ...]] = {
-    "English": (
+    "en": (
         "according to", "in", "on", "at", "after", "before", "since", "during", "by", "following", "despite",
         "although", "when", "because", "while", "as of", "last year", "this year", "in addition to",
     ),
-    "Portuguese": (
+    "pt": (
         "segundo", "de acordo com", "conforme", "em", "no", "na", "nos", "nas", "após", "depois de", "antes de",
         "desde", "durante", "apesar de", "embora", "quando", "porque",
     ),
-    "Hebrew": ("לפי", "על פי", "לדברי", "בשנת", "בשנה", "בעקבות", "אחרי", "לאחר", "לפני", "מאז", "במהלך", "כאשר", "למרות"),
-    "Spanish": ("según", "en", "después de", "antes de", "desde", "durante", "cuando", "aunque"),
-    "Arabic": ("وفقا ل", "وفقًا ل", "حسب", "بحسب", "في", "بعد", "قبل", "منذ", "خلال", "عندما", "رغم"),
+    "he": ("לפי", "על פי", "לדברי", "בשנת", "בשנה", "בעקבות", "אחרי", "לאחר", "לפני", "מאז", "במהלך", "כאשר", "למרות"),
+    "es": ("según", "en", "después de", "antes de", "desde", "durante", "cuando", "aunque"),
+    "ar": ("وفقا ل", "وفقًا ل", "حسب", "بحسب", "في", "بعد", "قبل", "منذ", "خلال", "عندما", "رغم"),
 }
 
 # Negation flips: (pattern, replacement) tried in order; the first that matches is applied once. "remove"
@@ -61,7 +63,7 @@ LEAD_INS: dict[str, tuple[str, ...]] = {
 _HE = r"(?<![\u05d0-\u05ea])"  # no Hebrew letter before (a word start)
 _HE_END = r"(?![\u05d0-\u05ea])"
 NEGATION: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
-    "English": {
+    "en": {
         "remove": (
             (r"\b(is|are|was|were|has|have|had|does|do|did|can|could|will|would|should|must|may|might) not (?!only\b|just\b|least\b|until\b|merely\b)", r"\1 "),
             (r"\b(is|are|was|were|has|have|had|does|do|did|could|would|should)n't\b(?! only\b| just\b)", r"\1"),
@@ -73,7 +75,7 @@ NEGATION: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
             (r"\b(has|have|had) (been|\w+ed)\b", r"\1 not \2"),
         ),
     },
-    "Portuguese": {
+    "pt": {
         "remove": ((r"(?<!\w)não (?!só\b|apenas\b|somente\b|mais\b|obstante\b)", ""), (r"(?<!\w)nunca ", "")),
         "insert": (
             (
@@ -85,7 +87,7 @@ NEGATION: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
             ),
         ),
     },
-    "Hebrew": {
+    "he": {
         "remove": (
             (_HE + r"לא (?!רק" + _HE_END + r"|פחות" + _HE_END + r"|יותר" + _HE_END + r"|מעט" + _HE_END + r"|פעם" + _HE_END + r"|כל" + _HE_END + r")", ""),
             (_HE + r"(ו?)אין" + _HE_END, r"\1יש"),
@@ -103,7 +105,7 @@ NEGATION: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
             (_HE + r"אפשר" + _HE_END, "אי אפשר"),
         ),
     },
-    "Arabic": {
+    "ar": {
         "remove": (
             (r"(?<!\w)لم يكن(?!\w)", "كان"),
             (r"(?<!\w)لم تكن(?!\w)", "كانت"),
@@ -120,19 +122,19 @@ NEGATION: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
         ),
     },
 }
-NEGATION["Spanish"] = {"remove": ((r"(?<!\w)no (?!solo\b|sólo\b)", ""),), "insert": ()}
+NEGATION["es"] = {"remove": ((r"(?<!\w)no (?!solo\b|sólo\b)", ""),), "insert": ()}
 
 # Meaning-keeping rewrites of number forms: (pattern, replacement), all applied.
 REWRITES: dict[str, tuple[tuple[str, str], ...]] = {
-    "English": ((r"(\d)\s?%", r"\1 percent"), (r"\b([Aa])bout (?=\d)", r"\1pproximately ")),
-    "Portuguese": ((r"(\d)\s?%", r"\1 por cento"),),
-    "Spanish": ((r"(\d)\s?%", r"\1 por ciento"),),
-    "Hebrew": (
+    "en": ((r"(\d)\s?%", r"\1 percent"), (r"\b([Aa])bout (?=\d)", r"\1pproximately ")),
+    "pt": ((r"(\d)\s?%", r"\1 por cento"),),
+    "es": ((r"(\d)\s?%", r"\1 por ciento"),),
+    "he": (
         (r"(\d)\s?%", r"\1 אחוזים"),
         (r"(?<![\u05d0-\u05ea])כ[\u05be-](?=\d)", "בערך "),
         (r"(?<![\u05d0-\u05ea])ב[\u05be-]?(?=(?:1[5-9]|20)\d\d(?!\d))", "בשנת "),
     ),
-    "Arabic": ((r"(\d)\s?%", r"\1 بالمئة"),),
+    "ar": ((r"(\d)\s?%", r"\1 بالمئة"),),
 }
 
 # Titles that look like names or acronyms but are not swapped as entities (normalised forms).
@@ -144,21 +146,21 @@ NOT_SUBJECTS = frozenset(
 
 # Month names by language (index 0 = January). Hebrew months may carry a one-letter prefix (ב, ל, מ, ו, ה).
 MONTHS: dict[str, tuple[str, ...]] = {
-    "English": ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"),
-    "Portuguese": ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"),
-    "Spanish": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"),
-    "Hebrew": ("ינואר", "פברואר", "מרץ", "אפריל", "מאי", "יוני", "יולי", "אוגוסט", "ספטמבר", "אוקטובר", "נובמבר", "דצמבר"),
-    "Arabic": ("يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"),
+    "en": ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"),
+    "pt": ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"),
+    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"),
+    "he": ("ינואר", "פברואר", "מרץ", "אפריל", "מאי", "יוני", "יולי", "אוגוסט", "ספטמבר", "אוקטובר", "נובמבר", "דצמבר"),
+    "ar": ("يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"),
 }
-MONTH_PREFIX = {"Hebrew": "[ובלמה]?", "Arabic": "(?:في |و)?"}
+MONTH_PREFIX = {"he": "[ובלמה]?", "ar": "(?:في |و)?"}
 
 # How an unrelated sentence is phrased as a claim about this record's subject.
 ABOUT: dict[str, str] = {
-    "English": "Regarding {subject}, {claim}",
-    "Portuguese": "Quanto a {subject}, {claim}",
-    "Spanish": "En cuanto a {subject}, {claim}",
-    "Hebrew": "בהקשר של {subject}, {claim}",
-    "Arabic": "فيما يتعلق بـ{subject}، {claim}",
+    "en": "Regarding {subject}, {claim}",
+    "pt": "Quanto a {subject}, {claim}",
+    "es": "En cuanto a {subject}, {claim}",
+    "he": "בהקשר של {subject}, {claim}",
+    "ar": "فيما يتعلق بـ{subject}، {claim}",
 }
 
 
@@ -167,16 +169,16 @@ def month_pattern(language: str) -> re.Pattern | None:
     if not names:
         return None
     prefix = MONTH_PREFIX.get(language, "")
-    flags = re.IGNORECASE if language in ("English", "Portuguese", "Spanish") else 0
+    flags = re.IGNORECASE if language in CASE_INSENSITIVE else 0
     return re.compile(rf"(?<!\w){prefix}({'|'.join(names)})(?!\w)", flags)
 
 
 # Unsupported controls: a detail the source does not state, added to a claim aligned to it: who says so.
 # "{claim}" is the claim without its closing mark; "{year}" a year no source of the record writes.
 DETAILS: dict[str, dict[str, tuple[str, ...]]] = {
-    "English": {"year": ("{claim}, according to a {year} report", "{claim}, as a {year} survey found")},
-    "Portuguese": {"year": ("{claim}, segundo um relatório de {year}",)},
-    "Spanish": {"year": ("{claim}, según un informe de {year}",)},
-    "Hebrew": {"year": ("{claim}, לפי דוח משנת {year}", "{claim}, כך לפי סקר משנת {year}")},
-    "Arabic": {"year": ("{claim}، وفقا لتقرير صدر عام {year}",)},
+    "en": {"year": ("{claim}, according to a {year} report", "{claim}, as a {year} survey found")},
+    "pt": {"year": ("{claim}, segundo um relatório de {year}",)},
+    "es": {"year": ("{claim}, según un informe de {year}",)},
+    "he": {"year": ("{claim}, לפי דוח משנת {year}", "{claim}, כך לפי סקר משנת {year}")},
+    "ar": {"year": ("{claim}، وفقا لتقرير صدر عام {year}",)},
 }

@@ -14,6 +14,7 @@ from judge.controls.reword import match_case
 from judge.controls.shapes import magnitude, name_shape, number_matches, number_shape
 from judge.stages.names import names_in
 from judge.stages.numbers import canon_number
+from judge.text.language import CASE_INSENSITIVE
 
 
 def recombine(text: str, span: str, record_id: str, data: ControlData, rng: random.Random) -> tuple[str, str] | None:
@@ -110,7 +111,7 @@ def flip_negation(text: str, language: str) -> tuple[str, str] | None:
     rules = NEGATION.get(language, {})
     for direction in ("remove", "insert"):
         for pattern, replacement in rules.get(direction, ()):
-            flags = re.IGNORECASE if language in ("English", "Portuguese", "Spanish") else 0
+            flags = re.IGNORECASE if language in CASE_INSENSITIVE else 0
             out, n = re.subn(pattern, replacement, text, count=1, flags=flags)
             if n and out != text:
                 return out, f"negation {'removed' if direction == 'remove' else 'inserted'}"

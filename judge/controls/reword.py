@@ -8,6 +8,7 @@ import re
 from judge.controls.lexicon import LEAD_INS, REWRITES, SYNONYMS
 from judge.controls.shapes import WORD
 from judge.stages.names import CAPITALISED_STOPWORDS
+from judge.text.language import ARABIC, CASE_INSENSITIVE
 
 
 # -- supported ------------------------------------------------------------------------------------------
@@ -26,7 +27,7 @@ def move_lead_in(text: str, language: str) -> str | None:
     """"According to X, Y." -> "Y, according to X." and the reverse; None when neither form applies."""
     body, end = split_terminal(text)
     lead_ins = LEAD_INS.get(language, ())
-    comma = "،" if language == "Arabic" and "، " in body else ","
+    comma = "،" if language == ARABIC and "، " in body else ","
     first = body.find(comma + " ")  # a clause comma, not a thousands separator
     lower = body.lower()
     if 0 < first < 0.6 * len(body) and any(lower.startswith(w + " ") for w in lead_ins):
@@ -49,7 +50,7 @@ def swap_synonyms(text: str, language: str) -> str | None:
     table = SYNONYMS.get(language, {})
     if not table:
         return None
-    flags = re.IGNORECASE if language in ("English", "Portuguese", "Spanish") else 0
+    flags = re.IGNORECASE if language in CASE_INSENSITIVE else 0
     keys = sorted(table, key=len, reverse=True)
     pattern = re.compile(rf"(?<!\w)({'|'.join(re.escape(k) for k in keys)})(?!\w)", flags)
     out = pattern.sub(lambda m: match_case(table[m.group(1).lower()] if flags else table[m.group(1)], m.group(1)), text)

@@ -27,6 +27,7 @@ from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
 from judge.judges.features import FEATURES, claim_features
 from judge.results import JudgeVerdict
 from judge.stages.support import RuleParams, SupportFeatures, decide, load_params
+from judge.text.language import HEBREW, LANGUAGES
 from judge.verdicts import CONTRADICTED, DETERMINISTIC, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED, UNSURE
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "no_model_judge.json"
@@ -76,7 +77,7 @@ class NoModelWeights(BaseModel):
             raise ValueError("the weights were fitted on other features: rerun bench/fit_no_model_judge.py --write")
 
     def profile(self, language: str | None) -> Profile:
-        return self.thresholds.he if language == "he" else self.thresholds.default
+        return self.thresholds.he if language == HEBREW else self.thresholds.default
 
 
 @lru_cache(maxsize=4)
@@ -128,6 +129,9 @@ class DeterministicThresholds(BaseModel):
 
     def model_post_init(self, _context) -> None:
         for lang, values in self.profiles.items():  # refuse a bad override when the config is read, not mid-run
+            if lang != "default" and lang not in LANGUAGES:
+                raise ValueError(f"adjudicate.deterministic.profiles.{lang}: not a language code: write one of "
+                                 f"{', '.join(LANGUAGES)} or default")
             try:
                 RuleParams.model_validate({**RuleParams().model_dump(), **values})
             except ValueError as e:

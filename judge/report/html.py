@@ -31,6 +31,8 @@ from judge.results import RecordResult
 from judge.scoring import Block, Table, blocks
 from judge.scoring.first_claims import FirstClaims, FirstClaimsSection
 from judge.scoring.health import JudgeHealth
+from judge.text.language import ENGLISH, LANGUAGES, language_name
+from judge.text.language import direction as text_direction
 from judge.scoring.ungrounded import (
     NotGrounded,
     NotGroundedSection,
@@ -43,7 +45,6 @@ from judge.scoring.ungrounded import (
 )
 from judge.verdicts import NOT_GROUNDED, SEVERITY, UNSUPPORTED, shown_labels, unsure_line
 
-RTL_LANGUAGES = ("Hebrew", "Arabic")
 
 # The page's one script: click a claim to outline its spans in the source (and a span to go back to its
 # claim); filter claims by label, model and judge disagreement. The Content-Security-Policy admits exactly
@@ -205,10 +206,10 @@ def _claim(r: RecordResult, i: int, a, c, direction: str, several: bool) -> str:
 
 
 def _record_section(r: RecordResult, record: Record | None) -> str:
-    direction = "rtl" if r.language in RTL_LANGUAGES else "ltr"
+    direction = text_direction(r.language)
     several = len(r.answers) > 1
     parts = [f'<section class="record" id="rec-{escape(r.record_id)}">',
-             f"<h3>{_d(r.record_id)} <span class=\"muted\">{_d(r.genre or '')} {escape(str(r.difficulty) if r.difficulty is not None else '')} · {_d(r.language)}</span></h3>"]
+             f"<h3>{_d(r.record_id)} <span class=\"muted\">{_d(r.genre or '')} {escape(str(r.difficulty) if r.difficulty is not None else '')} · {_d(language_name(r.language))}</span></h3>"]
     if r.question:
         parts.append(f'<p dir="{direction}" class="question"><b>{escape(r.question)}</b></p>')
     if record is not None:
@@ -243,7 +244,7 @@ def _filters(scores: dict) -> str:
 
 
 def _lang(language: str) -> str:
-    return {"Hebrew": "he", "Arabic": "ar", "Portuguese": "pt", "Spanish": "es"}.get(language, "en")
+    return language if language in LANGUAGES else ENGLISH
 
 
 def _table(t: Table) -> str:
@@ -328,7 +329,7 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     if prompts := prompts_line(scores.get("prompts")):
         parts.append(f'<p class="muted prompts">{_d(prompts)}</p>')
     parts.append(glossary())
-    parts.append(labelling_section(sheet or [], name, lambda language: "rtl" if language in RTL_LANGUAGES else "ltr"))
+    parts.append(labelling_section(sheet or [], name, text_direction))
     parts.append("<h2>Records</h2>")
     yield "\n".join(parts)
     linked = _linked_records(scores)

@@ -206,12 +206,11 @@ class Reasker:
     async def _one(self, record_id: str, claim: ClaimResult, samples: int) -> list[str]:
         from judge.judges import ClaimToJudge, JudgeContext, offer
         from judge.models import Candidate
-        from judge.text import detect_language
 
         record = self.records.get(record_id)
         if record is None:
             return []
-        language = detect_language(record.question + " " + record.sources[0].text[:2000])
+        language = record.language
         shown = ClaimToJudge("1", claim.text, offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], "1"), claim.checks)
         out = []
         for s in range(1, samples + 1):

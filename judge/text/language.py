@@ -1,5 +1,9 @@
-"""Which language a text is in, by script and, for Latin script, by common function words.
+"""Which language a text is in, by script and, for Latin script, by common function words; and the one code
+vocabulary every module speaks.
 
+A language is an ISO 639-1 code (``he``, ``en``, ...) everywhere: in a run's results, the judges' profiles,
+the data files and the reports. Its English name (``Hebrew``) is derived, for the prompts and the reader, by
+:func:`language_name`; a name written by an older run is read back as its code by :func:`language_code`.
 Enough to tell a prompt "answer in Hebrew" or "write the claims in Portuguese"; not a general detector.
 """
 
@@ -20,30 +24,52 @@ _EN = frozenset("the of and to in is was that for with as by on are be this from
 _ES = frozenset("el la los las del que y en un una por con para es se al lo como más pero".split())
 
 
+ENGLISH, HEBREW, ARABIC, PORTUGUESE, SPANISH = "en", "he", "ar", "pt", "es"
 # Every value detect_language gives: a run's results.jsonl holds one per record, and a result read back (a run
-# directory is an input) is refused with any other, since the language is put into the judges' system turn.
-LANGUAGES = ("English", "Hebrew", "Arabic", "Portuguese", "Spanish")
+# directory is an input) is refused with any other, since the language's name is put into the judges' system turn.
+NAMES: dict[str, str] = {ENGLISH: "English", HEBREW: "Hebrew", ARABIC: "Arabic", PORTUGUESE: "Portuguese", SPANISH: "Spanish"}
+LANGUAGES: tuple[str, ...] = tuple(NAMES)
+RIGHT_TO_LEFT: tuple[str, ...] = (HEBREW, ARABIC)
+CASE_INSENSITIVE: tuple[str, ...] = (ENGLISH, PORTUGUESE, SPANISH)  # scripts with case: rules match either case
+ROMANCE: tuple[str, ...] = (PORTUGUESE, SPANISH)
+
+
+def language_name(code: str) -> str:
+    """The English name of a language code ("he" -> "Hebrew"), as prompts and readers see it."""
+    return NAMES.get(code, code)
+
+
+def language_code(value: str) -> str | None:
+    """The code of ``value``, a code or the English name an older run wrote ("Hebrew" -> "he"); None if neither."""
+    if value in NAMES:
+        return value
+    return next((code for code, name in NAMES.items() if name == value), None)
+
+
+def direction(value: str) -> str:
+    """'rtl' or 'ltr': how a text of this language (a code, or an older run's name) is laid out."""
+    return "rtl" if language_code(value) in RIGHT_TO_LEFT else "ltr"
 
 
 def detect_language(text: str) -> str:
-    """'Hebrew', 'Arabic', 'Portuguese', 'Spanish' or 'English' (the default for Latin or empty text)."""
+    """'he', 'ar', 'pt', 'es' or 'en' (the default for Latin or empty text)."""
     hebrew = _count(_HEBREW, text)
     arabic = _count(_ARABIC, text)
     latin = _count(_LATIN, text)
     best = max(hebrew, arabic, latin)
     if best == 0:
-        return "English"
+        return ENGLISH
     if best == hebrew:
-        return "Hebrew"
+        return HEBREW
     if best == arabic:
-        return "Arabic"
+        return ARABIC
     words = Counter(map(str.lower, _WORD.findall(text)))
     scores = {
-        "Portuguese": sum(words[w] for w in _PT) + 2 * _count(_PT_LETTERS, text.lower()),
-        "Spanish": sum(words[w] for w in _ES) + 2 * _count(_ES_LETTERS, text),
-        "English": sum(words[w] for w in _EN),
+        PORTUGUESE: sum(words[w] for w in _PT) + 2 * _count(_PT_LETTERS, text.lower()),
+        SPANISH: sum(words[w] for w in _ES) + 2 * _count(_ES_LETTERS, text),
+        ENGLISH: sum(words[w] for w in _EN),
     }
-    return max(scores, key=lambda k: (scores[k], k == "English"))
+    return max(scores, key=lambda k: (scores[k], k == ENGLISH))
 
 
 def _count(pattern: re.Pattern, text: str) -> int:

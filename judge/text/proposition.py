@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 import re
 
+from judge.text.language import PORTUGUESE, ROMANCE, SPANISH, detect_language
+
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
 _QUESTION_END = re.compile(r"[?\u061f][\"'\u201d\u2019\u05f4\u00bb)\]\s]*$")
 MIN_CONTENT_WORDS = 3  # judge.stages.support.TRIAGE_MIN_WORDS: fewer say too little to stand alone
@@ -184,9 +186,7 @@ def not_a_proposition(text: str) -> str | None:
     if words[0] in ANAPHORA:
         return f"opens with {found[0][0]!r}: what it stands for is in the question or the context"
     if _is_latin(words):
-        from judge.text.language import detect_language
-
-        romance = detect_language(stripped) in ("Portuguese", "Spanish")
+        romance = detect_language(stripped) in ROMANCE
         if not (_portuguese_verb if romance else _english_verb)(words, capitalised):
             return NO_VERB
     return None
@@ -296,7 +296,7 @@ def _romance_may_be_verb(words: list[str], capitalised: list[bool], language: st
         return False
     from judge.text.tokens import STOPWORDS
 
-    lang = "es" if language == "Spanish" else "pt"
+    lang = language if language == SPANISH else PORTUGUESE
     for i in range(1, len(words)):
         w, before = words[i], words[i - 1]
         if _in_name(i, capitalised) or w in STOPWORDS or w in _PT_ARTICLES or before in _PT_ARTICLES or before in STOPWORDS:
@@ -336,14 +336,12 @@ def own_clause(text: str) -> bool:
     if not enough and len(words) < FULL_SENTENCE_WORDS:
         return False  # "It is in Paris.": its subject is the question's
     capitalised = [c for _, c in found]
-    from judge.text.language import detect_language
-
     language = detect_language(stripped)
-    if language in ("Portuguese", "Spanish"):  # short lower-case English may be taken for them
+    if language in ROMANCE:  # short lower-case English may be taken for them
         return (_portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, language)
                 or any(w in _EN_AUX_ONLY or _CONTRACTED.match(w) for w in words))
     if _english_may_be_verb(words, capitalised):
         return True
     # a short Portuguese text the detector took for English ("A universidade representa o estado.")
     return bool(_ROMANCE_MARKS.intersection(words)) and (
-        _portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, "Portuguese"))
+        _portuguese_verb(words, capitalised, main_clause=True) or _romance_may_be_verb(words, capitalised, PORTUGUESE))
