@@ -127,7 +127,7 @@ def test_validate_names_each_bad_line(runs, tmp_path):
     rows = _sheet(tmp_path / "s.jsonl")
     rows[1]["label"] = "suported"
     rows[3]["label"] = "grounded"  # an answer label on a claim line
-    rows[4]["item"] = "nowhere#0#0"
+    rows[4].update(item="nowhere#0#0", record_id="nowhere", answer_index=0, claim_id=0)  # consistent, and no claim of the run
     rows[5]["run_id"] = "another-run"
     rows.append(dict(rows[0], label="supported"))  # the same claim twice
     sheet = _write(tmp_path / "filled.jsonl", rows)
@@ -158,7 +158,7 @@ def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     sheet = _write(tmp_path / "five.jsonl", rows)
     other_run = cli_inproc("score", str(b), "--labels", str(sheet))
     assert other_run.returncode == 2 and "is of run" in other_run.stderr and len(other_run.stderr.strip().splitlines()) == 1
-    stray = _write(tmp_path / "stray.jsonl", [dict(rows[0], item="he-s-001#0#999")] + rows[1:])
+    stray = _write(tmp_path / "stray.jsonl", [dict(rows[0], item="he-s-001#0#999", record_id="he-s-001", answer_index=0, claim_id=999)] + rows[1:])
     refused = cli_inproc("score", str(a), "--labels", str(stray))
     assert refused.returncode == 2 and "line 1: field item: 'he-s-001#0#999' is no claim of" in refused.stderr
     scored = cli_inproc("score", str(a), "--labels", str(sheet), "--json")

@@ -27,11 +27,15 @@ FORMAT = "judge-labels/1"  # every line says it is a sheet row: what `judge vali
 CLAIM, ANSWER = "claim", "answer"
 Level = Literal["claim", "answer"]
 CONTEXT_CHARS = 200  # source text shown either side of an offered span
+MIN_PROBABILITY = 1e-12  # the smallest inclusion probability a sheet writes (rounded to 12 places); below it, 1/p overflows the weights
 
 
 def item_id(record_id: str, answer_index: int, claim_id: int | None = None) -> str:
-    """A claim's (or, without ``claim_id``, an answer's) id in a run, as a sheet names it."""
-    return f"{record_id}#{answer_index}" + (f"#{claim_id}" if claim_id is not None else "")
+    """A claim's (or, without ``claim_id``, an answer's) id in a run, as a sheet names it: record#answer#claim,
+    with ``%`` and ``#`` in the record id escaped (%25, %23), so that no claim of one record shares the id of an
+    answer of another ("a#0" answer 0 and "a" answer 0 claim 0)."""
+    record = record_id.replace("%", "%25").replace("#", "%23")
+    return f"{record}#{answer_index}" + (f"#{claim_id}" if claim_id is not None else "")
 
 
 def vocabulary(level: str) -> tuple[str, ...]:
@@ -67,10 +71,10 @@ class SheetRow(BaseModel):
     question: str = ""
     answer: str
     claim: str | None = None
-    claim_in_answer: list[int] | None = None  # [start, end) of the claim in the answer, when located
+    claim_in_answer: list[int] | None = Field(None, min_length=2, max_length=2)  # [start, end) of the claim in the answer, when located
     passages: list[Passage] = []
     stratum: str  # the panel's verdict the sample was stratified by
-    inclusion_probability: float = Field(gt=0, le=1)
+    inclusion_probability: float = Field(ge=MIN_PROBABILITY, le=1)
     seed: int = 0
     label: str = ""  # empty: not labelled yet
     note: str = ""
@@ -135,6 +139,10 @@ def read_sheet(path: Path | str) -> Sheet:
         if label_problem:
             sheet.problems.append(Problem(file=str(path), record_id=where, field="label", message=label_problem))
             continue
+        level_problem = check_level(row)
+        if level_problem:
+            sheet.problems.append(Problem(file=str(path), record_id=where, field=level_problem[0], message=level_problem[1]))
+            continue
         if row.item in seen:
             sheet.problems.append(Problem(file=str(path), record_id=where, field="item",
                                           message=f"{shown(row.item)} is also on line {seen[row.item]}: an item is labelled once (keep one line)"))
@@ -157,6 +165,22 @@ def check_label(row: SheetRow) -> str | None:
         return None
     return (f"{shown(row.label)} is not a {row.level} label: expected one of {', '.join(vocabulary(row.level))}, "
             f"{SKIP}, or empty (not labelled yet)")
+
+
+def check_level(row: SheetRow) -> tuple[str, str] | None:
+    """(field, why) when the row's item is not of its level or not the id of its own record, answer and claim:
+    an answer line naming a claim (record#0#0), a claim line naming an answer, an item edited apart from them."""
+    if row.level == CLAIM and row.claim_id is None:
+        return "claim_id", f"a claim line needs its claim_id (item {shown(row.item)}): is it an answer line (level answer)?"
+    if row.level == ANSWER and row.claim_id is not None:
+        return "claim_id", f"an answer line names no claim (claim_id {row.claim_id}): is it a claim line (level claim)?"
+    if row.claim_in_answer is not None and not 0 <= row.claim_in_answer[0] <= row.claim_in_answer[1] <= len(row.answer):
+        return "claim_in_answer", f"{row.claim_in_answer} is no [start, end) in the answer ({len(row.answer)} characters)"
+    expected = item_id(row.record_id, row.answer_index, row.claim_id)
+    if row.item != expected:
+        return "item", (f"{shown(row.item)} is not the {row.level} of this line's record_id, answer_index"
+                        + (" and claim_id" if row.level == CLAIM else "") + f" ({shown(expected)}): a sheet names each item by them")
+    return None
 
 
 def check_against_run(sheet: Sheet, run_id: str, items: set[str], run_path: str) -> list[Problem]:
