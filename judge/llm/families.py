@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import re
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from judge.errors import InputError
 
-if TYPE_CHECKING:
-    from judge.llm.config import ModelConfig
+
+class Model(Protocol):
+    """What the family rules read of a model: judge.llm.config.ModelConfig is one. A protocol, not an import,
+    so that config.py (which checks a ``family:`` override here) and this module make no circle."""
+
+    model: str
+    family: str | None
+
+    @property
+    def label(self) -> str: ...
+
 
 # (pattern on a model name, family); first match wins. Matched against every part of the id after the
 # provider, so "together_ai/meta-llama/Llama-3-70b" is meta and "openai/qwen2.5-7b" on a local server is qwen.
@@ -47,7 +56,7 @@ class UnknownFamilyError(InputError, ValueError):
     """A model whose family the registry cannot tell: the cross-family rule could not be enforced for it."""
 
 
-def require_known_family(model: ModelConfig) -> str:
+def require_known_family(model: Model) -> str:
     family = family_of(model)
     if family == "unknown":
         raise UnknownFamilyError(
@@ -177,7 +186,7 @@ def override_problem(model: str, api_base: str | None, family: str) -> str | Non
     return None
 
 
-def family_of(model: ModelConfig | str) -> str:
+def family_of(model: Model | str) -> str:
     """The family of a model config (its override first) or of a bare model id; 'unknown' if none matches.
     Ids are read case- and space-insensitively (" gpt-4o" and "OpenAI/GPT-4o" are openai)."""
     if not isinstance(model, str):  # a ModelConfig
@@ -212,7 +221,7 @@ def unknown_answer_models(answers) -> list[str]:
     return sorted({a.model for a in answers if answer_family(a.model, a.family) == "unknown"})
 
 
-def check_cross_family(judge: ModelConfig | str, others: list[ModelConfig | str], allow_same_family: bool = False) -> list[str]:
+def check_cross_family(judge: Model | str, others: list[Model | str], allow_same_family: bool = False) -> list[str]:
     """Raise SameFamilyError if the judge shares a family with any of ``others`` (answerers, decomposer).
 
     With ``allow_same_family`` it returns the clashes instead, for the report to flag."""
@@ -231,5 +240,5 @@ def check_cross_family(judge: ModelConfig | str, others: list[ModelConfig | str]
     return clashes
 
 
-def _label(m: ModelConfig | str) -> str:
+def _label(m: Model | str) -> str:
     return m if isinstance(m, str) else m.label
