@@ -13,7 +13,7 @@ from judge.models import Candidate, Source, Span
 from judge.results import AnswerResult, ClaimChecks, ClaimResult, Decomposition, JudgeVerdict, NumberMismatch, RecordResult
 from judge.search import Index
 from judge.scoring.base import AnswerItem
-from judge.scoring.gold import GoldClaim, Matched, matched_gold
+from judge.metrics.gold import GoldClaim, Matched, matched_gold
 from judge.scoring.sections import ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
 from judge.stages.checks import check_claim
 from judge.stages.support import decide, support_features

@@ -126,7 +126,7 @@ def row_of(run_id: str, level: str, seed: int, item: str, stratum: str, p: float
 def gold_label(run: Run, r: RecordResult, a: AnswerResult, c: ClaimResult | None) -> str:
     """The dataset's gold label of a claim (matched as the gold-label scores match it), or of an answer (from
     all its gold claims); empty when the data has none for it."""
-    from judge.scoring.gold import gold_for_answer, matched_gold
+    from judge.metrics.gold import gold_for_answer, matched_gold
 
     records, recorded = run.gold_inputs
     record = records.get(r.record_id)

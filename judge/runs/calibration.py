@@ -149,7 +149,7 @@ def labelled_pairs(run, labels=None) -> tuple[dict[str, list[tuple[str, str]]], 
     every labelled answer (grounded / not_grounded); and what was labelled. ``labels``: human label sheets
     (judge.labels.load.load_labels), which take the place of gold where both label an item."""
     from judge.labels.sheet import CLAIM, item_id
-    from judge.scoring.gold import matched_gold
+    from judge.metrics.gold import matched_gold
 
     names = set(model_judges(run.config.adjudicate.judges))
     claims: dict[str, list[tuple[str, str]]] = {n: [] for n in sorted(names)}

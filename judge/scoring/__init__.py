@@ -10,7 +10,7 @@ One pass over the results (streamed: memory does not grow with the run); the rec
 from __future__ import annotations
 
 from judge.runs.run import Run
-from judge.scoring.gold import matched_gold
+from judge.metrics.gold import matched_gold
 from judge.scoring.base import AnswerItem, Block, Section, Table
 from judge.scoring.sections import SECTIONS
 

@@ -12,7 +12,7 @@ from pydantic import RootModel
 from judge.controls.health import judge_health, observations
 from judge.metrics.judges import disagreements, pairwise, per_judge, self_preference
 from judge.runs.run import Run
-from judge.scoring.gold import matched_gold
+from judge.metrics.gold import matched_gold
 from judge.scoring.base import AnswerItem, Block, Section, Table
 from judge.scoring.human import human_agreement_scores
 from judge.verdicts import REFERENCE_MODEL, TRIAGE, scale_scores

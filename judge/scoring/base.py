@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from judge.models import Record
 from judge.results import AnswerResult, RecordResult
-from judge.scoring.gold import Matched
+from judge.metrics.gold import Matched
 
 
 @dataclass

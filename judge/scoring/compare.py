@@ -38,7 +38,7 @@ from judge.runs.run import Run
 from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
 from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, same_judges, settle_changes
-from judge.scoring.gold import matched_gold
+from judge.metrics.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
 from judge.verdicts import CLAIM_LABELS, JUDGE_ERROR, SEVERITY, SUPPORTED

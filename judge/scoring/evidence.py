@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from judge.metrics.free import EvidenceCeiling
 from judge.metrics.spans import overlap, overlap_scores, sentence_hit
 from judge.scoring.base import Block, Section, Table
-from judge.scoring.gold import sentence_spans
+from judge.metrics.gold import sentence_spans
 from judge.verdicts import SUPPORTED
 
 
