@@ -21,7 +21,7 @@ from tests.conftest import BUNDLED_SAMPLE, ROOT, cli_inproc
 PINNED = ROOT / "tests" / "fixtures" / "pinned"
 BUNDLED_ANSWERS = ROOT / "judge" / "data" / "he_sample_answers.jsonl"
 WRITE = os.environ.get("JUDGE_PIN_WRITE") == "1"
-VOLATILE = {"wall_seconds", "mean_latency_s", "latency_s", "config_hash"}  # config_hash: the config holds tmp paths
+VOLATILE = {"wall_seconds", "mean_latency_s", "latency_s", "config_hash", "key"}  # config_hash, key (a judge setup's): they hold tmp paths and the scripted server's port
 
 
 def _mask(obj, paths: dict[str, str]):
