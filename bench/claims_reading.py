@@ -76,7 +76,7 @@ def full_sentence(text: str) -> bool:
         return False  # "because ...", "justamente porque ...", "que ele acredita ...", "desde que ..."
     from judge.text.language import detect_language
 
-    english = detect_language(text) == "English"
+    english = detect_language(text) == "en"
     if re.fullmatch(r"(?:it|that|there|he|she|what)'s", words[0]):
         return True  # "It's a series of ..."
     for i in range(1, len(words)):

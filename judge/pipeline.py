@@ -26,7 +26,6 @@ from judge.stages.checks import check_claim
 from judge.stages.claims import drop_unfinished
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate
-from judge.text import detect_language
 from judge.text.control import one_line
 from judge.verdicts import JUDGE_ERROR, SUPPORTED
 
@@ -106,7 +105,7 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
     """One record, end to end. Raises BudgetExceeded (nothing written) when the budget runs out midway."""
     cfg = p.config
     usage = Usage()
-    language = detect_language(record.question + " " + record.sources[0].text[:2000])
+    language = record.language
     indexes = [Index(s.text, s.doc_id) for s in record.sources]
 
     answers: list[tuple[str, str, str, str | None, bool, dict]] = []  # (model label, family, text, error, truncated, prompt fields)
