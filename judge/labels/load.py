@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.labels.sheet import ANSWER, CLAIM, check_against_run, item_id, read_sheet
+from judge.labels.sheet import ANSWER, CLAIM, Labels, check_against_run, item_id, read_sheet
 from judge.problems import DatasetError, Problem
 from judge.runs.merge import identity
 from judge.runs.run import Run
-from judge.scoring.corrected import Labels
 from judge.verdicts import answer_label, is_judged
 
 SHEET_NAMES = {CLAIM: "labels.jsonl", ANSWER: "labels-answers.jsonl"}  # judge label's sheets, in the run directory

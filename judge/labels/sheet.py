@@ -100,6 +100,16 @@ class Sheet:
         return [r for _, r in self.rows if r.labelled]
 
 
+@dataclass
+class Labels:
+    """The sheets a score reads (each already checked against the run: judge.labels.load)."""
+
+    sheets: list[Sheet]
+
+    def rows(self) -> list[SheetRow]:
+        return [r for s in self.sheets for _, r in s.rows]
+
+
 def shown(text: str, limit: int = 80) -> str:
     """A value from the sheet in a message: quoted, cut, control characters escaped (repr)."""
     return repr(text if len(text) <= limit else text[:limit] + "...")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel
 
-from judge.labels.sheet import ANSWER, CLAIM, Sheet, SheetRow, item_id
+from judge.labels.sheet import ANSWER, CLAIM, Labels, Sheet, SheetRow, item_id
 from judge.metrics.ppi import MeanEstimate, classical_mean, labels_to_halve, ppi_mean
 from judge.scoring.base import Block, Section, Table
 from judge.verdicts import (
@@ -37,16 +37,6 @@ def value(metric: str, level: str, label: str) -> float:
     if level == CLAIM:
         return float(label in HALLUCINATED) if metric == "hallucination_rate" else CREDIT[label]
     return float(label == (NOT_GROUNDED_ANSWER if metric == "hallucination_rate" else GROUNDED_ANSWER))
-
-
-@dataclass
-class Labels:
-    """The sheets a score reads (already checked against the run: judge.scoring.labels_input)."""
-
-    sheets: list[Sheet]
-
-    def rows(self) -> list[SheetRow]:
-        return [r for s in self.sheets for _, r in s.rows]
 
 
 class Interval(BaseModel):
