@@ -38,10 +38,11 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 
 def _strata(run_dir: Path) -> Counter:
+    """The run's claims by (model under test, verdict): the draw's strata (issue 47 item 2)."""
     out = Counter()
     for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
         for a in json.loads(line)["answers"]:
-            out.update(c["label"] for c in a["claims"] if c["label"] != "judge_error")
+            out.update((a["model"], c["label"]) for c in a["claims"] if c["label"] != "judge_error")
     return out
 
 
@@ -54,10 +55,10 @@ def test_a_sheet_is_seeded_stratified_and_extended_without_relabelling(runs, tmp
     assert again.returncode == 0 and _sheet(tmp_path / "t.jsonl") == rows  # the same seed draws the same items
     other = cli_inproc("label", str(a), "--n", "20", "--seed", "7", "--out", str(tmp_path / "u.jsonl"))
     assert other.returncode == 0 and {r["item"] for r in _sheet(tmp_path / "u.jsonl")} != {r["item"] for r in rows}
-    sizes, drawn = _strata(a), Counter(r["stratum"] for r in rows)
-    assert len(rows) == 20 and len({r["item"] for r in rows}) == 20 and set(drawn) == set(sizes)  # every verdict represented
+    sizes, drawn = _strata(a), Counter((r["model"], r["stratum"]) for r in rows)
+    assert len(rows) == 20 and len({r["item"] for r in rows}) == 20 and set(drawn) == set(sizes)  # every model and verdict represented
     for r in rows:
-        assert r["inclusion_probability"] == pytest.approx(drawn[r["stratum"]] / sizes[r["stratum"]])
+        assert r["inclusion_probability"] == pytest.approx(drawn[(r["model"], r["stratum"])] / sizes[(r["model"], r["stratum"])])
         assert r["label"] == "" and r["claim"] and r["answer"] and r["run_id"]
         for p in r["passages"]:
             assert p["excerpt"] and isinstance(p["before"], str)
@@ -68,8 +69,8 @@ def test_a_sheet_is_seeded_stratified_and_extended_without_relabelling(runs, tmp
     extended = _sheet(tmp_path / "s.jsonl")
     assert len(extended) == 30 and [r["item"] for r in extended[:20]] == [r["item"] for r in rows]
     assert [r["label"] for r in extended[:3]] == ["supported", "contradicted", ""] and extended[2]["note"] == "hard one"
-    drawn = Counter(r["stratum"] for r in extended)
-    assert all(r["inclusion_probability"] == pytest.approx(drawn[r["stratum"]] / sizes[r["stratum"]]) for r in extended)
+    drawn = Counter((r["model"], r["stratum"]) for r in extended)
+    assert all(r["inclusion_probability"] == pytest.approx(drawn[(r["model"], r["stratum"])] / sizes[(r["model"], r["stratum"])]) for r in extended)
     # a larger first draw holds the same items: --more is the same as asking for more at once
     at_once = cli_inproc("label", str(a), "--n", "30", "--out", str(tmp_path / "v.jsonl"))
     assert at_once.returncode == 0 and {r["item"] for r in _sheet(tmp_path / "v.jsonl")} == {r["item"] for r in extended}
@@ -95,7 +96,10 @@ def test_gold_labels_give_corrected_rates_everywhere(runs, tmp_path):
     for metrics in models.values():
         for e in metrics.values():
             c, alone = e["corrected"], e["labels_only"]
-            assert 0 <= c["low"] <= c["estimate"] <= c["high"] <= 1 and 0 <= c["lam"] <= 1
+            if c is None:  # a slice with too few labels has no interval, and says how many more it needs
+                assert e["labels"] < 10 and f"too few labels for this model: {10 - e['labels']} more" in e["withheld"]
+                continue
+            assert 0 <= c["low"] <= c["estimate"] <= c["high"] <= 1 and c["lam"] in (None, 0.0)  # 0: the labels-only interval, narrower
             assert c["high"] - c["low"] <= (alone["high"] - alone["low"]) * 1.02 + 1e-9  # never much wider than the labels alone
     overall = models["all models"]["hallucination_rate"]
     gold_rate = sum(r["label"] in ("unsupported", "contradicted") for r in rows) / len(rows)
@@ -164,14 +168,27 @@ def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     scored = cli_inproc("score", str(a), "--labels", str(sheet), "--json")
     assert scored.returncode == 0, scored.stderr
     warnings = [x for x in scored.stderr.splitlines() if x.startswith("warning:")]
-    assert any("only 5 labels" in w for w in warnings)
-    assert any("all 5 labels give the same hallucination rate (0)" in w and "exact (Clopper-Pearson)" in w for w in warnings)
+    assert any("claims of all models: too few labels for all models: 5 more" in w and "a gate on it fails" in w for w in warnings), warnings
     assert any("7 of the 12 sampled claims are not labelled yet" in w for w in warnings)
-    unlabelled = {r["stratum"] for r in rows} - {"supported"}
-    assert unlabelled and any(f"no claim the panel called {', '.join(sorted(unlabelled))} is labelled" in w for w in warnings)
+    bare = {f"{r['model']}/{r['stratum']}" for r in rows if r["label"] == ""} - {f"{r['model']}/{r['stratum']}" for r in chosen}
+    assert bare and any("no claim of these strata (model/verdict, items) is labelled" in w and all(b in w for b in bare) for w in warnings)
     e = json.loads(scored.stdout)["corrected"]["levels"]["claim"]["models"]["all models"]["hallucination_rate"]
-    assert e["labels_only"]["low"] == 0 and e["labels_only"]["high"] == pytest.approx(0.5218, abs=1e-3)  # Clopper-Pearson 0 of 5
-    assert e["corrected"]["high"] >= e["labels_only"]["high"]
+    assert e["corrected"] is None and e["labels_only"] is None and e["more_needed"] == 5 and e["labels"] == 5
+    # every line labelled, all of one kind and all agreeing with the judge's supported: the labels-only interval is the exact one,
+    # and the corrected one never collapses to the raw rate (issue 47 item 1)
+    for r in rows:
+        r["label"] = "supported" if r["stratum"] == "supported" else ("unsupported" if r["stratum"] == "unsupported" else r["stratum"])
+    agreeing = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "agree.jsonl", rows)), "--json")
+    assert agreeing.returncode == 0, agreeing.stderr
+    e = json.loads(agreeing.stdout)["corrected"]["levels"]["claim"]["models"]["all models"]["hallucination_rate"]
+    c = e["corrected"]
+    assert e["labels"] == 12 and c["high"] - c["low"] > 0.1 and c["se"] > 0.03, c  # 12 labels cannot give a +-0.03 interval
+    for r in rows:
+        r["label"] = "supported"
+    same = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "same.jsonl", rows)), "--json")
+    e = json.loads(same.stdout)["corrected"]["levels"]["claim"]["models"]["all models"]["hallucination_rate"]
+    assert e["labels_only"]["low"] == 0 and e["labels_only"]["high"] == pytest.approx(0.2646, abs=1e-3)  # Clopper-Pearson 0 of 12
+    assert any("all 12 labels give the same hallucination rate (0)" in w and "exact (Clopper-Pearson)" in w for w in same.stderr.splitlines())
 
 
 def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
@@ -180,8 +197,11 @@ def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
         if not (run / "labels.jsonl").exists():
             assert cli_inproc("label", str(run), "--n", "40", "--from-gold").returncode == 0
         assert cli_inproc("score", str(run)).returncode == 0
+    thin = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1")  # B: 9 labels of hallucinator's claims
+    assert thin.returncode == 1 and "hallucinator: no valid corrected interval (too few labels for this model: 1 more" in thin.stdout, thin.stdout
+    assert cli_inproc("label", str(b), "--more", "10", "--from-gold").returncode == 0  # rescored with the extended sheet
     result = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1", "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stdout
     out = json.loads(result.stdout)
     d = out["corrected"]["levels"]["claim"]["all models"]["hallucination_rate"]
     assert d["delta"] == pytest.approx(d["b"] - d["a"], abs=1e-6) and d["ci95"][0] < d["delta"] < d["ci95"][1]

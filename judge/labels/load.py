@@ -26,16 +26,35 @@ def run_items(run: Run) -> set[str]:
     return out
 
 
+KEPT_NAMES = {CLAIM: "labels-scored.jsonl", ANSWER: "labels-answers-scored.jsonl"}  # the last sheets judge score was given, kept with the run
+
+
 def own_sheets(run: Run) -> list[Path]:
-    """The run's own sheets (judge label wrote them) that hold at least one label."""
+    """The run's own sheets that hold at least one label, one per level: the sheet judge label wrote, or the copy
+    of the one judge score was last given (labels given once stay with the run: issue 47 item 5), whichever
+    was written last."""
     out = []
-    for name in SHEET_NAMES.values():
-        path = run.path / name
-        if path.is_file():
-            sheet = read_sheet(path)
-            if sheet.problems or sheet.labelled():
-                out.append(path)
+    for level, name in SHEET_NAMES.items():
+        found = []
+        for path in (run.path / KEPT_NAMES[level], run.path / name):
+            if path.is_file():
+                sheet = read_sheet(path)
+                if sheet.problems or sheet.labelled():
+                    found.append(path)
+        if found:
+            out.append(max(found, key=lambda p: p.stat().st_mtime_ns))  # a tie: the kept copy (first)
     return out
+
+
+def keep_with_run(run: Run, labels: Labels) -> None:
+    """A copy of each sheet a score was given, in the run directory (KEPT_NAMES): a later score without
+    --labels (judge label's own, a rescoring) uses it, so the corrected rates never vanish in silence."""
+    from judge.labels.sheet import sheet_text
+
+    for sheet in labels.sheets:
+        rows = [r for _, r in sheet.rows]
+        if rows:
+            run.store.write_text(KEPT_NAMES[rows[0].level], sheet_text(rows))
 
 
 def load_labels(run: Run, paths: list[Path] | None = None) -> Labels | None:
@@ -44,6 +63,10 @@ def load_labels(run: Run, paths: list[Path] | None = None) -> Labels | None:
     given = paths is not None and len(paths) > 0
     paths = list(paths) if given else own_sheets(run)
     if not paths:
+        before = _last_files(run)
+        if before:  # scored with labels before, none with the run now: said, never dropped in silence
+            return Labels([], notes=[f"the labels of the last score ({', '.join(before)}) are no longer with the run: no corrected rate is "
+                                     "given now; score it again with judge score RUN --labels FILE"])
         return None
     problems: list[Problem] = []
     sheets = []
@@ -54,7 +77,12 @@ def load_labels(run: Run, paths: list[Path] | None = None) -> Labels | None:
         problems += sheet.problems
         if items is None:
             items = run_items(run)
-        problems += check_against_run(sheet, run_id, items, str(run.path))
+        mine = check_against_run(sheet, run_id, items, str(run.path))
+        problems += mine
+        if not sheet.problems and not mine and sheet.rows:  # the design comes from the run's own draw, never the sheet (issue 50 item 3)
+            from judge.labels.sample import check_draw
+
+            problems += check_draw(sheet, run)
         for lineno, row in sheet.rows:
             if row.level in levels and levels[row.level] != str(path):
                 problems.append(Problem(file=str(path), record_id=f"line {lineno}", field="level",
@@ -65,6 +93,16 @@ def load_labels(run: Run, paths: list[Path] | None = None) -> Labels | None:
     if problems:
         raise DatasetError(problems)
     return Labels(sheets)
+
+
+def _last_files(run: Run) -> list[str]:
+    """The sheets the run's last score read (scores.json's corrected block), for saying they are gone."""
+    try:
+        block = (run.scores or {}).get("corrected")
+    except (DatasetError, OSError, ValueError):
+        return []
+    files = block.get("files") if isinstance(block, dict) else None
+    return [f for f in files if isinstance(f, str)][:4] if isinstance(files, list) and block.get("levels") else []
 
 
 def check_sheet(path: Path, run_dir: Path | None = None) -> tuple[list[Problem], dict]:

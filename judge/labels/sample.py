@@ -1,8 +1,9 @@
 """``judge label``: which claims (or answers) of a run a person labels, drawn so that the corrected rate stays
 unbiased and the draw can be repeated and extended.
 
-The population is the run's judged claims (a judge_error claim counts in neither rate) or its answers with a
-judged claim. It is stratified by the panel's verdict (claims) or the panel's answer-level label; each stratum's
+The population is the run's judged claims (a judge_error claim counts in neither rate; an unsure one counts, as
+in the raw rates) or its answers with a judged claim. It is stratified by the model under test and the panel's
+verdict (claims) or the panel's answer-level label, so every model's rate has labels of its own; each stratum's
 items are put in a seeded random order, and a sample of n takes each stratum's first n_h. The n_h come from a
 fixed sequence of seats (one per stratum, largest first, then D'Hondt by stratum size), so a larger sample
 always contains a smaller one: ``--more`` adds items and relabels nothing, and each stratum stays a simple
@@ -42,6 +43,54 @@ def units(run: Run, level: str) -> Iterator[tuple[str, str, RecordResult, int, A
             for c in a.claims:
                 if is_judged(c.label):
                     yield item_id(r.record_id, i, c.claim_id), c.label, r, i, a, c
+
+
+DESIGNS = ("model+verdict", "verdict")  # the draw's strata: by model under test and verdict (issue 47 item 2); by verdict alone (sheets before it)
+
+
+def cell_key(model: str, verdict: str) -> str:
+    """The stratum of an item in the model-and-verdict design (what the draw's seeded order is keyed by)."""
+    return f"{model}\x1f{verdict}"
+
+
+def strata_of(run: Run, level: str, design: str = DESIGNS[0]) -> dict[str, list[str]]:
+    """The run's items of a level by stratum, in the given design: the population a sheet is drawn from."""
+    strata: dict[str, list[str]] = defaultdict(list)
+    for item, stratum, _, _, a, _ in units(run, level):
+        strata[cell_key(a.model, stratum) if design == DESIGNS[0] else stratum].append(item)
+    return strata
+
+
+def design_of(run: Run, level: str, items: set[str], seed: int) -> tuple[str, dict[str, float]] | None:
+    """The design whose seeded draw of len(items) items is exactly ``items`` (with every item's inclusion
+    probability), None when no design draws them: the sheet was edited, or the run changed."""
+    for design in DESIGNS:
+        chosen = draw(strata_of(run, level, design), len(items), seed, level)
+        if set(chosen) == items:
+            return design, chosen
+    return None
+
+
+def check_draw(sheet, run: Run) -> list:
+    """A sheet's lines are the run's own seeded draw (issue 50 item 3): its items, at its seed, are what the
+    draw picks from the run; the strata and inclusion probabilities written on its lines are never used (the
+    estimate takes each item's model and verdict from the run). One problem when they are not."""
+    from judge.problems import Problem
+
+    out = []
+    for level in sorted({r.level for _, r in sheet.rows}):
+        rows = [(k, r) for k, r in sheet.rows if r.level == level]
+        seed = rows[0][1].seed
+        odd = next(((k, r) for k, r in rows if r.seed != seed), None)
+        if odd is not None:
+            out.append(Problem(file=sheet.path, record_id=f"line {odd[0]}", field="seed",
+                               message=f"seed {odd[1].seed}, where line {rows[0][0]} has {seed}: a sheet is one seeded draw (judge label)"))
+            continue
+        if design_of(run, level, {r.item for _, r in rows}, seed) is None:
+            out.append(Problem(file=sheet.path, field="item", message=f"its {len(rows)} {level} lines are not the seeded draw (seed {seed}) of "
+                                                                      f"{run.path}: lines added or removed by hand, or the run changed; label the "
+                                                                      "sheet judge label wrote (judge label --more adds items)"))
+    return out
 
 
 def seats(sizes: dict[str, int]) -> Iterator[str]:
@@ -145,9 +194,7 @@ def make_sheet(run: Run, level: str, n: int, seed: int = 0, from_gold: bool = Fa
     """The sheet's rows: a new sample of ``n`` items, or ``existing`` extended by ``n`` more (its lines, labels
     and notes kept; every inclusion probability updated to the larger sample's)."""
     run_id = identity(run.store)
-    strata: dict[str, list[str]] = defaultdict(list)
-    for item, stratum, *_ in units(run, level):
-        strata[stratum].append(item)
+    strata = strata_of(run, level)
     if not strata:
         raise SampleError(f"{run.path} has no {'judged claim' if level == CLAIM else 'answer with a judged claim'} to label")
     old = [row for _, row in existing.rows] if existing is not None else []
@@ -155,10 +202,11 @@ def make_sheet(run: Run, level: str, n: int, seed: int = 0, from_gold: bool = Fa
         if {r.level for r in old} != {level} or {r.run_id for r in old} != {run_id}:
             raise SampleError(f"{existing.path}: not a {level} sheet of {run.path} (run {run_id}); --more extends the run's own sheet")
         seed = old[0].seed
-        before = draw(strata, len(old), seed, level)
-        if set(before) != {r.item for r in old}:
+        found = design_of(run, level, {r.item for r in old}, seed)
+        if found is None:
             raise SampleError(f"{existing.path}: its items are not the seeded draw of {run.path} (edited by hand, or the run changed); "
                               "--more can only extend a sheet judge label wrote")
+        strata = strata_of(run, level, found[0])  # a sheet drawn by verdict alone is extended the same way
     total = len(old) + n
     chosen = draw(strata, total, seed, level)
     records = run.records

@@ -24,7 +24,12 @@ def write_reports(run: Run | Path, labels: list[Path] | None = None) -> dict:
     from judge.scoring import score
 
     run = run if isinstance(run, Run) else Run.open(run)
-    scores = score(run, load_labels(run, labels))
+    given = load_labels(run, labels)
+    scores = score(run, given)
+    if labels and given is not None:  # labels given once stay with the run (judge.labels.load.keep_with_run)
+        from judge.labels.load import keep_with_run
+
+        keep_with_run(run, given)
     run.store.write_parts("scores.json", json_parts(scores))  # written piece by piece: per_answer is read back from disk
     run.store.write_text("report.md", markdown.render(scores))
     run.store.write_parts("report.html", html.render(scores, run.results(), run.records, sheet=sheet_rows(run)))

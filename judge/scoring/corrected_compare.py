@@ -47,15 +47,32 @@ def _estimate(value: dict) -> MeanEstimate:
 
 
 def corrected_of(run: Run) -> dict | None:
-    """The corrected rates of a run's last score (scores.json), None when it was scored without labels."""
-    return (run.scores or {}).get("corrected")
+    """The corrected rates of a run's last score (scores.json), None when it was scored without labels. The block
+    is read as input (issue 50 item 9): checked against its schema (judge.scoring.corrected.CorrectedScores:
+    rates in [0, 1], low <= estimate <= high), one line naming the file and the field when it is not, exit 2."""
+    from pydantic import ValidationError
+
+    from judge.problems import DatasetError, Problem
+    from judge.scoring.corrected import CorrectedScores
+
+    block = (run.scores or {}).get("corrected")
+    if block is None:
+        return None
+    try:
+        return CorrectedScores.model_validate(block).model_dump()
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in ("corrected", *err["loc"]))
+        raise DatasetError([Problem(file=str(run.path / "scores.json"), field=where,
+                                    message=f"{err['msg']} ({len(e.errors())} problem{'s' if len(e.errors()) != 1 else ''} in the corrected "
+                                            "block; score the run again: judge score RUN --labels FILE)")]) from None
 
 
 def comparison(a: Run, b: Run) -> dict:
     """B - A of every corrected rate both runs have (level, model under test or all, metric), with its 95%
     interval; or why there is none."""
     ca, cb = corrected_of(a), corrected_of(b)
-    lacking = [(w, r) for w, r, c in (("A", a, ca), ("B", b, cb)) if not c]
+    lacking = [(w, r) for w, r, c in (("A", a, ca), ("B", b, cb)) if not c or not c.get("levels")]
     if lacking:
         from judge.labels.load import own_sheets
 
@@ -82,14 +99,18 @@ def bound_gate(spec: str, b: Run, allow_missing: bool) -> dict:
     name, op, bound = parse_bound(spec)
     level, metric, _ = BOUND_GATES[name]
     value = ((corrected_of(b) or {}).get("levels") or {}).get(level)
-    if not value or not (value["models"].get(ALL, {}).get(metric) or {}).get("corrected"):
+    if not value or metric not in (value["models"].get(ALL) or {}):  # no labels at this level (too few is a failure, below)
         why = f"run B ({b.path}) has no corrected {level}-level {metric.replace('_', ' ')}: score it with human labels (judge score RUN --labels FILE)"
         why += ": allowed by --allow-missing" if allow_missing else ": cannot be checked (pass --allow-missing to accept that)"
         return {"gate": spec, "kind": "bound", "failed": not allow_missing, "missing": True, "summary": why, "why": why}
     broken, seen = [], []
     for model, metrics in value["models"].items():
-        c = (metrics.get(metric) or {}).get("corrected")
-        if not c:
+        e = metrics.get(metric) or {}
+        c = e.get("corrected")
+        if not c:  # a model without a valid interval (no labels, or too few) cannot be checked: it fails (issue 50 item 3)
+            why = e.get("withheld") or f"{e.get('labels', 0)} labels"
+            seen.append(f"{model} none ({why})")
+            broken.append(f"{model}: no valid corrected interval ({why})")
             continue
         end = c["high"] if op == "<=" else c["low"]
         seen.append(f"{model} {c['estimate']:.3f} [{c['low']:.3f}, {c['high']:.3f}]")
