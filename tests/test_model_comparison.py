@@ -113,3 +113,43 @@ def test_one_flag_names_the_models_file_across_commands():
     helps = cli_inproc("families", "--help", env={"COLUMNS": "200"}).stdout
     assert "--models" in helps and "--config" not in helps
     assert cli_inproc("families", "--models", models, "--config", models).returncode == 2
+
+
+def test_never_tied_beside_an_interval_that_excludes_zero():
+    """Five records, each worse for b: the paired interval excludes 0 while the sign test (p = 2/32) cannot tell;
+    the verdict says the two disagree ("unclear"), never "tied", and the pair still shares a rank. With both
+    telling them apart it is "A better"; with neither, "tied" (issue 49.4)."""
+    from judge.scoring.models import comparison
+
+    good = {f"r{i}": (1.0, 1, 0) for i in range(5)}
+    bad = {f"r{i}": (0.0, 1, 1) for i in range(5)}
+    got = comparison({"a": good, "b": bad})
+    (pair,) = got.pairs
+    for metric in ("faithfulness", "hallucination_rate"):
+        m = pair.metrics[metric]
+        assert m.ci95 is not None and not (m.ci95[0] <= 0 <= m.ci95[1]) and m.p_value >= 0.05, m
+        assert m.verdict == "unclear", m
+    assert [r.rank for r in got.ranking] == [1, 1]
+    many = comparison({"a": {f"r{i}": (1.0, 1, 0) for i in range(10)}, "b": {f"r{i}": (0.0, 1, 1) for i in range(10)}})
+    assert many.pairs[0].metrics["faithfulness"].verdict == "A better" and [r.rank for r in many.ranking] == [1, 2]
+    assert many.pairs[0].metrics["hallucination_rate"].verdict == "A better"  # lower is better there: b hallucinates
+    same = comparison({"a": good, "b": dict(good)})
+    assert same.pairs[0].metrics["faithfulness"].verdict == "tied"
+    # whatever the data, no verdict reads "tied" beside an interval that excludes 0
+    import random
+
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(200):
+        n = rng.randint(2, 12)
+        a = {f"r{i}": (1.0, 1, 0) if rng.random() < 0.8 else (0.0, 1, 1) for i in range(n)}
+        b = {f"r{i}": (1.0, 1, 0) if rng.random() < 0.3 else (0.0, 1, 1) for i in range(n)}
+        for metric, m in comparison({"a": a, "b": b}).pairs[0].metrics.items():
+            if m.verdict == "tied":
+                assert m.ci95 is None or m.ci95[0] <= 0 <= m.ci95[1], m
+            if m.verdict in ("A better", "B better"):
+                b_up = m.ci95[0] > 0  # B - A above 0
+                assert m.p_value < 0.05 and not (m.ci95[0] <= 0 <= m.ci95[1]), m
+                assert (m.verdict == "B better") == (b_up == (metric == "faithfulness")), (metric, m)
+        seen.update(m.verdict for m in comparison({"a": a, "b": b}).pairs[0].metrics.values())
+    assert {"A better", "tied", "unclear"} <= seen, seen

@@ -3,8 +3,9 @@
 Per model: faithfulness and hallucination rate over its judged claims, each with a 95% bootstrap interval over
 records (seeded). Per pair of models: the records both answered, the mean paired difference of their
 per-record rates with its interval, records where each is better, and the two-sided exact sign test. The
-ranking orders models by faithfulness and says where it cannot tell them apart (the sign test's p >= 0.05
-or the paired interval holding 0): those models are tied. Reports lead with it when a run has several models
+ranking orders models by faithfulness and says where it cannot tell them apart: "tied" when neither the sign
+test (p < 0.05) nor the paired interval (excluding 0) separates them, "unclear" when one does and the other does
+not (never "tied" beside an interval that excludes 0); such models share a rank. Reports lead with it when a run has several models
 under test; ``judge compare --model-a/--model-b`` gives the same pair across runs, without any claim diff.
 """
 
@@ -53,7 +54,7 @@ class PairMetric(BaseModel):
     b_better: int
     same: int
     p_value: float  # two-sided exact sign test
-    verdict: str  # "A better", "B better", or "tied"
+    verdict: str  # "A better", "B better", "tied", or "unclear" (the sign test and the interval disagree): pair_verdict
 
 
 class Pair(BaseModel):
@@ -86,6 +87,21 @@ def model_rates(model: str, rows: dict[str, tuple[float, int, int]]) -> ModelRat
         hallucination_rate=sum(r[2] for r in judged) / n if n else None, hallucination_rate_ci95=ratio_ci([r[2] for r in judged], den))
 
 
+def pair_verdict(p: float, ci: list[float] | None, a_better: int, b_better: int, higher: bool = True) -> str:
+    """"A better" or "B better" when the sign test (p < 0.05) and the paired interval (excluding 0) both tell
+    them apart and agree on the side; "tied" when neither does; "unclear" when they disagree (an interval that
+    excludes 0 beside a sign test that cannot tell, or the reverse): never "tied" beside an interval without 0.
+    ``ci``: of B - A; ``higher``: a higher rate is better (faithfulness), else lower (hallucination rate)."""
+    holds_zero = ci is None or ci[0] <= 0 <= ci[1]
+    sign_tells = p < ALPHA and a_better != b_better
+    if holds_zero and not sign_tells:
+        return "tied"
+    side = "B better" if b_better > a_better else "A better"
+    if not holds_zero and sign_tells and ((ci[0] > 0) == higher) == (side == "B better"):
+        return side
+    return "unclear"
+
+
 def pair(name_a: str, a: dict[str, tuple], name_b: str, b: dict[str, tuple]) -> Pair:
     """Two models on the records both have a judged claim on: paired per record."""
     shared = [rid for rid in a if rid in b and a[rid][1] and b[rid][1]]
@@ -97,8 +113,7 @@ def pair(name_a: str, a: dict[str, tuple], name_b: str, b: dict[str, tuple]) -> 
         a_better = sum(1 for d in diffs if (d < 0) == higher and d != 0)
         p = sign_test_two_sided(a_better, b_better)
         ci = mean_ci(diffs)
-        holds_zero = ci is None or ci[0] <= 0 <= ci[1]
-        verdict = "tied" if p >= ALPHA or holds_zero else ("B better" if b_better > a_better else "A better")
+        verdict = pair_verdict(p, ci, a_better, b_better, higher)
         out[metric] = PairMetric(a=sum(ra) / len(ra) if ra else 0.0, b=sum(rb) / len(rb) if rb else 0.0, delta=sum(diffs) / len(diffs) if diffs else 0.0,
                                  ci95=ci, a_better=a_better, b_better=b_better, same=len(diffs) - a_better - b_better, p_value=round(p, 6), verdict=verdict)
     return Pair(a=name_a, b=name_b, records=len(shared), metrics=out)
@@ -109,7 +124,7 @@ def ranking(models: list[ModelRates], pairs: list[Pair]) -> list[Ranked]:
     order = sorted(models, key=lambda m: -(m.faithfulness if m.faithfulness is not None else -1))
     tied = defaultdict(set)
     for p in pairs:
-        if p.metrics["faithfulness"].verdict == "tied":
+        if p.metrics["faithfulness"].verdict in ("tied", "unclear"):  # not told apart: they share a rank
             tied[p.a].add(p.b)
             tied[p.b].add(p.a)
     out, rank = [], 0
@@ -148,8 +163,9 @@ class ModelComparison(Section):
         rows = [[ranks[m["model"]]["rank"], m["model"], m["records"], m["claims"], _with_ci(m["faithfulness"], m["faithfulness_ci95"]),
                  _with_ci(m["hallucination_rate"], m["hallucination_rate_ci95"]), ", ".join(ranks[m["model"]]["tied_with"]) or "-"]
                 for m in sorted(value["models"], key=lambda m: ranks[m["model"]]["rank"])]
-        tables = [Table(["rank", "model", "records", "claims", "faithfulness [95% CI]", "hallucination rate [95% CI]", "tied with"], rows,
-                        note="95% intervals: bootstrap over records (seeded). Tied: the paired sign test (p >= 0.05) or the paired interval cannot tell them apart.")]
+        tables = [Table(["rank", "model", "records", "claims", "faithfulness [95% CI]", "hallucination rate [95% CI]", "not told apart from"], rows,
+                        note="95% intervals: bootstrap over records (seeded). Tied: neither the paired sign test (p < 0.05) nor the paired interval "
+                             "(excluding 0) tells them apart; unclear: one does, the other does not. Either way they share a rank.")]
         tables.append(Table(["A vs B", "records", "faithfulness B - A [95% CI]", "A/B better, same", "sign test p", "verdict",
                              "hallucination rate B - A [95% CI]", "verdict"], [pair_row(p) for p in value["pairs"]], title="Every pair, on the records both answered:"))
         return Block(cls.title, tables)
