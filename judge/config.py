@@ -225,12 +225,33 @@ class RunConfig(_Section):
         return names
 
     def check_model_names(self) -> None:
-        unknown = [n for n in self.called_model_names() if n not in self.models]
-        if unknown:
-            raise ValueError(f"unknown model name(s) {', '.join(unknown)}; known: {', '.join(self.models) or 'none'}")
+        from judge.judges.registry import registered_judges
+
+        problems = []
+        judges = [n for n in model_judges(self.adjudicate.judges) if n not in self.models]
+        if judges:  # a judge is a built-in one (a rule) or a model of the config: every name one can give, and the nearest
+            problems.append(_unknown("adjudicate.judges: unknown judge", judges, registered_judges() + list(self.models),
+                                     "a judge is a rule with no model (" + ", ".join(registered_judges()) + ") or a model named under models"))
+        models = [n for n in self.called_model_names() if n not in self.models and n not in judges]
+        if models:
+            problems.append(_unknown("unknown model name", models, list(self.models), "a model under test or the decomposer is a model named under models"))
+        if problems:
+            raise ValueError("; ".join(problems))
         from judge.judges.registry import check_panel_names
 
         check_panel_names(self.adjudicate.judges, self.models)  # one row per judge: names unique, none reserved
+
+
+def _unknown(what: str, names: list[str], known: list[str], rule: str) -> str:
+    """'unknown judge 'determinstic' (did you mean 'deterministic'?); known: ...': each unknown name with its
+    nearest known one (difflib), then every name one can give."""
+    import difflib
+
+    said = []
+    for n in dict.fromkeys(names):
+        near = difflib.get_close_matches(n, known, n=1, cutoff=0.6)
+        said.append(f"{n!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    return f"{what}{'s' if len(said) > 1 else ''} {', '.join(said)}; {rule}; known: {', '.join(known) or 'none'}"
 
 
 class ConfigError(InputError, ValueError):

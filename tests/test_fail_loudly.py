@@ -142,3 +142,23 @@ def test_a_bad_port_and_credentials_in_api_base(tmp_path):
     assert "Port out of range" in server_problem("http://localhost:99999/v1", 1)
     line = server_problem("http://user:s3cr3tpassword@127.0.0.1:1/v1?api_key=abcdefghijklmnop", 1)
     assert "s3cr3tpassword" not in line and "abcdefghijklmnop" not in line and "127.0.0.1:1/v1" in line
+
+
+def test_a_misspelt_judge_names_every_judge_one_can_give_and_the_nearest(tmp_path):
+    """`judges: [determinstic]` (issue 46.7): refused before any record, saying the judge is unknown, the nearest
+    name (deterministic, a rule no models: list holds) and every name one can give, rules and models alike."""
+    config = tmp_path / "typo.yaml"
+    config.write_text(f"name: typo\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\n"
+                      "models:\n  qwen-judge: {model: openai/qwen-judge, family: qwen, api_base: 'http://127.0.0.1:9/v1'}\n"
+                      f"decompose: {{method: sentences}}\nadjudicate: {{judges: [determinstic, qwen-judg]}}\ncache_dir: {tmp_path / 'cache'}\n")
+    result = _run(str(config), tmp_path)
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr[-2000:]
+    line = result.stderr.strip()
+    assert "Traceback" not in line and not (tmp_path / "runs").exists()
+    assert "unknown judges 'determinstic' (did you mean 'deterministic'?), 'qwen-judg' (did you mean 'qwen-judge'?)" in line, line
+    assert "known: deterministic, qwen-judge" in line and "unknown model name" not in line, line
+    # a model under test that is not there is a model name, with its nearest
+    config.write_text(config.read_text().replace("[determinstic, qwen-judg]", "[deterministic]").replace(f"answers: {{path: {BUNDLED_ANSWERS}}}\n", "")
+                      + "generate: {models: [qwen-judgee]}\n")
+    result = _run(str(config), tmp_path)
+    assert result.returncode == 2 and "unknown model name 'qwen-judgee' (did you mean 'qwen-judge'?)" in result.stderr, result.stderr

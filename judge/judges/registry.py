@@ -41,6 +41,11 @@ def register_judge(name: str, factory: Factory) -> None:
     _REGISTRY[name] = factory
 
 
+def registered_judges() -> list[str]:
+    """The judges one can name with no model: the built-in rule (``deterministic``) and any registered."""
+    return list(_REGISTRY)
+
+
 def needs_model(name: str) -> bool:
     """A judge name that must name a model of the config (it is no registered judge)."""
     return name not in _REGISTRY
