@@ -189,3 +189,29 @@ def test_no_module_over_450_lines():
 
 def test_label_names_live_in_verdicts_and_one_adapter_table():
     assert label_modules() <= LABEL_HOMES | PENDING_LABELS, sorted(label_modules() - LABEL_HOMES - PENDING_LABELS)
+
+
+def exception_classes() -> set[str]:
+    """module.Class of every exception class defined in judge/ (a class whose base is a builtin exception or
+    one of judge's own, by name)."""
+    import builtins
+
+    known = {n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)}
+    classes = [(name, n.name, {ast.unparse(b).rpartition(".")[2] for b in n.bases})
+               for name in MODULES for n in ast.walk(_tree(name)) if isinstance(n, ast.ClassDef)]
+    found: set[str] = set()
+    while True:
+        more = {f"{m}.{c}" for m, c, bases in classes if bases & known} - found
+        if not more:
+            return found
+        found |= more
+        known |= {q.rpartition(".")[2] for q in more}
+
+
+def test_every_exception_has_its_exit_code_in_errors():
+    """Every exception class of judge, and the exit code it means, in one table (judge/errors.py::EXIT_CODES)."""
+    from judge.errors import EXIT_CODES
+
+    listed = {n for n in EXIT_CODES if not n.startswith("builtins.")}
+    assert exception_classes() - listed == set(), "add them to judge.errors.EXIT_CODES"
+    assert listed - exception_classes() == set(), "EXIT_CODES names classes that are gone"

@@ -12,14 +12,12 @@ import sys
 
 import typer
 
-from judge.errors import InputError
+from judge.errors import EXIT_BAD_INPUT, EXIT_GATE, EXIT_INTERRUPTED, BadInput, GateFailed, InputError, JudgesFailed
+from judge.errors import EXIT_FAILED as EXIT_JUDGES_FAILED
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_GATE", "EXIT_INTERRUPTED", "EXIT_JUDGES_FAILED", "BadInput", "GateFailed", "JudgesFailed", "app", "command", "fail"]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Grounding evaluator for LLM answers.")
-
-EXIT_GATE = 1
-EXIT_BAD_INPUT = 2
-EXIT_JUDGES_FAILED = 3
-EXIT_INTERRUPTED = 130
 
 
 def _version(value: bool) -> None:
@@ -35,27 +33,11 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
     """Grounding evaluator for LLM answers."""
 
 
-class GateFailed(Exception):
-    """A regression gate failed (exit 1); the command has already printed why."""
+def _bad_input_errors() -> tuple[type[BaseException], ...]:
+    """What means exit 2 (judge.errors.EXIT_CODES), OSError aside: it has a handler of its own below."""
+    from judge.errors import classes_with
 
-
-class JudgesFailed(Exception):
-    """The run finished but cannot pass (exit 3): judge errors, a failed stage, or a judge failing its controls;
-    the message says which and why."""
-
-
-class BadInput(InputError, ValueError):
-    """A command-line argument that cannot be used (exit 2)."""
-
-
-def _bad_input_errors() -> tuple[type[Exception], ...]:
-    from judge.llm import LLMError, SameFamilyError
-    from judge.llm.families import UnknownFamilyError
-    from judge.config import ConfigError
-    from judge.raylib import RayUnavailable
-    from judge.runs.store import RunDirError
-
-    return (InputError, BadInput, ConfigError, SameFamilyError, UnknownFamilyError, RunDirError, LLMError, FileNotFoundError, RayUnavailable)
+    return tuple(c for c in classes_with(EXIT_BAD_INPUT) if c is not OSError)
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT):
