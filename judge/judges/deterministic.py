@@ -166,18 +166,18 @@ def deterministic_verdict(
     if profile.mode == "rule" or (rule == CONTRADICTED and f.conflicts):  # the source itself corrects or retracts it
         label = rule
     elif p >= profile.supported_from and rule == CONTRADICTED:  # the two disagree: a model judge decides, or not verified
-        label, why = UNSURE, f"{why}, but the learned judge gives {p:.2f} (supported from {profile.supported_from:.2f}): the two disagree"
+        label, why = UNSURE, f"{why}, but the no-model judge's fitted score is {p:.2f} (supported from {profile.supported_from:.2f}): the two disagree"
     elif p >= profile.supported_from and (veto := never_supported(f)):
-        label, why = (PARTIALLY_SUPPORTED if rule == SUPPORTED else rule), f"{veto} (the learned judge gives {p:.2f})"
+        label, why = (PARTIALLY_SUPPORTED if rule == SUPPORTED else rule), f"{veto} (the no-model judge's fitted score {p:.2f})"
     elif p >= profile.supported_from:
-        label, why = SUPPORTED, f"{why} (the learned judge gives {p:.2f}, supported from {profile.supported_from:.2f})"
+        label, why = SUPPORTED, f"{why} (the no-model judge's fitted score {p:.2f}; supported from {profile.supported_from:.2f})"
     elif rule == CONTRADICTED:
         label = CONTRADICTED
     elif p >= profile.unsure_from:
-        label, why = UNSURE, f"{why} (the learned judge gives {p:.2f}, too close to call: unsure from {profile.unsure_from:.2f})"
+        label, why = UNSURE, f"{why} (the no-model judge's fitted score {p:.2f}, too close to call: unsure from {profile.unsure_from:.2f})"
     else:
         label = PARTIALLY_SUPPORTED if rule == SUPPORTED else rule
-        why = f"{why} (the learned judge gives {p:.2f})"
+        why = f"{why} (the no-model judge's fitted score {p:.2f})"
     best = claim.candidates[f.span] if claim.candidates else None  # the span the claim was judged against
     evidence = [best] if best is not None and label not in (UNSUPPORTED, UNSURE) else []
     return JudgeVerdict(

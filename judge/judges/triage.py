@@ -79,7 +79,7 @@ def refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str 
         question, sources = None, tuple(dict.fromkeys(context.values())) if context else ()
     p, _ = claim_probability(claim, question, sources, weights)
     if p < weights.thresholds.free_from:
-        return f"the learned judge gives {p:.2f}, below the {weights.thresholds.free_from:.2f} of a free verdict"
+        return f"the no-model judge's fitted score {p:.2f} is below the {weights.thresholds.free_from:.2f} of a free verdict"
     return None
 
 

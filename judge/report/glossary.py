@@ -24,6 +24,14 @@ GLOSSARY: dict[str, str] = {
     "claims from real ones: 0.5 not at all, 1.0 perfectly; above 0.7 a judge could spot the controls",
     "share_question": "a surface feature: the share of the claim's content words that are in the question",
     "detector AUC": "the same measure for the run's own detector, a model trained on all the features at once",
+    "no-model judge": "the judge named deterministic: a rule over how the claim's words line up with its span, and a "
+    "small model fitted on human-labelled claims; it makes no model call",
+    "fitted score": "the no-model judge's estimate, from 0 to 1, that a claim is supported; its thresholds (such as "
+    "supported from 0.80) turn it into a label, and the rule's own findings can overrule it",
+    "span, passage, evidence": "the exact piece of a source a claim is judged against, shown after passage:; "
+    "the claim's words are its content words",
+    "checks": "tests run on every claim before the judges: a number, date or name the evidence lacks or states "
+    "otherwise, a denial dropped or added",
     "triage": "claims that copy a source sentence, settled as supported with no judge call",
     "free verdicts": "verdicts that cost no model call (triage, or the no-model judge alone), with their precision "
     "against gold labels where the data has them",
