@@ -105,6 +105,7 @@ class Labels:
     """The sheets a score reads (each already checked against the run: judge.labels.load)."""
 
     sheets: list[Sheet]
+    notes: list[str] = field(default_factory=list)  # said in the warnings (labels of an earlier score that are gone)
 
     def rows(self) -> list[SheetRow]:
         return [r for s in self.sheets for _, r in s.rows]
