@@ -57,8 +57,8 @@ def _nodes(tree: dict):
     ("text", "expected"),
     [
         ("The Golden Gate Bridge opened to traffic in 1937 after four years of construction.", {"supported"}),
-        pytest.param("The bridge was designed by Joseph Strauss.", {"supported"}, marks=pytest.mark.xfail(strict=True, reason=(
-            "known limit: one clause of a longer source sentence; the trees give 0.46 against 0.475 (bench/README.md)"))),
+        # one clause of a longer source sentence: the trees give 0.46 against 0.475, but its span keeps it whole
+        ("The bridge was designed by Joseph Strauss.", {"supported"}),
         # a slot the span fills otherwise is never supported (where the trees would say so, the judge is unsure)
         ("The Golden Gate Bridge opened to traffic in 1952 after four years of construction.", {"contradicted", UNSURE, "unsupported", "partially_supported"}),
         ("The bridge was designed by Frank Lloyd Wright.", {"contradicted", UNSURE, "unsupported", "partially_supported"}),
@@ -87,9 +87,9 @@ def test_low_confidence_is_unsure_and_cites_nothing():
     w = load_weights()
     band = w.thresholds.model_copy(update={"default": w.thresholds.default.model_copy(update={"supported_from": 0.7, "unsure_from": 0.3})})
     even = NoModelWeights(features=list(FEATURES), kind="gbt", base=0.0, trees=[], thresholds=band)  # p = 0.5 for every claim
-    v = judged("The bridge was designed by Joseph Strauss.", even)
+    v = judged("The long bridge was designed by Joseph Strauss.", even)  # out of the span's order: not kept whole
     assert v.label == UNSURE and not v.evidence and "too close to call: unsure from 0.30" in v.rationale
-    v = judged("The bridge was designed by Joseph Strauss.", even.model_copy(update={"base": 3.0}))
+    v = judged("The long bridge was designed by Joseph Strauss.", even.model_copy(update={"base": 3.0}))
     assert v.label == "supported"
 
 

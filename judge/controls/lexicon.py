@@ -11,36 +11,9 @@ from __future__ import annotations
 import re
 
 from judge.text.language import CASE_INSENSITIVE
+from judge.text.synonyms import SYNONYMS  # noqa: F401 (the controls reword by it)
 
-# Word -> replacement. Whole words only; the first letter's case is kept.
-SYNONYMS: dict[str, dict[str, str]] = {
-    "en": {
-        "approximately": "about", "roughly": "about", "large": "big", "big": "large",
-        "begin": "start", "began": "started", "begun": "started",
-        "purchase": "buy", "purchased": "bought", "bought": "purchased", "assist": "help", "assisted": "helped",
-        "quickly": "rapidly", "rapidly": "quickly", "numerous": "many", "however": "but", "therefore": "so",
-        "additionally": "also", "currently": "now", "nearly": "almost", "almost": "nearly", "received": "got",
-        "obtained": "got", "commenced": "began", "completed": "finished", "finished": "completed",
-    },
-    "pt": {
-        "aproximadamente": "cerca de", "porém": "contudo", "contudo": "porém", "entretanto": "porém",
-        "começou": "iniciou", "iniciou": "começou", "começaram": "iniciaram", "iniciaram": "começaram",
-        "adquiriu": "comprou", "comprou": "adquiriu", "rapidamente": "depressa", "atualmente": "hoje",
-        "porque": "pois", "ajudar": "auxiliar", "auxiliar": "ajudar", "quase": "praticamente",
-        "também": "igualmente", "grande": "amplo", "diversos": "vários", "vários": "diversos",
-    },
-    "he": {
-        "אולם": "אך", "אבל": "אך", "כיום": "היום", "בערך": "בקירוב", "בגלל": "בשל", "בשל": "בגלל",
-        "לכן": "על כן", "כמו כן": "בנוסף", "בנוסף": "כמו כן", "מטרה": "יעד", "המטרה": "היעד", "כמעט": "קרוב ל",
-        "התחיל": "החל", "החל": "התחיל", "התחילה": "החלה", "החלה": "התחילה", "התחילו": "החלו", "החלו": "התחילו",
-        "רבים": "רבים מאוד", "במיוחד": "בעיקר", "בעיקר": "במיוחד",
-    },
-    "ar": {
-        "حوالي": "نحو", "نحو": "حوالي", "لكن": "غير أن", "أيضا": "كذلك", "أيضًا": "كذلك", "كذلك": "أيضا",
-        "حاليا": "اليوم", "حاليًا": "اليوم", "بدأ": "شرع", "بدأت": "شرعت", "بسبب": "نتيجة", "تقريبا": "نحو",
-        "كبير": "ضخم", "كبيرة": "ضخمة", "خاصة": "لا سيما",
-    },
-}
+# Word -> replacement (judge/text/synonyms.py: the one table, which the alignment reads too).
 
 # A sentence that opens with one of these, up to its first comma, may move that clause to its end (and back).
 LEAD_INS: dict[str, tuple[str, ...]] = {

@@ -101,6 +101,24 @@ def probability(weights: NoModelWeights, x: dict[str, float]) -> float:
     return 1 / (1 + math.exp(-max(-50.0, min(50.0, z))))
 
 
+# What a claim kept whole by its span must not have: an unaligned content word, a name or number away from its
+# slot or filled otherwise, a denial changed, a connective the span lacks, a correction, a word no source writes,
+# a short answer's reading with its question, no span at all.
+_KEPT_ZERO = ("align_unaligned", "align_displaced", "align_slots_name", "align_slots_number", "align_slots_date",
+              "align_slots_percent", "align_negation_dropped", "align_negation_withheld", "align_negation_added",
+              "align_connectives_unaligned", "conflicts", "numbers_mismatched", "absent_key", "short", "no_candidate")
+
+
+def kept_in_order(x: dict[str, float]) -> bool:
+    """Every content word of the claim has its partner in ONE sentence of its span, in the span's order, and
+    nothing the alignment or the checks read differs: the claim is its span with words left out ("Lima is the
+    capital of Peru." of "Lima is the capital and largest city of Peru."). Such a claim is never called
+    partially supported, whatever the fitted score: partial means a detail the source does not state, and
+    there is none (bench/README, "A claim its span keeps whole")."""
+    return (x["align_aligned_share"] >= 1.0 and x["align_order"] >= 1.0 and x["align_span_sentences"] <= 1 / 3 + 1e-9
+            and all(x[n] == 0 for n in _KEPT_ZERO))
+
+
 def never_supported(f: SupportFeatures) -> str | None:
     """What keeps a claim from "supported" whatever the trees say (fixed, as the design's alignment rules: the
     labelled sets hold too few of these cases to teach them): a name or number no source writes, a denial
@@ -143,8 +161,16 @@ def claim_probability(
 ):
     """(P(supported), the support features) of one claim, read with the record's question and sources; 0 with
     no candidate (nothing to cite is never supported, whatever the trees would make of an empty alignment)."""
+    p, f, _ = claim_reading(claim, question, sources, weights, language)
+    return p, f
+
+
+def claim_reading(
+    claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], weights: NoModelWeights | None = None, language: str | None = None
+) -> tuple[float, SupportFeatures, dict[str, float]]:
+    """(P(supported), the support features, the named feature vector) of one claim (see claim_probability)."""
     x, f = claim_features(claim.text, claim.candidates, claim.checks, question, sources, language)
-    return (probability(weights or load_weights(), x) if claim.candidates else 0.0), f
+    return (probability(weights or load_weights(), x) if claim.candidates else 0.0), f, x
 
 
 def deterministic_verdict(
@@ -155,7 +181,7 @@ def deterministic_verdict(
     against unless the label is unsupported or unsure."""
     weights = weights or load_weights()
     sources = tuple(s.text for s in context.sources) if context else ()
-    p, f = claim_probability(claim, context.question if context else None, sources, weights, context.language if context else None)
+    p, f, x = claim_reading(claim, context.question if context else None, sources, weights, context.language if context else None)
     profile = weights.profile(context.language if context else None)
     rule, why = decide(f, params)
     if rule == CONTRADICTED and claim.checks.conflicts:
@@ -163,21 +189,7 @@ def deterministic_verdict(
     elif rule == CONTRADICTED and claim.checks.numbers_mismatched:
         m = claim.checks.numbers_mismatched[0]
         why += f": the claim says {m.claim} where the evidence says {m.candidate}"
-    if profile.mode == "rule" or (rule == CONTRADICTED and f.conflicts):  # the source itself corrects or retracts it
-        label = rule
-    elif p >= profile.supported_from and rule == CONTRADICTED:  # the two disagree: a model judge decides, or not verified
-        label, why = UNSURE, f"{why}, but the no-model judge's fitted score is {p:.2f} (supported from {profile.supported_from:.2f}): the two disagree"
-    elif p >= profile.supported_from and (veto := never_supported(f)):
-        label, why = (PARTIALLY_SUPPORTED if rule == SUPPORTED else rule), f"{veto} (the no-model judge's fitted score {p:.2f})"
-    elif p >= profile.supported_from:
-        label, why = SUPPORTED, f"{why} (the no-model judge's fitted score {p:.2f}; supported from {profile.supported_from:.2f})"
-    elif rule == CONTRADICTED:
-        label = CONTRADICTED
-    elif p >= profile.unsure_from:
-        label, why = UNSURE, f"{why} (the no-model judge's fitted score {p:.2f}, too close to call: unsure from {profile.unsure_from:.2f})"
-    else:
-        label = PARTIALLY_SUPPORTED if rule == SUPPORTED else rule
-        why = f"{why} (the no-model judge's fitted score {p:.2f})"
+    label, why = no_model_label(p, f, x, rule, why, profile)
     best = claim.candidates[f.span] if claim.candidates else None  # the span the claim was judged against
     evidence = [best] if best is not None and label not in (UNSUPPORTED, UNSURE) else []
     return JudgeVerdict(
@@ -190,6 +202,29 @@ def deterministic_verdict(
         rationale=why,
         how=DETERMINISTIC,
     )
+
+
+def no_model_label(p: float, f: SupportFeatures, x: dict[str, float], rule: str, why: str, profile: Profile) -> tuple[str, str]:
+    """(label, why) of the no-model judge from the fitted score ``p``, the support features and named vector of
+    the claim, and the rule's label and reason: the one decision path (the judge and bench/ call it)."""
+    if profile.mode == "rule" or (rule == CONTRADICTED and f.conflicts):  # the source itself corrects or retracts it
+        label = rule
+    elif p >= profile.supported_from and rule == CONTRADICTED:  # the two disagree: a model judge decides, or not verified
+        label, why = UNSURE, f"{why}, but the no-model judge's fitted score is {p:.2f} (supported from {profile.supported_from:.2f}): the two disagree"
+    elif p >= profile.supported_from and (veto := never_supported(f)):
+        label, why = (PARTIALLY_SUPPORTED if rule == SUPPORTED else rule), f"{veto} (the no-model judge's fitted score {p:.2f})"
+    elif p >= profile.supported_from:
+        label, why = SUPPORTED, f"{why} (the no-model judge's fitted score {p:.2f}; supported from {profile.supported_from:.2f})"
+    elif rule == CONTRADICTED:
+        label = CONTRADICTED
+    elif rule == SUPPORTED and kept_in_order(x):  # nothing added, nothing changed: no detail to call partial
+        label, why = SUPPORTED, f"{why}; every word of the claim is in one sentence of its span, in its order (the fitted score {p:.2f} is overruled)"
+    elif p >= profile.unsure_from:
+        label, why = UNSURE, f"{why} (the no-model judge's fitted score {p:.2f}, too close to call: unsure from {profile.unsure_from:.2f})"
+    else:
+        label = PARTIALLY_SUPPORTED if rule == SUPPORTED else rule
+        why = f"{why} (the no-model judge's fitted score {p:.2f})"
+    return label, why
 
 
 class DeterministicJudge:

@@ -32,21 +32,12 @@ from judge.stages.words import Token, forms_of, sentence_bounds, tokens
 from judge.text.memo import SPAN_CACHE_CHARS, text_memo
 from judge.text.negation import WITHHOLDS, denials
 from judge.text.normalize import normalized
-from judge.text.tokens import SHARED_START, share_start
+from judge.text.tokens import CONNECTIVES, SHARED_START, share_start
 
 Negation = Literal["none", "same", "dropped", "withheld", "added"]
 NEAR = 8  # tokens of the span around an anchor's partner that count as the claim's slot
 SLOT_REACH = 4  # tokens after (or before) an anchor's partner where the span fills the slot
 PART_BREAK = " \u2026 "  # how a two-part candidate's text joins its parts (judge.models.Candidate.text)
-# Words that attach an added detail (a cause, a majority, a focus) to an otherwise supported statement.
-CONNECTIVES = frozenset(
-    """
-    because due mainly mostly largely primarily chiefly particularly especially including most majority
-    בעיקר בגלל משום מפני בשל עקב רובם רובן רוב במיוחד בייחוד כולל לרבות
-    porque devido principalmente sobretudo maioria especialmente incluindo
-    بسبب لأن خاصة معظم أغلب بما فيها
-    """.split()
-)
 FEATURES = (
     "words",  # content words of the claim
     "aligned_share",  # share of the claim's distinct content words with a partner in the span
@@ -123,7 +114,9 @@ class Alignment:
         numbers = [i for i in self.content if self.claim[i].number is not None]
         partners = [paired[i] for i in self.content if i in paired]
         span_content = [j for j, t in enumerate(self.span) if t.content]
-        in_order = sum(b > a for a, b in zip(partners, partners[1:]))
+        linked = [(i, paired[i]) for i in self.content if i in paired]
+        in_order = sum(j2 > j1 and not _agent_swapped(self.claim[i1 + 1:i2], self.span[j1 + 1:j2])
+                       for (i1, j1), (i2, j2) in zip(linked, linked[1:]))
         longest, tail = self.runs()
         kinds = [s.kind for s in self.slots]
         return {
@@ -147,12 +140,39 @@ class Alignment:
             "negation_added": float(self.negation == "added"),
             "span_share": round(len(set(partners) & set(span_content)) / len(span_content), 6) if span_content else 0.0,
             "span_sentences": float(len({self.span[j].sentence for j in partners})),
-            "order": round(in_order / (len(partners) - 1), 6) if len(partners) > 1 else 1.0,
+            "order": 1.0 if len(partners) < 2 or passive_of(partners, self.span) else round(in_order / (len(partners) - 1), 6),
             "verbatim": float(self.verbatim),
             "connectives_unaligned": float(sum(
                 1 for i in self.content if i not in paired and any(f in CONNECTIVES for f in self.claim[i].forms)
             )),
         }
+
+
+# The words that mark a passive's agent ("written by Shakespeare", "escrito por Machado", "נכתב על ידי").
+AGENT_MARKERS = frozenset(("by", "por", "pelo", "pela", "pelos", "pelas", "par", "von", "ידי", "ע\"י", "بواسطة"))
+
+
+def _agent_swapped(claim_gap: tuple[Token, ...], span_gap: tuple[Token, ...]) -> bool:
+    """Two words in order whose gap in the span holds an agent word the claim's gap lacks: the claim's object is
+    the span's agent ("Hamlet wrote Shakespeare." of "Hamlet is a tragedy written by Shakespeare.")."""
+    return any(t.text in AGENT_MARKERS for t in span_gap) and not any(t.text in AGENT_MARKERS for t in claim_gap)
+
+
+def passive_of(partners: list[int], span: tuple[Token, ...]) -> bool:
+    """The claim's partners read in order once a passive is turned around: "X wrote Y" against "Y is ... written
+    by X" pairs in two or three runs, each in order, that the span holds in the reverse order, with an agent
+    word right before the partner of the claim's first run. A claim that swaps roles without one ("Y wrote X")
+    stays out of order."""
+    runs: list[list[int]] = [[partners[0]]]
+    for a, b in zip(partners, partners[1:]):
+        if b > a:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    if not 2 <= len(runs) <= 3 or any(later[-1] >= earlier[0] for earlier, later in zip(runs, runs[1:])):
+        return False
+    first = runs[0][0]
+    return any(span[j].text in AGENT_MARKERS for j in range(max(0, first - 2), first))
 
 
 # -- pairing -------------------------------------------------------------------------------------------------------

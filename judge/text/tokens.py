@@ -38,6 +38,16 @@ STOPWORDS = frozenset(
     """.split()
 ) | frozenset("في من على إلى عن أن إن كان كانت هذا هذه التي الذي و ثم أو مع".split())
 
+# Words that attach an added detail (a cause, a majority, a focus) to an otherwise supported statement.
+CONNECTIVES = frozenset(
+    """
+    because due mainly mostly largely primarily chiefly particularly especially including most majority
+    בעיקר בגלל משום מפני בשל עקב רובם רובן רוב במיוחד בייחוד כולל לרבות
+    porque devido principalmente sobretudo maioria especialmente incluindo
+    بسبب لأن خاصة معظم أغلب بما فيها
+    """.split()
+)
+
 
 def _is_hebrew(word: str) -> bool:
     return "\u05d0" <= word[0] <= "\u05ea"
@@ -61,13 +71,30 @@ def word_forms(word: str) -> tuple[str, ...]:
             stem = _stem(word)
             if stem not in forms:
                 forms.append(stem)
+    if word.isascii() and word.isalpha() and len(word) > 2 and (lemma := _english_lemma(word)) not in forms:
+        forms.append(lemma)  # irregular forms the stemmer cannot join: "wrote" and "written" meet at "write"
     if word.endswith("%"):
         forms.append(word[:-1])
     if not word.isascii():
         folded = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
         if folded != word:
             forms.append(folded)  # accent-insensitive: "são" meets "sao"
+    group = next((g for f in forms if (g := synonym_group(f))), None)
+    if group is not None:
+        forms.append(SYNONYM_MARK + group)  # "make" and "produced" share "~make" (judge/text/synonyms.py)
     return tuple(forms)
+
+
+SYNONYM_MARK = "~"  # a synonym group's form: no word of a text is written with it
+
+
+def _english_lemma(word: str) -> str:
+    """simplemma's English lemma of a lower-case word (the word itself without simplemma)."""
+    try:
+        import simplemma
+    except ImportError:  # pragma: no cover - a declared dependency
+        return word
+    return simplemma.lemmatize(word, lang="en").lower()
 
 
 def text_forms(text: str) -> frozenset[str]:
@@ -99,3 +126,31 @@ def word_spans(normalized_text: str) -> list[tuple[int, int, str]]:
 def content_words(normalized_text: str) -> list[str]:
     """Words that carry content: stopwords and one-letter tokens dropped."""
     return [w for w in _WORD.findall(normalized_text) if len(w) > 1 and w not in STOPWORDS]
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[str, str]:
+    """Each one-word entry of the tables -> its group's name (the first of its words in sorted order)."""
+    parent: dict[str, str] = {}
+
+    def find(w: str) -> str:
+        while parent.setdefault(w, w) != w:
+            w = parent[w]
+        return w
+
+    from judge.text.synonyms import ALSO_SAME, SYNONYMS
+
+    def content(w: str) -> bool:  # a connective ("mainly", "especially") marks an added detail: never another's synonym
+        return " " not in w and w not in STOPWORDS and w not in CONNECTIVES
+
+    pairs = [(a, b) for table in SYNONYMS.values() for a, b in table.items() if content(a) and content(b)]
+    for a, b in (*pairs, *ALSO_SAME):
+        ra, rb = find(a.lower()), find(b.lower())
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return {w: find(w) for w in parent}
+
+
+def synonym_group(word: str) -> str | None:
+    """The name of the synonym group (judge/text/synonyms.py's tables) ``word`` (lower-case, a lemma or a surface form) is in, or None."""
+    return _groups().get(word)
