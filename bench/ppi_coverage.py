@@ -100,7 +100,7 @@ def old_estimate(y, yhat, population, w):
     if c.width > a.width:
         c = a
     if len(set(y.tolist())) == 1 and y[0] in (0.0, 1.0):
-        from judge.controls.health import exact_interval
+        from judge.metrics.intervals import exact_interval
 
         lo, hi = exact_interval(int(y[0]) * len(y), len(y))
         return min(c.low, lo), max(c.high, hi)

@@ -28,11 +28,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, computed_field
 
+from judge.metrics.intervals import exact_interval, lower_bound, min_per_label  # noqa: F401 (re-exported)
 from judge.results import ControlCost, RecordResult
 from judge.verdicts import CONTRADICTED, CONTROL_LABELS, DETERMINISTIC, JUDGE_ERROR, SUPPORTED, TRIAGE, UNSUPPORTED
 
@@ -44,34 +44,6 @@ CANARY = "the canary (planted errors)"
 WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
 Status = Literal["passed", "failed", "unchecked", "unverified", "reported"]  # unverified: read back from older runs only
 RULE_HOWS = (DETERMINISTIC, TRIAGE)  # verdicts of rules, not models: reported, never gated
-
-
-@lru_cache(maxsize=4096)
-def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Two-sided Clopper-Pearson interval of a proportion k/n."""
-    from scipy.stats import beta
-
-    if n == 0:
-        return 0.0, 1.0
-    a = (1 - confidence) / 2
-    lo = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
-    return lo, hi
-
-
-@lru_cache(maxsize=4096)
-def lower_bound(k: int, n: int, confidence: float = 0.95) -> float:
-    """One-sided Clopper-Pearson lower bound: the recall the judge has at least, at ``confidence``."""
-    from scipy.stats import beta
-
-    return 0.0 if k == 0 or n == 0 else float(beta.ppf(1 - confidence, k, n - k + 1))
-
-
-def min_per_label(floor: float, confidence: float = 0.95) -> int:
-    """The fewest controls of a label on which a judge right every time can clear ``floor``."""
-    if floor <= 0:
-        return 1
-    return max(1, math.ceil(math.log(1 - confidence) / math.log(floor) - 1e-9))
 
 
 class GateConfig(BaseModel):

@@ -34,7 +34,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.controls.health import HealthReport, JudgeTrust, exact_interval, lower_bound
+from judge.controls.health import HealthReport, JudgeTrust
+from judge.metrics.intervals import exact_interval, lower_bound
 from judge.judges.registry import model_judges
 from judge.runs.store import RunDirError
 from judge.verdicts import GROUNDED_ANSWER, LABELS, NOT_GROUNDED, NOT_GROUNDED_ANSWER, SUPPORTED, TRIAGE, answer_label, is_judged

@@ -13,7 +13,7 @@ from itertools import combinations
 
 from pydantic import BaseModel
 
-from judge.controls.health import exact_interval
+from judge.metrics.intervals import exact_interval
 
 from judge.metrics.agreement import cohen_kappa_counts
 from judge.metrics.classification import classification_counts
