@@ -294,7 +294,7 @@ def test_the_progress_line_says_which_model_works_while_it_works(monkeypatch):
     finally:
         done.set()
         watcher.join()
-    # "loading the model, then judging" from a cold start; "judging" where an earlier test left the child loaded
+    # "loading, then judging" from a cold start; "judging" where an earlier test left the child loaded
     assert any(s.startswith("local/gemma3-270m: ") and s.endswith("judging") for s in seen), seen
     assert activity.current() == ""
     with activity.doing("outer"):

@@ -35,7 +35,7 @@ from judge.llm.errors import (
     LocalModelTimeout,
     LocalModelUnavailable,
 )
-from judge.llm.activity import doing
+from judge.llm.activity import doing, task_word
 from judge.llm.grammar import EMBEDDED_RATIONALE_CHARS
 from judge.llm.local_worker import runtime
 from judge.llm.weights import EMBEDDED, INSTALL_HINT, PORTABLE_REBUILD, model_path
@@ -200,7 +200,8 @@ def complete(name: str, messages: list[dict], optional_params: dict, timeout: fl
     loading = child.proc is None or child.proc.poll() is not None
     # The child decodes under the schema (judge/llm/grammar.py: every array bounded, no silent fall-back to
     # "any JSON"); llama.cpp's binding is imported only there.
-    what = f"local/{name}: loading the model, then {'judging' if schema else 'writing'}" if loading else f"local/{name}: {'judging' if schema else 'writing'}"
+    word = task_word("judging" if schema else "writing")  # the stage's word: "answering" while the answerer answers
+    what = f"local/{name}: loading, then {word}" if loading else f"local/{name}: {word}"
     with doing(what):
         reply = child.request({"kwargs": kwargs, "schema": schema, "crash": crash}, timeout)
     if "error" in reply:

@@ -187,8 +187,14 @@ class LLM:
 
             ensure_registered()
         started = time.perf_counter()
+        from judge.llm.activity import calling, task_word
+
         try:
-            result = await self._call_with_retries(cfg, messages, response_model, record, keep_truncated)
+            if cfg.embedded_name:  # the embedded runtime says itself what it does (loading, then ...)
+                result = await self._call_with_retries(cfg, messages, response_model, record, keep_truncated)
+            else:
+                with calling(f"{cfg.label}: {task_word('judging')}"):
+                    result = await self._call_with_retries(cfg, messages, response_model, record, keep_truncated)
         except LLMCallError as e:
             record.error = e.cause
             record.latency_s = round(time.perf_counter() - started, 4)

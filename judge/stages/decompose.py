@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from judge.llm import LLM, LLMCallError, ModelConfig
+from judge.llm.activity import task
 from judge.prompts import Prompt
 from judge.results import Decomposition
 from judge.search import Index
@@ -64,7 +65,8 @@ async def decompose(
         return admitted.claims, Decomposition(method="sentences", dropped=admitted.dropped), []
     messages = prompt.render(question=question, answer=answer, language=language)
     try:
-        result, record = await llm.structured(cfg, messages, Decomposed, prompt_hash=prompt.hash)
+        with task("splitting the answer into claims"):  # the progress line's word for this call
+            result, record = await llm.structured(cfg, messages, Decomposed, prompt_hash=prompt.hash)
     except LLMCallError as e:
         admitted, how = _fallback(answer, question, cfg, prompt, f"LLM decomposer failed: {e.cause}")
         return admitted.claims, how, [e.record] if e.record else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from judge.llm import LLM, LLMCallError, ModelConfig
+from judge.llm.activity import task
 from judge.models import Record
 from judge.prompts import Prompt
 
@@ -18,7 +19,8 @@ async def generate(llm: LLM, cfg: ModelConfig, prompt: Prompt, record: Record, l
     answer cut at max_tokens is kept, and its call record says ``truncated``."""
     messages = prompt.render(sources=record.sources, question=record.question, language=language)
     try:
-        result, call = await llm.structured(cfg, messages, GeneratedAnswer, prompt_hash=prompt.hash, keep_truncated=True)
+        with task("answering"):  # the progress line's word for this call (not "judging")
+            result, call = await llm.structured(cfg, messages, GeneratedAnswer, prompt_hash=prompt.hash, keep_truncated=True)
     except LLMCallError as e:
         return "", f"generation failed: {e.cause}", [e.record] if e.record else []
     return result.answer.strip(), None, [call]
