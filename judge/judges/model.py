@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
 from judge.judges.calls import call_groups
 from judge.llm import LLM, LLMCallError, ModelConfig, family_of
+from judge.llm.grammar import EMBEDDED_RATIONALE_CHARS
 from judge.prompts import Prompt
 from judge.results import JudgeVerdict
 from judge.text import split_sentences
@@ -154,6 +155,18 @@ def batch_verdict_model(claim_ids: list[str], ids: list[str]) -> type[BaseModel]
     )
 
 
+def whole_words(text: str, cap: int | None) -> str:
+    """A rationale the embedded runtime's grammar stopped at ``cap`` characters (llm.grammar) ends on its last
+    whole word with "…", never mid-word; a shorter one, or one that ends a sentence, is left as written."""
+    if cap is None or len(text) < cap or text[-1:] in ".!?。؟":
+        return text
+    cut = text.rstrip()
+    at = max(cut.rfind(" "), cut.rfind("\u00a0"))
+    if at > cap // 2:  # a word was cut: back to the space before it (a text without spaces is kept as written)
+        cut = cut[:at]
+    return cut.rstrip(" ,;:-–—") + "…"
+
+
 class ModelJudge:
     """One model of the config as a judge (one call per answer when ``batch``, cut by judge.judges.calls when
     the answer is long; else one per claim)."""
@@ -207,7 +220,7 @@ class ModelJudge:
             label=answer.label,
             evidence_ids=cited,
             evidence=[s for i in cited for s in spans_of(own[i])],
-            rationale=answer.rationale.strip(),
+            rationale=whole_words(answer.rationale.strip(), EMBEDDED_RATIONALE_CHARS if self.cfg.embedded_name else None),
             how="model",
             prompt_hash=self.prompt.hash,
         )

@@ -22,6 +22,12 @@ GLOSSARY_POINTER = ("terms (" + ", ".join(t for t in ("faithfulness", "triage", 
                     + ", ...): explained in the Glossary at the end of report.md and report.html")
 
 
+def sentence(text: str) -> str:
+    """A line that says something ends as a sentence does (a first line without its full stop reads as cut)."""
+    text = text.rstrip()
+    return text if not text or text[-1] in ".!?:" else text + "."
+
+
 def not_grounded(value: dict | None, where: str) -> None:
     """The not-grounded claims, most severe first, capped (judge.scoring.ungrounded builds the list)."""
     from judge.scoring.ungrounded import TERMINAL_CAP, NotGrounded, passage_text, summary_line
@@ -70,7 +76,7 @@ def summary(s: dict) -> None:
     c = console()
     health = HealthReport.model_validate(s["judge_health"]) if s.get("judge_health") else None
     if health is not None:  # whether the judges can be trusted comes before their numbers
-        c.print(health.headline(), soft_wrap=True, markup=False)
+        c.print(sentence(health.headline()), soft_wrap=True, markup=False)
     if s.get("unknown_family_answer_models"):
         from judge.llm.families import UNKNOWN_FAMILY_HINT
 

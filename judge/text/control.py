@@ -29,10 +29,15 @@ def defuse(text: str) -> str:
 def one_line(text, limit: int | None = None) -> str:
     """A data string as it may stand inside a line of the tool's output: defused, every line break shown as ⏎
     (so no data starts a line of its own), tabs as spaces, and cut to ``limit`` characters with the count of
-    the rest (a 5 MB answer is not printed whole)."""
+    the rest (a 5 MB answer is not printed whole), on the last word boundary before it (never mid-word, unless
+    the last 40 characters hold no space)."""
     text = str(text)
     cut = ""
     if limit is not None and len(text) > limit:
-        cut = f"… ({len(text) - limit:,} more characters)"
-        text = text[:limit]
+        at = limit
+        if not text[limit].isspace():
+            space = text.rfind(" ", max(0, limit - 40), limit)
+            at = space if space > 0 else limit
+        cut = f"… ({len(text) - at:,} more characters)"
+        text = text[:at].rstrip()
     return defuse(BREAKS.sub(NEWLINE_SHOWN, text).replace("\t", " ")) + cut
