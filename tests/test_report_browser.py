@@ -247,3 +247,41 @@ def test_first_answers_claims_with_labels_on_the_first_screen_when_none_is_not_g
     screen = _first_screen(run_dir / "report.html")
     _assert_claims_lead(screen, least=13)
     assert {label for label, *_ in screen["seen"]} == {"supported"}
+
+
+def _hebrew_not_grounded(tmp_path) -> tuple[Path, str]:
+    """A Hebrew answer of two sentences, the second planted (not grounded): its report.html."""
+    records = json.loads(BUNDLED_SAMPLE.read_text(encoding="utf-8"))
+    r = records[0]
+    first = r["reference_answer"].strip()
+    rows = [{"record_id": r["id"], "model": "m", "answer": first + " " + PLANTED}]
+    return _run(tmp_path, "hebrew-order", rows) / "report.html", first
+
+
+def test_a_hebrew_answer_sits_in_one_right_to_left_isolate(tmp_path):
+    """Issue 46.6: the "in its answer" line's pieces in one rtl isolate, so its sentences keep their order."""
+    report, first = _hebrew_not_grounded(tmp_path)
+    page = report.read_text(encoding="utf-8")
+    lines = re.findall(r'<div class="in-answer"[^>]*>in its answer[^:]*: (<bdi class="answer" dir="(\w+)">.*?)</div>', page, flags=re.S)
+    assert lines and all(d == "rtl" for _, d in lines), lines[:1]
+
+
+@pytest.mark.slow
+def test_a_hebrew_answers_sentences_read_in_order_in_a_real_browser(tmp_path):
+    """Right to left, the answer's first sentence stands to the right of the next one on the line."""
+    report, first = _hebrew_not_grounded(tmp_path)
+    driver = _driver()
+    try:
+        driver.set_window_size(3000, 900)  # one line: the two sentences side by side
+        driver.get(report.as_uri())
+        xs = driver.execute_script(
+            "var a = document.querySelector('.in-answer .answer'); var out = [];"
+            "a.querySelectorAll(':scope > bdi, :scope > mark > bdi').forEach(function (b) {"
+            "  var r = b.getBoundingClientRect(); out.push([b.textContent, r.left, r.top]); });"
+            "return out;")
+        assert len(xs) >= 2, xs
+        (t1, x1, y1), (t2, x2, y2) = xs[0], xs[1]
+        assert first.startswith(t1.strip()[:10]) and abs(y1 - y2) < 5, xs
+        assert x1 > x2, xs  # the first sentence to the right of the second: read right to left, in order
+    finally:
+        driver.quit()

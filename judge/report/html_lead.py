@@ -25,8 +25,24 @@ def data_html(text) -> str:
 
 def in_answer_html(pieces) -> str:
     """An answer with the claim's pieces in <mark>, every piece escaped and bidi-isolated (control characters
-    were defused when the pieces were cut)."""
-    return "".join(f"<mark>{data_html(p.text)}</mark>" if p.claim else data_html(p.text) for p in pieces)
+    were defused when the pieces were cut), all in one isolate laid out in the answer's own direction: pieces
+    isolated one by one in an English line ran left to right, so a Hebrew answer's sentences read backwards
+    (dir="auto" would not do: it skips the pieces' own <bdi>s and finds no letter)."""
+    inner = "".join(f"<mark>{data_html(p.text)}</mark>" if p.claim else data_html(p.text) for p in pieces)
+    return f'<bdi class="answer" dir="{_direction("".join(p.text for p in pieces))}">{inner}</bdi>'
+
+
+def _direction(text: str) -> str:
+    """'rtl' when the text's first strong letter is right to left (Hebrew, Arabic), else 'ltr'."""
+    import unicodedata
+
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return "ltr"
 
 
 def not_grounded(value) -> str:
