@@ -220,3 +220,82 @@ def forget_streams() -> None:
             os.unlink(copy)
         except OSError:
             pass
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "a character device (such as /dev/zero or /dev/urandom)"
+    if stat.S_ISBLK(mode):
+        return "a block device (a disk)"
+    if stat.S_ISFIFO(mode):
+        return "a pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a plain file"
+
+
+def open_plain(path, what: str = ""):
+    """A file judge wrote and reads back (a run directory's results, summary, scores, run.json, calls; a
+    baseline's marker): a plain file, a link to one followed, opened as it is. A device, a pipe, a socket or a
+    folder in its place is one InputFileError line and is never read (/dev/zero or /dev/urandom at
+    summary.json was a MemoryError): no file judge writes is one."""
+    shown = _input_line(path, what)
+    try:
+        name = os.fspath(path)
+        if "\0" in str(name):
+            raise ValueError("embedded null byte")
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))  # a pipe never blocks the open
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                reason = f"is {_kind(st.st_mode)}, not a plain file; judge writes its files as plain files (the folder was edited)"
+                raise InputFileError(f"{_shown(shown)}: {reason}", reason)
+        except BaseException:
+            os.close(fd)
+            raise
+        f = _Input(io.FileIO(fd, "rb"))
+        f.shown = shown
+        return f
+    except (OSError, ValueError) as e:
+        if isinstance(e, InputFileError):
+            raise
+        raise file_error(e, shown) from None
+
+
+def max_file_bytes() -> int:
+    """The most a whole JSON file judge reads back may hold (summary.json, scores.json, run.json, a marker):
+    four records' worth (JUDGE_MAX_RECORD_MB each)."""
+    from judge.env import number
+
+    return int(number("JUDGE_MAX_RECORD_MB") * 4e6)
+
+
+def read_plain(path, what: str = "", limit: int | None = None) -> bytes:
+    """The bytes of a plain file (:func:`open_plain`), at most ``limit`` (default :func:`max_file_bytes`): a
+    file over it is one InputFileError line, read no further (a 100 GB sparse summary.json never fills memory)."""
+    limit = max_file_bytes() if limit is None else limit
+    with open_plain(path, what) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        reason = f"is over {limit / 1e6:,.0f} MB, more than judge ever writes there (the limit follows JUDGE_MAX_RECORD_MB)"
+        raise InputFileError(f"{_shown(_input_line(path, what))}: {reason}", reason)
+    return data
+
+
+def plain_lines(f, shown: str = ""):
+    """(line number, line) of an opened file, each line read with the one-record bound (JUDGE_MAX_RECORD_MB):
+    a longer line is one InputFileError naming the file and the line, never read whole. A torn last line (no
+    newline) is yielded as it is; a caller skips it."""
+    from judge.env import number
+
+    cap = int(number("JUDGE_MAX_RECORD_MB") * 1e6)
+    shown = shown or getattr(f, "shown", "") or getattr(f, "name", "")
+    i = 0
+    while line := f.readline(cap + 1):
+        i += 1
+        if len(line) > cap and not line.endswith(b"\n"):
+            reason = f"line {i} is over {cap / 1e6:,.0f} MB, the limit for one record (JUDGE_MAX_RECORD_MB)"
+            raise InputFileError(f"{_shown(str(shown))}: {reason}", reason)
+        yield i, line

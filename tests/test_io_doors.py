@@ -334,7 +334,7 @@ def test_a_baselines_dir_that_is_not_a_directory_is_refused(tmp_path):
     broken.mkdir(parents=True)
     (broken / "BASELINE.json").write_text("{not json")
     listed = cli("baseline", "list", "--baselines-dir", tmp_path / "bl")
-    assert listed.exit_code == 0 and "main:" in listed.output and "corrupt" in listed.output, listed.output
+    assert listed.exit_code == 2 and "main:" in listed.output and "corrupt" in listed.output, listed.output  # issue 50.14: listed, then exit 2
 
 
 # -- item 15: TREC runs -------------------------------------------------------------------------------------

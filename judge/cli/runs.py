@@ -376,8 +376,11 @@ def baseline(
         if run_dir is not None or name:
             raise BadInput("judge baseline list takes no run directory and no --name")
         found = list_baselines(baselines_dir)
+        broken = [f"{b['name']}: {b['problem']}" for b in found if b.get("problem")]  # exit 2 after the list: a marker to fix
         if as_json:
             console.print_json(found)
+            if broken:
+                raise BadInput("\n".join(broken))
             return
         if not found:
             from judge.runs.baseline import baselines_dir as where
@@ -385,11 +388,12 @@ def baseline(
             console.say(f"no baseline pinned in {where(baselines_dir)} (judge baseline save RUN_DIR --name NAME)")
         for b in found:
             if b.get("problem"):
-                console.say(f"{b['name']}: {b['problem']}")
                 continue
-            overall = b.get("overall") or {}
+            overall = b.get("overall") if isinstance(b.get("overall"), dict) else {}  # an edited marker: shown, never a traceback
             console.say(f"{b['name']}: {b.get('records')} records, faithfulness {overall.get('faithfulness')}, hallucination rate "
                          f"{overall.get('hallucination_rate')}; from {b.get('source')} ({b.get('saved_utc')})")
+        if broken:
+            raise BadInput("\n".join(broken))
     else:
         raise BadInput(f"judge baseline {action}: expected save or list")
 

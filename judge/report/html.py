@@ -323,6 +323,9 @@ def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Rec
     parts.append(absent(collapsed))
     usage = scores.get("usage") or {}
     if usage:
+        from judge.results import Usage
+
+        usage = Usage.model_validate(usage).model_dump()  # numbers only (scores read it typed from summary.json): no markup
         parts.append(f"<p class=\"muted\">model calls {usage.get('calls', 0)}, cache hits {usage.get('cache_hits', 0)}, tokens "
                      f"{usage.get('prompt_tokens', 0)} + {usage.get('completion_tokens', 0)}, cost ${usage.get('cost_usd', 0):.4f}"
                      + (f", wall time {scores['wall_seconds']:.1f} s" if scores.get("wall_seconds") else "") + "</p>")

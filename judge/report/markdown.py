@@ -123,7 +123,9 @@ def render(scores: dict) -> str:
             lines += _in_answers(scores.get(key))
             lines += answers_claims(scores.get("first_claims"))
     lines += _absent(collapsed)
-    u = scores.get("usage") or {}
+    from judge.results import Usage
+
+    u = Usage.model_validate(scores.get("usage") or {}).model_dump()  # numbers only (scores read it typed from summary.json): no markup
     if prompts := prompts_line(scores.get("prompts")):
         lines += ["", "## Prompts", "", md(prompts)]
     lines += ["", "## Cost", "", f"Model calls {u.get('calls', 0)} (errors {u.get('errors', 0)}), cache hits {u.get('cache_hits', 0)}, "

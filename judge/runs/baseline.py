@@ -71,7 +71,7 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
                 if file in REQUIRED:
                     raise RunDirError(f"{src} is missing: the run is incomplete")
                 continue
-            data = src.read_bytes()
+            data = _read_run_file(src, file)  # the reading door: a plain file within its bound (a device there: one line)
             if file == "config.yaml":  # written anew: a run made before api_base credentials were scrubbed holds them
                 data = _shareable_config(run)
             if file == "results.jsonl" and data and not data.endswith(b"\n"):
@@ -95,6 +95,35 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
+
+
+def _read_run_file(src: Path, file: str) -> bytes:
+    """A run's file for its baseline copy, through the reading door: a plain file (a device or pipe is refused,
+    never read), results.jsonl within its lines' bound, the others within a JSON file's."""
+    from judge.input_files import InputFileError, max_file_bytes, read_plain
+
+    try:
+        if file != "results.jsonl":
+            return read_plain(src, limit=max_file_bytes())
+        from judge.runs.store import RunStore
+
+        with RunStore._open_read(src) as f:
+            return b"".join(line for _, line in RunStore._lines(f))
+    except InputFileError as e:
+        raise RunDirError(str(e)) from None
+
+
+def _read_marker(marker: Path) -> tuple[object, str | None]:
+    """A baseline's BASELINE.json through the input boundary (a plain file within its bound; JSON within the
+    depth, number and text limits): (its value, None), or (None, why it cannot be read)."""
+    from judge.boundary import parse_json
+    from judge.errors import InputError
+    from judge.input_files import read_plain
+
+    try:
+        return parse_json(read_plain(marker, limit=1_000_000), str(marker)), None
+    except InputError as e:
+        return None, " ".join(str(e).split())[:200]
 
 
 def _shareable_config(run) -> bytes:
@@ -129,11 +158,8 @@ def list_baselines(directory: str | Path | None = None) -> list[dict]:
             marker = folder / MARKER
             if folder.name.startswith(".") or folder.is_symlink() or not marker.is_file():
                 continue
-            try:
-                info = json.loads(marker.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                info = None
+            info, why = _read_marker(marker)
             if not isinstance(info, dict):  # listed, never dropped: the user sees which marker to fix
-                info = {"problem": f"{marker} is corrupt: save the baseline again"}
+                info = {"problem": f"{marker} is corrupt ({why or 'not a JSON object'}): save the baseline again"}
             out.append({**info, "name": folder.name, "path": str(folder)})
     return out

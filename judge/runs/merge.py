@@ -26,7 +26,7 @@ def identity(store: RunStore) -> str:
         return run_id
     digest = hashlib.sha256()
     if store.calls_path.exists():
-        with open(store.calls_path, "rb") as f:
+        with store._open_read(store.calls_path) as f:  # a plain file (a device there is refused, never read)
             while block := f.read(1 << 20):
                 digest.update(block)
     return f"calls:{digest.hexdigest()}" if store.calls_path.exists() and store.calls_path.stat().st_size else f"path:{store.path.resolve()}"
@@ -65,6 +65,26 @@ def refuse_missing_shards(stores: list[RunStore]) -> None:
                           "(a merge of some shards would read as the whole run)")
 
 
+def refuse_unfinished(stores: list[RunStore]) -> None:
+    """Only finished runs merge: a shard killed mid-run (no summary.json, or one that says incomplete) would
+    merge into a run that reads as whole and passes, its missing records nowhere said. Refused naming the
+    shard and how many of its selected records it lacks, as rejudge and baseline save refuse such a run."""
+    from judge.runs.store import read_json_object
+
+    for store in stores:
+        path = store.path / "summary.json"
+        summary = read_json_object(path) if path.exists() or path.is_symlink() else {}  # a device there: one line, never read
+        run = summary.get("run") if isinstance(summary.get("run"), dict) else {}
+        if summary and run.get("complete", True) is True:
+            continue
+        selected = store.manifest().get("records_selected")
+        selected = len(selected) if isinstance(selected, list) else selected
+        done = sum(1 for _ in store.finished_ids())
+        lacks = f": {selected - done:,} of its {selected:,} selected records are missing" if isinstance(selected, int) and selected > done else ""
+        raise RunDirError(f"{store.path} did not finish ({'its summary.json says incomplete' if summary else 'no summary.json'}){lacks}; "
+                          f"merge reads finished runs only (finish it first: judge run CONFIG --resume {store.path})")
+
+
 def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "merged") -> tuple[RunStore, dict]:
     """Every record of the runs once, in dataset order, with every run's calls. Streamed: each result line's
     id, place and digest go to a temporary SQLite table (a record in two runs must be the same result), the
@@ -75,6 +95,7 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
     if len(hashes) != 1:
         raise RunDirError(f"the runs come from different configs ({', '.join(sorted(map(str, hashes)))}): refusing to merge them")
     refuse_missing_shards(stores)
+    refuse_unfinished(stores)
     config = stores[0].config()
     with tempfile.TemporaryDirectory(prefix="judge-merge-") as tmp:
         db = sqlite3.connect(os.path.join(tmp, "merge.db"))
@@ -101,7 +122,7 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
             store = RunStore.create(runs_root, name, config, meta)
             Selection.write(store, order)
             del meta
-            files = [open(s.results_path, "rb") for s in stores]  # noqa: SIM115 (closed below)
+            files = [s._open_read(s.results_path) for s in stores]  # noqa: SIM115 (closed below)
             try:
                 batch = []
                 for rid in order:
@@ -135,9 +156,9 @@ def _result_lines(store: RunStore):
     first bytes (a line of another shape or schema is parsed whole: refused as iter_finished refuses it)."""
     if not store.results_path.exists():
         return
-    with open(store.results_path, "rb") as f:
+    with store._open_read(store.results_path) as f:  # the reading door: a plain file, each line within one record's bound
         pos = 0
-        for i, line in enumerate(f, start=1):
+        for i, line in store._lines(f):
             if line.strip() and line.endswith(b"\n"):
                 found = record_id_of(line)
                 rid = found[1] if found is not None and found[0] == RESULTS_SCHEMA_VERSION else store._parse(line, i).record_id
@@ -146,6 +167,6 @@ def _result_lines(store: RunStore):
 
 
 def _read(store: RunStore, pos: int, size: int) -> RecordResult:
-    with open(store.results_path, "rb") as f:
+    with store._open_read(store.results_path) as f:
         f.seek(pos)
         return RecordResult.model_validate_json(f.read(size))

@@ -65,7 +65,17 @@ class Run:
     @cached_property
     def summary(self) -> dict:
         path = self.path / "summary.json"
-        return read_json_object(path) if path.exists() else {}  # corrupt, too deep, not an object: RunDirError
+        summary = read_json_object(path) if path.exists() or path.is_symlink() else {}  # corrupt, too deep, not an object, a device: RunDirError
+        if summary.get("usage") is not None:  # typed when read back (reports print it): a string cost or markup is one line naming the field
+            from judge.results import Usage
+
+            self.__dict__["summary"] = summary  # summary_part reads it
+            try:
+                summary["usage"] = self.summary_part("usage", Usage).model_dump()
+            except RunDirError:
+                del self.__dict__["summary"]  # never kept unchecked: the next reader is refused too
+                raise
+        return summary
 
     def summary_part(self, key: str, model: type[BaseModel]) -> BaseModel | None:
         """summary.json's ``key`` read as ``model`` (None when absent). A value that does not fit, a file edited

@@ -86,8 +86,8 @@ class Selection:
         return self.count
 
     def __iter__(self) -> Iterator[str]:
-        with open(self.path, "rb") as f:
-            for i, line in enumerate(f, start=1):
+        with RunStore._open_read(self.path) as f:  # the reading door: a plain file, each line within one record's bound
+            for i, line in RunStore._lines(f):
                 try:
                     rid = json.loads(line)
                 except ValueError:

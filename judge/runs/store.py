@@ -67,12 +67,14 @@ def read_json_object(path: Path) -> dict:
     from judge.boundary import parse_json
     from judge.problems import DatasetError
 
-    try:
-        data = parse_json(path.read_bytes(), str(path))  # the input boundary: depth, surrogates, numbers in range
-    except FileNotFoundError:
-        raise RunDirError(f"{path} is missing: {path.parent} is not a complete run directory") from None
-    except OSError as e:
-        raise RunDirError(f"{path}: cannot read: {e.strerror or e}") from None
+    from judge.input_files import InputFileError, read_plain
+
+    try:  # the reading door: a plain file, within its size (a device there is refused, never read)
+        data = parse_json(read_plain(path), str(path))  # the input boundary: depth, surrogates, numbers in range
+    except InputFileError as e:
+        if e.reason == "does not exist":
+            raise RunDirError(f"{path} is missing: {path.parent} is not a complete run directory") from None
+        raise RunDirError(str(e)) from None
     except DatasetError as e:  # not UTF-8, not JSON, too deep
         raise RunDirError(f"{path} is corrupt (not JSON: {e.problems[0].message})") from None
     if not isinstance(data, dict):
@@ -267,8 +269,8 @@ class RunStore:
         version's line (its schema_version) is refused, never misread."""
         if not self.results_path.exists():
             return
-        with open(self.results_path, "rb") as f:
-            for i, line in enumerate(f, start=1):
+        with self._open_read(self.results_path) as f:
+            for i, line in self._lines(f):
                 if not line.strip() or not line.endswith(b"\n"):
                     continue
                 yield self._parse(line, i)
@@ -281,14 +283,35 @@ class RunStore:
         its first bytes (no result is parsed whole unless its line is of another shape)."""
         if not self.results_path.exists():
             return
-        with open(self.results_path, "rb") as f:
-            for i, line in enumerate(f, start=1):
+        with self._open_read(self.results_path) as f:
+            for i, line in self._lines(f):
                 if not line.strip() or not line.endswith(b"\n"):
                     continue
                 found = record_id_of(line)
                 if found is None or found[0] != RESULTS_SCHEMA_VERSION:
                     found = (RESULTS_SCHEMA_VERSION, self._parse(line, i).record_id)
                 yield found[1]
+
+    @staticmethod
+    def _open_read(path: Path):
+        """A run file opened for reading through the reading door: a plain file (a device, a pipe or a folder
+        there is one RunDirError line, never read)."""
+        from judge.input_files import InputFileError, open_plain
+
+        try:
+            return open_plain(path)
+        except InputFileError as e:
+            raise RunDirError(str(e)) from None
+
+    @staticmethod
+    def _lines(f):
+        """(line number, line) with the one-record bound on each line (a RunDirError line past it)."""
+        from judge.input_files import InputFileError, plain_lines
+
+        try:
+            yield from plain_lines(f)
+        except InputFileError as e:
+            raise RunDirError(str(e)) from None
 
     def _parse(self, line: bytes, i: int) -> RecordResult:
         try:
@@ -393,8 +416,8 @@ class RunStore:
         """Another run's complete call lines appended to this one's calls.jsonl, as bytes (merge)."""
         if not other.calls_path.exists():
             return
-        with writing(self.calls_path), open(other.calls_path, "rb") as src, files.open_append(self.calls_path, binary=True) as dst:
-            for line in src:
+        with writing(self.calls_path), other._open_read(other.calls_path) as src, files.open_append(self.calls_path, binary=True) as dst:
+            for _, line in self._lines(src):  # the reading door: a plain file, each line within one record's bound
                 if line.endswith(b"\n"):
                     dst.write(line)
 
@@ -406,8 +429,8 @@ class RunStore:
         if not self.calls_path.exists():
             return []
         out = []
-        with open(self.calls_path, "rb") as f:
-            for i, line in enumerate(f, start=1):
+        with self._open_read(self.calls_path) as f:
+            for i, line in self._lines(f):
                 if not line.strip() or not line.endswith(b"\n"):
                     continue
                 try:
@@ -426,8 +449,8 @@ class RunStore:
         total = Usage()
         if not self.calls_path.exists():
             return total
-        with open(self.calls_path, "rb") as f:
-            for i, line in enumerate(f, start=1):
+        with self._open_read(self.calls_path) as f:
+            for i, line in self._lines(f):
                 if not line.strip() or not line.endswith(b"\n"):
                     continue
                 try:

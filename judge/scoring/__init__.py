@@ -52,7 +52,10 @@ def score(run: Run, labels=None) -> dict:
     values = {s.key: _dump(s.result(context)) for s in sections}
     manifest = run.manifest
     head = {"run_dir": str(run.path), "name": manifest.get("name"), "judges": run.config.adjudicate.judges, "records": count}
-    tail = {"usage": run.summary.get("usage"), "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", []),
+    from judge.results import Usage
+
+    usage = run.summary_part("usage", Usage)  # typed when read back: a string or markup there is one line naming the field
+    tail = {"usage": usage.model_dump() if usage is not None else None, "wall_seconds": manifest.get("wall_seconds"), "same_family_clashes": manifest.get("same_family_clashes", []),
             "prompts": manifest.get("prompts", {})}
     agreement = values.pop("judge_agreement", None)
     corrected = values.pop("corrected", None)
