@@ -298,6 +298,7 @@ def _number_slots(claim_text: str, span_text: str, claim, span, pairs) -> tuple[
     by_start = {m.start: m for m in mentions(claim_text)}
     bounds = sentence_bounds(span_text)
     diffs, displaced = [], []
+    at_home: dict[int, list] = {}  # the mismatches of a home sentence, found once for every number there (was once per number: quadratic)
     for i, t in enumerate(claim):
         m = by_start.get(t.start)
         home = _home(claim, span, pairs, i) if m is not None else None
@@ -308,7 +309,9 @@ def _number_slots(claim_text: str, span_text: str, claim, span, pairs) -> tuple[
             pairs[i] = same[0]
             continue
         a, b = bounds[home]
-        found = [x for x in aligned_mismatches(claim_text, [span_text[a:b]], context=span_text) if x.claim == m.value]
+        if home not in at_home:
+            at_home[home] = aligned_mismatches(claim_text, [span_text[a:b]], context=span_text)
+        found = [x for x in at_home[home] if x.claim == m.value]
         if found:
             diffs.append(SlotDiff(_DATE_KINDS.get(m.kind, "number"), m.value, found[0].candidate))
             pairs.pop(i, None)

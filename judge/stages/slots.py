@@ -250,7 +250,7 @@ def _slot_words(text: str, start: int, end: int) -> tuple[frozenset[str], ...]:
         return is_context_word(w) and not is_month(w) and w not in PERCENT_WORDS and not capitalised_at(text, int(nt.starts[at]))
 
     k = bisect_right(view.ends, start)  # the words ending at or before start: the first k (ends ascend)
-    before = next((w for at, e, w in reversed(spans[:k]) if plain(at, w)), None)
+    before = next((spans[x][2] for x in range(k - 1, -1, -1) if plain(spans[x][0], spans[x][2])), None)  # no copy of the words before
     j = bisect_left(view.begins, end)  # the words starting at or after end
-    after = next((w for at, _, w in spans[j:] if plain(at, w)), None)
+    after = next((spans[x][2] for x in range(j, len(spans)) if plain(spans[x][0], spans[x][2])), None)
     return tuple(unit_forms(w) for w in (before, after) if w)
