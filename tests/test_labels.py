@@ -246,3 +246,89 @@ def test_a_gate_on_a_run_without_labels_cannot_pass(runs, tmp_path):
     assert missing.returncode == 1 and "no corrected claim-level hallucination rate" in missing.stdout and "cannot be checked" in missing.stdout
     allowed = cli_inproc("compare", str(a), str(bare), "--gate", "corrected_hallucination_rate<=1", "--allow-missing", "--json")
     assert allowed.returncode == 0 and not json.loads(allowed.stdout)["corrected"]["available"]
+
+
+def _corrected(result) -> dict:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["corrected"]
+
+
+def test_the_design_comes_from_the_run_never_the_sheet(runs, tmp_path):
+    """Issue 50 item 3: stratum, model and inclusion probability on a sheet's lines are never used (the estimate
+    takes each item's model and verdict from the run; tiny probabilities are no NaN); a sheet that is not the
+    run's seeded draw (a line removed, two seeds) is refused with one line; a model without enough labels
+    fails the bound gate, it is never skipped."""
+    a, _ = runs
+    assert cli_inproc("label", str(a), "--n", "45", "--from-gold", "--out", str(tmp_path / "s.jsonl")).returncode == 0
+    rows = _sheet(tmp_path / "s.jsonl")
+    honest = _corrected(cli_inproc("score", str(a), "--labels", str(tmp_path / "s.jsonl"), "--json"))
+    edited = [dict(r, inclusion_probability=p, stratum="contradicted", model="hallucinator")
+              for r, p in zip(rows, [1e-12, 0.5, 1.0] * len(rows))]  # tiny ones are refused by the sheet reader
+    forged = _corrected(cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "e.jsonl", edited)), "--json"))
+    assert forged["levels"] == honest["levels"]
+    removed = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "r.jsonl", rows[1:])))
+    assert removed.returncode == 2 and "not the seeded draw (seed 0)" in removed.stderr and len(removed.stderr.strip().splitlines()) == 1
+    reseeded = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "m.jsonl", [dict(rows[0], seed=3)] + rows[1:])))
+    assert reseeded.returncode == 2 and "line 2: field seed: seed 0, where line 1 has 3" in reseeded.stderr
+    skipped = [dict(r, label="skip") if r["model"] == "mixed" else r for r in rows]  # one model left unlabelled
+    thin = _corrected(cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "k.jsonl", skipped)), "--json"))
+    mixed = thin["levels"]["claim"]["models"]["mixed"]["hallucination_rate"]
+    assert mixed["corrected"] is None and mixed["labels"] == 0 and "too few labels for this model: 10 more" in mixed["withheld"]
+    gate = cli_inproc("compare", str(a), str(a), "--gate", "corrected_hallucination_rate<=1")
+    assert gate.returncode == 1 and "mixed: no valid corrected interval" in gate.stdout, gate.stdout
+
+
+def test_an_edited_corrected_block_is_one_line_exit_2(runs, tmp_path):
+    """Issue 50 item 9: scores.json's corrected block is read back through its schema; every edited shape is one
+    line naming scores.json and the field, exit 2, never a traceback and never a pass."""
+    import shutil
+
+    a, _ = runs
+    if not (a / "labels.jsonl").exists():
+        assert cli_inproc("label", str(a), "--n", "40", "--from-gold").returncode == 0
+    assert cli_inproc("score", str(a)).returncode == 0
+    good = json.loads((a / "scores.json").read_text(encoding="utf-8"))
+    overall = ("levels", "claim", "models", "all models", "hallucination_rate", "corrected")
+
+    def edited(path, value):
+        scores = json.loads(json.dumps(good))
+        node = scores["corrected"]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        return scores
+
+    shapes = [edited(("levels",), []), edited(("levels", "claim", "models"), None), edited((*overall, "high"), "low"),
+              edited((*overall, "high"), 2.0), edited((*overall, "low"), 0.99), edited((*overall, "se"), -1),
+              edited(("levels", "claim", "models", "all models"), {"hallucination_rate": 5}), edited(("files",), "x"),
+              edited(("levels", "nowhere"), {}), {**good, "corrected": [1, 2]}]
+    for k, scores in enumerate(shapes):
+        run = tmp_path / f"r{k}"
+        shutil.copytree(a, run, ignore=shutil.ignore_patterns("*.lock"))
+        (run / "scores.json").write_text(json.dumps(scores), encoding="utf-8")
+        result = cli_inproc("compare", str(a), str(run), "--gate", "corrected_hallucination_rate<=1")
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and "scores.json" in lines[0] and "corrected" in lines[0], (k, result.stderr, result.stdout)
+
+
+def test_labels_given_once_stay_with_the_run(runs, tmp_path):
+    """Issue 47 item 5: a sheet given to judge score from elsewhere is kept with the run: judge label --more
+    (which rescores) keeps the corrected rates, and a rescoring whose labels are gone says so."""
+    import shutil
+
+    _, b = runs
+    run = tmp_path / "run"
+    shutil.copytree(b, run, ignore=shutil.ignore_patterns("labels*.jsonl", "scores.json", "*.lock"))
+    assert cli_inproc("label", str(run), "--n", "30").returncode == 0  # the run's own sheet, never filled
+    assert cli_inproc("label", str(run), "--n", "30", "--from-gold", "--out", str(tmp_path / "downloaded.jsonl")).returncode == 0
+    first = _corrected(cli_inproc("score", str(run), "--labels", str(tmp_path / "downloaded.jsonl"), "--json"))
+    assert first["levels"]["claim"]["labelled"] > 0
+    (tmp_path / "downloaded.jsonl").unlink()  # the browser's download, cleaned up
+    assert cli_inproc("label", str(run), "--more", "5").returncode == 0  # rescores the run
+    kept = json.loads((run / "scores.json").read_text(encoding="utf-8"))["corrected"]
+    assert kept["levels"] == first["levels"]
+    (run / "labels-scored.jsonl").unlink()
+    again = cli_inproc("score", str(run), "--json")
+    assert again.returncode == 0 and "no longer with the run: no corrected rate is given now" in again.stderr
+    gate = cli_inproc("compare", str(run), str(run), "--gate", "corrected_hallucination_rate<=1")
+    assert gate.returncode == 1

@@ -115,6 +115,7 @@ def labels_to_halve(n: int, N: int) -> int | None:
     return 3 * n
 
 
+CC = 1.0  # a continuity correction of one item's worth (1 / N) either side: a rate over N items moves by whole items
 PRIOR = 1.0  # the pseudo-labels of each stratum's rate for its variance: (k + 1) / (n_h + 2)
 
 
@@ -133,12 +134,15 @@ def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
     """The stratified mean of labels with an interval that cannot vanish (issue 47 item 1).
 
     With the sample stratified by the judge's verdict, the judge's value is constant within a stratum, so PPI++'s
-    estimate at every lambda is this post-stratified mean: sum_h W_h * mean(labels_h), W_h = N_h / N. Its
-    variance is sum_h W_h^2 (1 - n_h / N_h) v_h / n_h, with v_h = p_h (1 - p_h) and p_h = (sum of labels_h + 1)
-    / (n_h + 2) for the variance only (a stratum whose labels all agree still has a variance; p(1 - p) bounds
-    the variance of any value in [0, 1] of mean p), and the finite-population correction (a stratum labelled
-    whole has none). A stratum with no label is taken at the judge's value, and the interval widened by its
-    whole share to either side: its rate could be anything from 0 to 1."""
+    estimate at every lambda is this post-stratified mean: sum_h W_h * mean(labels_h), W_h = N_h / N (the
+    judge's verdicts make the strata; the labels correct each). Its variance is sum_h W_h^2 (1 - n_h / N_h)
+    S_h^2 / n_h, with S_h^2 = p_h (1 - p_h) N_h / (N_h - 1) and p_h = (sum of labels_h + 1) / (n_h + 2) for the
+    variance only: a stratum whose labels all agree with the judge still has a variance (p (1 - p) bounds the
+    variance of any value in [0, 1] of mean p), and one labelled whole has none. The interval is Wilson's on
+    the effective number of labels (p (1 - p) / variance), with Student's quantile on n - strata degrees of
+    freedom, and one item's worth (1 / N) wider either side (CC). A stratum with no label is taken at the
+    judge's value, and the interval widened by its whole share to either side: its rate could be anything
+    from 0 to 1. Measured in bench/ppi_coverage.py (bench/README.md, "Corrected rates")."""
     total = sum(s.size for s in strata)
     if total <= 0:
         raise ValueError("stratified_mean: the strata hold no item")
@@ -157,7 +161,7 @@ def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
         n += k
         point += share * (sum(s.labels) / k)
         p = (sum(s.labels) + PRIOR) / (k + 2 * PRIOR)
-        var += share**2 * max(0.0, 1 - k / s.size) * p * (1 - p) / k
+        var += share**2 * max(0.0, 1 - k / s.size) * p * (1 - p) / k * (s.size / (s.size - 1) if s.size > 1 else 1.0)
     se = math.sqrt(var)
     smoothed = sum(s.size / total * ((sum(s.labels) + PRIOR) / (len(s.labels) + 2 * PRIOR)) for s in strata if s.size > 0 and s.labels)
     labelled = sum(1 for s in strata if s.size > 0 and s.labels)
@@ -166,7 +170,30 @@ def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
 
         z = float(student.ppf(0.975, max(1, n - labelled)))
     low, high = wilson(point - below, smoothed, var, z) if n else (point, point)
-    return MeanEstimate(point, low - below, high + above, se, float("nan"), n, total)
+    cc = CC / total if var > 0 else 0.0
+    return MeanEstimate(point, low - below - cc, high + above + cc, se, float("nan"), n, total)
+
+
+def labels_alone(y, w, size: int, z: float = Z95) -> MeanEstimate:
+    """The labels without the judge: their weighted mean (weights: items of the labelled item's stratum over its
+    labels) with the same interval as :func:`stratified_mean` gives one stratum: the rate (k + 1) / (n + 2) for
+    the variance, on Kish's effective number of labels (unequal weights count as fewer), the finite-population
+    correction, Wilson on Student's quantile. What a simple random sample of the labels would say."""
+    y, w = np.asarray(y, dtype=float), np.asarray(w, dtype=float)
+    n = len(y)
+    if n == 0 or size <= 0:
+        raise ValueError("labels_alone: needs at least one label and a population")
+    point = float(np.sum(w * y) / np.sum(w))
+    n_eff = float(np.sum(w) ** 2 / np.sum(w**2))
+    p = (point * n_eff + PRIOR) / (n_eff + 2 * PRIOR)
+    var = p * (1 - p) / n_eff * max(0.0, 1 - n / size) * (size / (size - 1) if size > 1 else 1.0)
+    if z == Z95:
+        from scipy.stats import t as student
+
+        z = float(student.ppf(0.975, max(1, n - 1)))
+    low, high = wilson(point, p, var, z)
+    cc = CC / size if var > 0 else 0.0
+    return MeanEstimate(point, low - cc, high + cc, math.sqrt(var), 0.0, n, size)
 
 
 def wilson(point: float, smoothed: float, var: float, z: float = Z95) -> tuple[float, float]:

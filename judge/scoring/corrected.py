@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judge.labels.sheet import ANSWER, CLAIM, Labels, Sheet, SheetRow, item_id
-from judge.metrics.ppi import MeanEstimate, Stratum, labels_to_halve, stratified_mean, wilson
+from judge.metrics.ppi import MeanEstimate, Stratum, labels_alone, labels_to_halve, stratified_mean
 from judge.scoring.base import Block, Section, Table
 from judge.verdicts import (
     ANSWER_LABELS, CREDIT, GROUNDED_ANSWER, HALLUCINATED, LABELS, NOT_GROUNDED_ANSWER, answer_label, is_judged,
@@ -111,7 +111,7 @@ def _interval(e: MeanEstimate) -> Interval:
 
 
 def _exact(k: int, n: int) -> list[float]:
-    from judge.metrics.intervals import exact_interval
+    from judge.controls.health import exact_interval
 
     return [round(x, 6) for x in exact_interval(k, n)]
 
@@ -127,16 +127,12 @@ def estimate(cells: list[Stratum], y: np.ndarray, w: np.ndarray) -> tuple[Interv
     would be, the labels-only one is given."""
     corrected = _interval(stratified_mean(cells))
     n, size = len(y), sum(c.size for c in cells)
-    mean = float(np.sum(w * y) / np.sum(w))
-    p = (mean * n + 1) / (n + 2)
-    var = p * (1 - p) / n * max(0.0, 1 - n / size) if size else 0.0
-    lo, hi = wilson(mean, p, var)
-    alone = _interval(MeanEstimate(mean, lo, hi, math.sqrt(var), 0.0, n, 0))
+    alone = _interval(labels_alone(y, w, size))
     same = len(set(y.tolist())) == 1
     if same and y[0] in (0.0, 1.0):
         lo, hi = _exact(int(y[0]) * n, n)
         alone = alone.model_copy(update={"low": lo, "high": hi})
-    if corrected.high - corrected.low > alone.high - alone.low and __import__("os").environ.get("NOFB") != "1":
+    if corrected.high - corrected.low > alone.high - alone.low:
         corrected = alone.model_copy(update={"lam": 0.0})
     return corrected, alone, same
 
