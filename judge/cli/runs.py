@@ -116,10 +116,34 @@ def _check_run(summary: dict) -> None:
 
 
 def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False, prompt_a=None, prompt_b=None, confirm: int = 0,
-             use_cache: bool = True) -> dict:
+             use_cache: bool = True, asker=None) -> dict:
     from judge.scoring.compare import compare
 
-    return compare(baseline, run_dir, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b, confirm=confirm, use_cache=use_cache)
+    return compare(baseline, run_dir, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b, confirm=confirm, use_cache=use_cache,
+                   asker=asker)
+
+
+def _run_asker(cfg, config_path: Path, store):
+    """The re-asks of judge run --baseline: the judges of the user's own run config (never the run directory's
+    config.yaml read back), its cache, what is left of its max_cost_usd after the run, each call recorded in
+    the run's calls.jsonl (and so in summary.json's usage, rewritten from it)."""
+    from judge.scoring.confirm import Asker
+
+    left = None if cfg.max_cost_usd is None else max(0.0, cfg.max_cost_usd - store.usage().cost_usd)
+    return Asker(dict(cfg.models), str(config_path), cache_dir=cfg.cache_dir, max_cost_usd=left, on_call=store.append_call)
+
+
+def _record_reasks(store, summary: dict) -> None:
+    """summary.json's usage (and the summary printed) summed again from calls.jsonl, the re-asks' calls included."""
+    from judge.runs.store import read_json_object
+
+    usage = store.usage().model_dump()
+    if usage == summary.get("usage"):
+        return
+    summary["usage"] = usage
+    on_disk = read_json_object(store.path / "summary.json")
+    on_disk["usage"] = usage
+    store.write_summary(on_disk)
 
 
 def _write_md(md_out: Path | None, result: dict) -> None:
@@ -206,7 +230,8 @@ def run(
     finally:
         bar.stop()
     summary = _finished(store, summary)
-    result = _compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache) if baseline_dir is not None else None
+    result = (_compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache, asker=_run_asker(cfg, config, store))
+              if baseline_dir is not None else None)
     if result is not None:
         _write_md(md_out, result)
     from judge.runs.outcome import run_failures
@@ -218,9 +243,11 @@ def run(
         from judge.runs.run import Run
         from judge.scoring.confirm import settled_summary
 
-        now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache)
+        now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache, asker=_run_asker(cfg, config, store))
         broken = threshold_failures({**summary, **now}, thresholds)
         settled = {**how, "rates": now, "claims": [c.model_dump() for c in claims]}
+    if confirm:
+        _record_reasks(store, summary)
     if thresholds.any:
         summary["thresholds"] = {**thresholds.model_dump(), "failed": broken, "confirmed": settled}
     if as_json:
@@ -317,6 +344,9 @@ def compare(
                                 "--baseline confirms 5 times)."),
     model_a: Optional[str] = typer.Option(None, "--model-a", help="Only run A's answers of this model under test (MODEL or MODEL+VARIANT)."),
     model_b: Optional[str] = typer.Option(None, "--model-b", help="Only run B's answers of this model under test: two models compared on the same records."),
+    models: Optional[Path] = typer.Option(None, "--models", help="With --confirm: the YAML file with your judges' models (a models file, or your run "
+                                          "config; default: the packaged configs/models.yaml; never run B's own config.yaml)."),
+    max_cost_usd: Optional[float] = typer.Option(None, "--max-cost-usd", min=0, help="With --confirm: stop re-asking once this much is spent."),
 ) -> None:
     """Metric deltas (B - A) with a sign test over records, claims newly not grounded, fixed and flipped; exit 1 when a gate fails."""
     if allow_missing and not gate:
@@ -333,13 +363,18 @@ def compare(
         raise BadInput("--model-a and --model-b go together: the two models under test to compare")
     if model_a is not None and (prompt_a or prompt_b):
         raise BadInput("--model-a/--model-b compare two models; --prompt-a/--prompt-b two prompt variants: give one pair")
+    asker = None
+    if confirm:  # the re-asking judges: the user's own models file, read before anything else is
+        from judge.scoring.confirm import Asker, default_asker
+
+        asker = Asker(load_models(models), str(models), max_cost_usd=max_cost_usd) if models else default_asker(max_cost_usd)
     with reading(path_a, path_b):  # neither run is being written while it is read
         if model_a is not None:
             from judge.scoring.models import compare_models
 
             result = compare_models(path_a, path_b, model_a, model_b)
         else:
-            result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b, confirm=confirm)
+            result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b, confirm=confirm, asker=asker)
     if model_a is not None:
         console.print_json(result) if as_json else terminal.model_pairs(result)
         if md_out is not None:

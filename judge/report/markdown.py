@@ -163,6 +163,8 @@ def judges_lines(result: dict) -> list[str]:
         out.append(f"Changed verdicts re-asked {conf['samples']} or more times each ({len(claims)} claims, judges {', '.join(conf.get('judges') or []) or 'none'}; "
                    f"noise floor {conf['floor']:.3f} from {conf.get('floor_from') or 'the default'}; {usage.get('calls', 0)} calls, "
                    f"{usage.get('cache_hits', 0)} cached): {counted} of B's held, the rest were the judge's noise.")
+        for line in ([usage["stopped"]] if usage.get("stopped") else []) + list(usage.get("refused_passages") or []):
+            out.append(md(f"Re-asks: {line}."))  # a spent budget, a forged passage: said, never silent
     return out
 
 

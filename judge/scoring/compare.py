@@ -37,7 +37,7 @@ from judge.results import RecordResult
 from judge.runs.run import Run
 from judge.runs.store import RunDirError
 from judge.scoring.claim_diff import ClaimChange, claim_diff, describe, newly
-from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, reasker_for, same_judges, settle_changes
+from judge.scoring.confirm import DEFAULT_FLOOR, SAMPLES, other_setup, reasker_for, same_judges, settle_changes
 from judge.metrics.gold import matched_gold
 from judge.scoring.base import AnswerItem
 from judge.scoring.sections import SECTIONS
@@ -136,6 +136,7 @@ def min_changed(alpha: float = ALPHA) -> int:
 def compare(
     run_a: Path | Run, run_b: Path | Run, gates: list[Gate] | None = None, seed: int = 0, bootstrap: int = BOOTSTRAP,
     *, allow_missing: bool = False, prompt_a: str | None = None, prompt_b: str | None = None, confirm: int = 0, use_cache: bool = True,
+    asker=None,
 ) -> dict:
     """Deltas (B - A) of each metric with a sign test over records (and a paired bootstrap 95% interval), the
     claim-level differences, and the gates' verdicts.
@@ -153,8 +154,19 @@ def compare(
         if prompt is not None and not any(x.answers for x in results.values()):
             known = sorted({x.prompt for r in run.results() for x in r.answers if x.prompt})
             raise RunDirError(f"run {which} ({run.path}) has no answer of prompt {prompt!r} (its prompt variants: {', '.join(known) or 'none'})")
-    unconfirmable = same_judges(a, b) if confirm and gates else None
-    reask, floor, floor_from = reasker_for(b, use_cache) if confirm and gates and not unconfirmable else (None, DEFAULT_FLOOR, None)
+    if confirm and gates and asker is None:  # the re-asking judges are the user's own: the packaged models file, never run B's config.yaml
+        from judge.scoring.confirm import default_asker
+
+        asker = default_asker()
+    unconfirmable = (same_judges(a, b) or other_setup(b.config, asker)) if confirm and gates else None
+    reask, floor, floor_from = None, DEFAULT_FLOOR, None
+    if confirm and gates and not unconfirmable:
+        from judge.config import ConfigError
+
+        try:
+            reask, floor, floor_from = reasker_for(b, use_cache, asker)
+        except ConfigError as e:  # a judge the user's file lacks: not re-asked, said so (the changes count as they are: stricter, never a pass)
+            unconfirmable = str(e)
     core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,
                            allow_missing=allow_missing, run_b=b.path, reask=reask, samples=confirm, floor=floor)
     if core.get("confirmation") is not None:

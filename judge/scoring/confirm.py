@@ -182,17 +182,77 @@ def _relabel(results: dict[str, RecordResult], side: str, updates: dict) -> dict
     return out
 
 
-class Reasker:
-    """The run's trusted model judges, asked again about stored claims (single-claim calls, samples 1..k)."""
+@dataclass
+class Asker:
+    """Who re-asks, and within what: the user's own judges' configs (their models file or run config, never a
+    run directory's config.yaml, which a pull request can edit to point a judge, and the user's key, at
+    another server), the call cache, the budget left, and where each call is recorded."""
 
-    def __init__(self, config, records: Mapping, trusted: set[str] | None = None, use_cache: bool = True):
+    models: Mapping  # name -> ModelConfig, from the user's own file
+    models_from: str  # that file, for the one line that names a judge it lacks
+    cache_dir: str | None = None  # None: the run's own cache only where it already holds one, else ./.cache/judge
+    max_cost_usd: float | None = None  # what is left of the user's budget (None: no budget)
+    on_call: Callable | None = None  # each call's record (the run's calls.jsonl, for judge run --baseline)
+
+
+def default_asker(max_cost_usd: float | None = None) -> Asker:
+    """The user's default models file (the packaged configs/models.yaml, as judge doctor, ping and rejudge
+    read it) when none is named."""
+    from judge.llm.config import load_models
+    from judge.resources import shipped_dir
+
+    path = shipped_dir("configs") / "models.yaml"
+    return Asker(load_models(path), f"{path} (no --models given)", max_cost_usd=max_cost_usd)
+
+
+def user_judges(config, asker: Asker):
+    """Run B's config with each model judge's config replaced by the user's own (``asker.models``); ConfigError
+    naming the judge and the file when the user's file lacks one (judge.runs.rejudge's rule)."""
+    from judge.judges.registry import model_judges
+    from judge.runs.rejudge import _cache_dir, rejudge_config
+
+    judges = list(config.adjudicate.judges)
+    mine = {n: asker.models[n] for n in model_judges(judges) if n in asker.models}  # a judge it lacks: refused by rejudge_config
+    new = rejudge_config(config, judges, mine, None, asker.models_from)
+    new.cache_dir = asker.cache_dir if asker.cache_dir is not None else _cache_dir(config.cache_dir)
+    return new
+
+
+def other_setup(config, asker: Asker) -> str | None:
+    """Why the user's judges cannot settle run B's changes: one whose model or settings differ from those B's
+    verdicts were measured with (re-asking another judge measures another thing, not B's noise); else None."""
+    from judge.judges.registry import model_judges
+
+    for name in model_judges(list(config.adjudicate.judges)):
+        if name not in asker.models or name not in config.models:
+            continue
+        theirs, mine = (m.model_dump(include=set(JUDGE_SETTINGS)) for m in (config.models[name], asker.models[name]))
+        if theirs != mine:
+            changed = ", ".join(k for k in JUDGE_SETTINGS if theirs.get(k) != mine.get(k))
+            return (f"judge {name} of run B differs from {name} in {asker.models_from} ({changed}): "
+                    "re-asking another judge measures another thing, not run B's noise")
+    return None
+
+
+class Reasker:
+    """The run's trusted model judges, asked again about stored claims (single-claim calls, samples 1..k).
+    With an ``asker``, the judges' configs are the user's own, the cache and the budget the user's, and every
+    call goes to ``asker.on_call``; a spent budget stops the re-asks cleanly (``stopped`` says so), and what
+    was not re-asked keeps its verdict."""
+
+    def __init__(self, config, records: Mapping, trusted: set[str] | None = None, use_cache: bool = True, asker: Asker | None = None):
         from judge.judges.model import ModelJudge
         from judge.llm import LLM, CallCache
         from judge.pipeline import build_panel
         from judge.prompts import load_prompt
 
-        self.llm = LLM(CallCache(config.cache_dir, enabled=use_cache))
+        if asker is not None:
+            config = user_judges(config, asker)
+        self.llm = LLM(CallCache(config.cache_dir, enabled=use_cache), max_cost_usd=asker.max_cost_usd if asker else None,
+                       on_call=asker.on_call if asker else None)
         self.records = records
+        self.stopped: str | None = None
+        self.refused: list[str] = []  # passages that do not slice their record's source: never shown to a judge
         panel = build_panel(config, self.llm, load_prompt("judge"))
         self.judges = [j for j in panel.judges if isinstance(j, ModelJudge) and (trusted is None or j.name in trusted)]
 
@@ -207,8 +267,13 @@ class Reasker:
         from judge.judges import ClaimToJudge, JudgeContext, offer
         from judge.models import Candidate
 
+        from judge.llm import BudgetExceeded
+
         record = self.records.get(record_id)
         if record is None:
+            return []
+        if (problem := passage_problem(record_id, claim, record)) is not None:  # a forged passage is never shown to a judge
+            self.refused.append(problem)
             return []
         language = record.language
         shown = ClaimToJudge("1", claim.text, offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], "1"), claim.checks)
@@ -216,14 +281,36 @@ class Reasker:
         for s in range(1, samples + 1):
             context = JudgeContext(record.question, language, record.sources, sample=s)
             for j in self.judges:
-                out.append((await j.judge([shown], context))["1"].label)
+                if self.stopped is not None:
+                    return []  # a claim re-asked only in part is not settled: its verdict stands
+                try:
+                    out.append((await j.judge([shown], context))["1"].label)
+                except BudgetExceeded as e:
+                    self.stopped = f"{e}: the re-asks stopped; the claims not re-asked in full keep their verdicts"
+                    return []
         return out
 
     @property
     def calls(self) -> dict:
         t = self.llm.totals
         return {"calls": t.calls, "cache_hits": t.cache_hits, "prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens,
-                "cost_usd": round(t.cost_usd, 6)}
+                "cost_usd": round(t.cost_usd, 6), **({"stopped": self.stopped} if self.stopped else {}),
+                **({"refused_passages": self.refused[:5]} if self.refused else {})}
+
+
+def passage_problem(record_id: str, claim: ClaimResult, record) -> str | None:
+    """Why a stored claim's passages cannot be shown to a judge: a candidate part that is not the text of its
+    record's source at its offsets (an edited baseline or run; judge.runs.rejudge.check_read_back's rule),
+    else None."""
+    texts = {s.doc_id: s.text for s in record.sources}
+    only = record.sources[0].text if len(record.sources) == 1 else None
+    for k, c in enumerate(claim.candidates):
+        for j, part in enumerate(c.parts):
+            text = texts.get(part.doc_id, only)
+            if text is None or not 0 <= part.start_char <= part.end_char <= len(text) or text[part.start_char : part.end_char] != part.excerpt:
+                return (f"record {record_id!r}: claim {claim.text[:60]!r}: field candidates[{k}].parts[{j}]: the stored excerpt is not the "
+                        f"text at [{part.start_char}, {part.end_char}) of its source (the run directory was edited): not re-asked")
+    return None
 
 
 # what a verdict depends on: not its price, timeouts or limits, nor its server (a baseline and its pull request
@@ -259,15 +346,16 @@ def same_judges(a, b) -> str | None:
     return None
 
 
-def reasker_for(run, use_cache: bool = True) -> tuple[Reasker, float, str]:
+def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tuple[Reasker, float, str]:
     """B's trusted model judges to re-ask (those its health passed, or every model judge where nothing is
-    gated), and their noise floor: the calibration's, else B's own supported controls', else DEFAULT_FLOOR."""
+    gated), with the user's own configs for them (``asker``), and their noise floor: the calibration's, else
+    B's own supported controls', else DEFAULT_FLOOR."""
     from judge.runs.calibration import noise_floor
 
     health = run.health
     gated = [j for j in (health.judges if health else []) if j.gated]
     trusted = {j.judge for j in gated if j.status == "passed"} if gated else None
-    reask = Reasker(run.config, run.records, trusted, use_cache=use_cache)
+    reask = Reasker(run.config, run.records, trusted, use_cache=use_cache, asker=asker)
     pinned = ((run.summary or {}).get("judge_calibration") or {}).get("floors") or {}
     floors = {j.name: pinned.get(j.name) for j in reask.judges if pinned.get(j.name) is not None}
     where = "the calibration" if floors else None
@@ -279,13 +367,13 @@ def reasker_for(run, use_cache: bool = True) -> tuple[Reasker, float, str]:
     return reask, max(floors.values()), f"{where}: " + ", ".join(f"{k} {v:.3f}" for k, v in floors.items())
 
 
-def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True) -> tuple[dict, list[Settled], dict]:
+def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True, asker: Asker | None = None) -> tuple[dict, list[Settled], dict]:
     """The run's rates (overall and by model, as its summary gives them) with every not-grounded claim re-asked
     ``samples`` times and settled against the noise floor: what an absolute threshold is checked on, so that a
     noise flag on ten questions does not break it. Returns (rates, the settled claims, how they were asked)."""
     from judge.verdicts import rates
 
-    reask, floor, floor_from = reasker_for(run, use_cache)
+    reask, floor, floor_from = reasker_for(run, use_cache, asker)
     results = {r.record_id: r for r in run.results()}
     found = [t for rid, r in results.items() for i, a in enumerate(r.answers) for j, c in enumerate(a.claims)
              if c.label in NOT_GROUNDED and (t := Target("b", rid, a.model, c, (i, j)))]
