@@ -141,3 +141,4 @@ def test_an_edited_usage_in_summary_json_is_one_line_and_never_reaches_a_report(
     assert not (run / "report.html").exists() and not (run / "report.md").exists()
     one_line(cli("baseline", "save", run, "--name", "b", "--baselines-dir", tmp_path / "bl"), "summary.json", f"usage.{field}")
 
+
