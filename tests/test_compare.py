@@ -208,7 +208,7 @@ def test_the_pytest_plugin_from_a_users_project(pytester):
 
         def test_grounded_enough(judge_grounding):
             run = judge_grounding.run({str(config)!r})
-            overall = judge_grounding.assert_grounded(run, min_faithfulness=0.1)  # overall and each model (hallucinator about 0.2)
+            overall = judge_grounding.assert_grounded(run, min_faithfulness=0.05)  # overall and each model (hallucinator 0.07 since the Hebrew profile applies)
             assert overall["claims"] == 13
 
         def test_too_strict_fails(judge_grounding):
