@@ -1,20 +1,24 @@
-"""Corrected rates on every labelled set at hand: does the PPI++ interval cover the gold rate, and how wide is
-it against the labels alone? (issue 38)
+"""Corrected rates on every labelled set at hand: does the 95% interval cover the gold rate, overall and per model
+under test, and how wide is it against the labels alone? (issues 38, 47, 49)
 
 For each set of grounding_sets.py (its gold labels are the truth) and each judge: the deterministic judge (the
 calibrated rule on the set's features, as a run computes it) and three simulated judges, played from the gold
 labels with a seeded coin (what the scripted test server would answer): a good judge (right 90% of the
 time, else a random other label), a lenient one (calls half of the not-supported claims supported) and a
-noisy one (right 60% of the time). Then DRAWS times: the project's own draw of LABELS items (judge.labels.sample:
-stratified by the judge's verdict, inclusion probabilities), gold as the person's labels, and the project's
-estimator (judge.scoring.corrected.estimate: PPI++ power-tuned, beside the labels only).
+noisy one (right 60% of the time). The units are split among three simulated models under test (seeded;
+hallucinated units go to model-a more often: three rates a set). Then DRAWS times for each n: the project's
+own draw of n items (judge.labels.sample.draw: stratified by model and verdict), gold as the person's labels,
+and the project's estimator (judge.scoring.corrected.estimate), per model withheld below MIN_LABELS labels as
+the tool does. ``--estimator old``: the PPI++ interval and the draw by verdict alone of before issue 47.
 
 Level: answers (grounded or not) for the answer-level sets, claims otherwise; the rate is the hallucination
-rate (claims: unsupported or contradicted; answers: not grounded). Reported per set and judge: the gold rate,
-the judge's raw rate, balanced accuracy, coverage of the 95% interval, mean width of both intervals and their
-ratio, and the largest ratio of one draw.
+rate. Reported per set, judge and n: the gold rate, the judge's raw rate, balanced accuracy, coverage overall
+and of the worst model, the worst model's gate false passes (upper bound below its gold rate), the share of
+draws a model's interval was withheld, the draws with no disagreement and their coverage, the mean width,
+its ratio to the labels-only interval's, and the largest ratio of one draw.
 
-Command: python bench/ppi_coverage.py [--draws 200] [--labels 50] [--limit 60] (reads ../shared/data; a few minutes).
+Command: python bench/ppi_coverage.py [--draws 1000] [--labels 20,30,50,100] [--limit 60] [--cache FILE]
+(reads ../shared/data; about 4 minutes on 2 cores once the sets are featurised).
 """
 
 from __future__ import annotations
