@@ -332,3 +332,40 @@ def test_labels_given_once_stay_with_the_run(runs, tmp_path):
     assert again.returncode == 0 and "no longer with the run: no corrected rate is given now" in again.stderr
     gate = cli_inproc("compare", str(run), str(run), "--gate", "corrected_hallucination_rate<=1")
     assert gate.returncode == 1
+
+
+def test_unsure_claims_count_the_same_way_in_the_population_the_raw_rate_and_the_labels(runs, tmp_path):
+    """Issue 47 item 6: an unsure claim (the no-model judge's) is sampled, and it counts in the corrected rates'
+    population and raw rate exactly as in the run's own rates (judged; no hallucination, no credit)."""
+    import shutil
+
+    a, _ = runs
+    edited = tmp_path / "edited"
+    shutil.copytree(a, edited, ignore=shutil.ignore_patterns("labels*.jsonl", "scores.json", "*.lock"))
+    rows = [json.loads(x) for x in (edited / "results.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    k = 0
+    for r in rows:
+        for ans in r["answers"]:
+            for c in ans["claims"]:
+                k += 1
+                if k % 4 == 0:
+                    c["label"], c["evidence"] = "unsure", []
+                    for v in c["verdicts"]:
+                        v.update(label="unsure")
+    (edited / "results.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    merged = cli_inproc("merge", str(edited), "--runs-dir", str(tmp_path / "m"), "--json")
+    assert merged.returncode in (0, 3), merged.stderr
+    (run,) = (tmp_path / "m").iterdir()
+    assert cli_inproc("label", str(run), "--n", "40").returncode == 0
+    sheet = _sheet(run / "labels.jsonl")
+    assert "unsure" in {r["stratum"] for r in sheet}
+    _write(run / "labels.jsonl", [dict(r, label="supported" if i % 3 else "unsupported") for i, r in enumerate(sheet)])
+    scored = cli_inproc("score", str(run), "--json")
+    assert scored.returncode == 0, scored.stderr
+    scores = json.loads(scored.stdout)
+    overall = scores["overall"]
+    e = scores["corrected"]["levels"]["claim"]["models"]["all models"]
+    judged = overall["claims"] - overall["labels"].get("judge_error", 0)
+    assert overall["labels"]["unsure"] > 0 and e["hallucination_rate"]["items"] == judged
+    assert e["hallucination_rate"]["judge"] == pytest.approx(overall["hallucination_rate"], abs=1e-6)
+    assert e["faithfulness"]["judge"] == pytest.approx(overall["faithfulness"], abs=1e-6)
