@@ -268,6 +268,8 @@ def test_the_design_comes_from_the_run_never_the_sheet(runs, tmp_path):
     assert forged["levels"] == honest["levels"]
     removed = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "r.jsonl", rows[1:])))
     assert removed.returncode == 2 and "not the seeded draw (seed 0)" in removed.stderr and len(removed.stderr.strip().splitlines()) == 1
+    checked = cli_inproc("validate", str(tmp_path / "r.jsonl"), "--run", str(a))  # what score refuses, validate refuses
+    assert checked.returncode == 2 and "not the seeded draw (seed 0)" in checked.stderr
     reseeded = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "m.jsonl", [dict(rows[0], seed=3)] + rows[1:])))
     assert reseeded.returncode == 2 and "line 2: field seed: seed 0, where line 1 has 3" in reseeded.stderr
     skipped = [dict(r, label="skip") if r["model"] == "mixed" else r for r in rows]  # one model left unlabelled

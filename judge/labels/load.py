@@ -117,6 +117,10 @@ def check_sheet(path: Path, run_dir: Path | None = None) -> tuple[list[Problem],
     if run_dir is not None and sheet.rows:
         run = Run.open(run_dir)
         problems += check_against_run(sheet, identity(run.store), run_items(run), str(run.path))
+        if not problems:  # what judge score refuses, judge validate refuses: the sheet is the run's seeded draw
+            from judge.labels.sample import check_draw
+
+            problems += check_draw(sheet, run)
     labels = Counter(r.label or "(empty)" for _, r in sheet.rows)
     report = {"file": str(path), "format": "judge-labels", "run_id": sheet.run_ids[0] if sheet.run_ids else None,
               "checked_against_run": str(run_dir) if run_dir is not None else None, "items": len(sheet.rows),
