@@ -197,6 +197,9 @@ def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
         if not (run / "labels.jsonl").exists():
             assert cli_inproc("label", str(run), "--n", "40", "--from-gold").returncode == 0
         assert cli_inproc("score", str(run)).returncode == 0
+    warnings = json.loads((b / "scores.json").read_text(encoding="utf-8"))["corrected"]["warnings"]
+    assert any(w.startswith("claims of faithful-paraphraser: the labels find fewer hallucinations than the judge") and
+               "where over all models they find more" in w for w in warnings), warnings  # a correction against the overall direction: said
     thin = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1")  # B: 9 labels of hallucinator's claims
     assert thin.returncode == 1 and "hallucinator: no valid corrected interval (too few labels for this model: 1 more" in thin.stdout, thin.stdout
     assert cli_inproc("label", str(b), "--more", "10", "--from-gold").returncode == 0  # rescored with the extended sheet
