@@ -137,7 +137,7 @@ def test_the_variants_compared_in_one_run_fail_the_default_gates_naming_each_cla
         assert g["too_few_records"] and g["decided_by"] == "claims" and g["failed"]
         assert "too few records to tell (10 records, 3 changed" in g["why"] and "within noise" not in g["why"]
         assert "the claim-level gate new_not_grounded:0 decides: 3 claims newly not grounded (allowed 0)" in g["why"]
-    assert out["new_claims"] == {"not_grounded": 3, "hallucinated": 3, "contradicted": 3, "unsupported": 0, "partially_supported": 0}
+    assert out["new_claims"] == {"not_grounded": 3, "hallucinated": 3, "contradicted": 3, "unsupported": 0, "partially_supported": 0, "unsure": 0, "judge_error": 0}
     # a claim-level gate given explicitly is checked as given, and is the one the undecided delta gates follow
     lenient = json.loads(cli_inproc("compare", run_dir, run_dir, "--prompt-a", "v1", "--prompt-b", "v2", "--gate", "new_contradicted:3",
                                  "--gate", "new_not_grounded:3", "--gate", "hallucination_rate:0", "--json").stdout)
