@@ -48,7 +48,7 @@ EXIT_CODES: dict[str, int | None] = {
     "judge.input_files.InputFileError": EXIT_BAD_INPUT,
     "judge.problems.DatasetError": EXIT_BAD_INPUT,  # one line per problem of the file
     "judge.prompts.PromptError": EXIT_BAD_INPUT,
-    "judge.runs.store.RunDirError": EXIT_BAD_INPUT,
+    "judge.runs.reading.RunDirError": EXIT_BAD_INPUT,
     "judge.llm.families.SameFamilyError": EXIT_BAD_INPUT,
     "judge.llm.families.UnknownFamilyError": EXIT_BAD_INPUT,
     "judge.labels.sample.SampleError": EXIT_BAD_INPUT,  # a sheet that cannot be drawn from the run

@@ -123,29 +123,6 @@ def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = F
                    asker=asker)
 
 
-def _run_asker(cfg, config_path: Path, store):
-    """The re-asks of judge run --baseline: the judges of the user's own run config (never the run directory's
-    config.yaml read back), its cache, what is left of its max_cost_usd after the run, each call recorded in
-    the run's calls.jsonl (and so in summary.json's usage, rewritten from it)."""
-    from judge.scoring.confirm import Asker
-
-    left = None if cfg.max_cost_usd is None else max(0.0, cfg.max_cost_usd - store.usage().cost_usd)
-    return Asker(dict(cfg.models), str(config_path), cache_dir=cfg.cache_dir, max_cost_usd=left, on_call=store.append_call)
-
-
-def _record_reasks(store, summary: dict) -> None:
-    """summary.json's usage (and the summary printed) summed again from calls.jsonl, the re-asks' calls included."""
-    from judge.runs.store import read_json_object
-
-    usage = store.usage().model_dump()
-    if usage == summary.get("usage"):
-        return
-    summary["usage"] = usage
-    on_disk = read_json_object(store.path / "summary.json")
-    on_disk["usage"] = usage
-    store.write_summary(on_disk)
-
-
 def _write_md(md_out: Path | None, result: dict) -> None:
     if md_out is None:
         return
@@ -230,7 +207,9 @@ def run(
     finally:
         bar.stop()
     summary = _finished(store, summary)
-    result = (_compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache, asker=_run_asker(cfg, config, store))
+    from judge.scoring.confirm import record_reasks, run_asker
+
+    result = (_compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache, asker=run_asker(cfg, config, store))
               if baseline_dir is not None else None)
     if result is not None:
         _write_md(md_out, result)
@@ -243,11 +222,11 @@ def run(
         from judge.runs.run import Run
         from judge.scoring.confirm import settled_summary
 
-        now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache, asker=_run_asker(cfg, config, store))
+        now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache, asker=run_asker(cfg, config, store))
         broken = threshold_failures({**summary, **now}, thresholds)
         settled = {**how, "rates": now, "claims": [c.model_dump() for c in claims]}
     if confirm:
-        _record_reasks(store, summary)
+        record_reasks(store, summary)
     if thresholds.any:
         summary["thresholds"] = {**thresholds.model_dump(), "failed": broken, "confirmed": settled}
     if as_json:

@@ -25,28 +25,16 @@ import yaml
 from pydantic import ValidationError
 
 from judge import files
-from judge.errors import InputError
 from judge.files import UnsafePath
 from judge.redact import masker, redact_json_text, redact_secrets  # defence in depth: no configured key is written, whatever its path
 from judge.results import RESULTS_SCHEMA_VERSION, CallRecord, RecordResult, Usage
 from judge.config import RUN_NAME, RunConfig
+from judge.runs.reading import RunDirError, read_json_object, record_id_of  # noqa: F401 (re-exported: importers name them here)
 
 RUN_FORMAT = "judge-run"
 _NAME = re.compile(RUN_NAME)
 SYNC_SECONDS = 1.0  # results.jsonl is fsynced at least this often while results arrive ...
 SYNC_LINES = 256  # ... and every this many lines
-_RECORD_ID = re.compile(rb'^\{"schema_version":(\d{1,9}),"record_id":("(?:[^"\\]|\\.)*")')  # how model_dump_json starts a result
-
-
-def record_id_of(line: bytes) -> tuple[int, str] | None:
-    """(schema version, record id) of a results line as judge writes it, read from its first bytes without
-    parsing the rest; None for a line of another shape (the caller parses it whole)."""
-    m = _RECORD_ID.match(line)
-    return (int(m.group(1)), json.loads(m.group(2))) if m else None
-
-
-class RunDirError(InputError, ValueError):
-    """A run directory that cannot be used (missing, from another version, corrupt, not writable, or a bad name)."""
 
 
 @contextmanager
@@ -59,27 +47,6 @@ def writing(path: Path):
         raise RunDirError(str(e)) from None
     except OSError as e:
         raise RunDirError(f"{path}: cannot write: {e.strerror or e}") from None
-
-
-def read_json_object(path: Path) -> dict:
-    """A JSON object from one of the run's own files; RunDirError naming the file when it is unreadable,
-    not JSON, or not an object (a corrupt or hand-edited run directory)."""
-    from judge.boundary import parse_json
-    from judge.problems import DatasetError
-
-    from judge.input_files import InputFileError, read_plain
-
-    try:  # the reading door: a plain file, within its size (a device there is refused, never read)
-        data = parse_json(read_plain(path), str(path))  # the input boundary: depth, surrogates, numbers in range
-    except InputFileError as e:
-        if e.reason == "does not exist":
-            raise RunDirError(f"{path} is missing: {path.parent} is not a complete run directory") from None
-        raise RunDirError(str(e)) from None
-    except DatasetError as e:  # not UTF-8, not JSON, too deep
-        raise RunDirError(f"{path} is corrupt (not JSON: {e.problems[0].message})") from None
-    if not isinstance(data, dict):
-        raise RunDirError(f"{path} is corrupt: expected a JSON object, found {type(data).__name__}")
-    return data
 
 
 def safe_name(name: str) -> str:

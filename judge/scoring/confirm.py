@@ -386,3 +386,24 @@ def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True, asker: 
             by_model.setdefault(a.model, Counter()).update(labels)
     how = {"samples": samples, "floor": floor, "floor_from": floor_from, "judges": [j.name for j in reask.judges], "usage": reask.calls}
     return {"overall": rates(overall), "by_model": {m: rates(c) for m, c in sorted(by_model.items())}}, settled, how
+
+
+def run_asker(cfg, config_path: Path, store):
+    """The re-asks of judge run --baseline: the judges of the user's own run config (never the run directory's
+    config.yaml read back), its cache, what is left of its max_cost_usd after the run, each call recorded in
+    the run's calls.jsonl (and so in summary.json's usage, rewritten from it)."""
+    left = None if cfg.max_cost_usd is None else max(0.0, cfg.max_cost_usd - store.usage().cost_usd)
+    return Asker(dict(cfg.models), str(config_path), cache_dir=cfg.cache_dir, max_cost_usd=left, on_call=store.append_call)
+
+
+def record_reasks(store, summary: dict) -> None:
+    """summary.json's usage (and the summary printed) summed again from calls.jsonl, the re-asks' calls included."""
+    from judge.runs.store import read_json_object
+
+    usage = store.usage().model_dump()
+    if usage == summary.get("usage"):
+        return
+    summary["usage"] = usage
+    on_disk = read_json_object(store.path / "summary.json")
+    on_disk["usage"] = usage
+    store.write_summary(on_disk)
