@@ -67,7 +67,7 @@ class SheetRow(BaseModel):
     model: str
     answer_index: int = Field(ge=0)
     claim_id: int | None = None
-    language: str = "English"
+    language: str = "en"  # a code (judge.text.language); an older sheet's name reads the same
     question: str = ""
     answer: str
     claim: str | None = None
