@@ -46,7 +46,7 @@ from calibrate_deterministic import LABEL_INDEX, Scored, balanced, baseline_pred
 from no_model_data import load_rows  # noqa: E402
 
 from judge.judges.deterministic import never_supported  # noqa: E402
-from judge.judges.features import FEATURES  # noqa: E402
+from judge.stages.evidence import FEATURES  # noqa: E402
 from judge.stages.support import DeterministicParams, SupportFeatures, decide, load_params  # noqa: E402
 
 S, P, U, C = (LABEL_INDEX[x] for x in ("supported", "partially_supported", "unsupported", "contradicted"))

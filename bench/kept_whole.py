@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from no_model_data import load_rows  # noqa: E402
 
 from judge.judges.deterministic import DeterministicThresholds, load_weights, no_model_label, probability  # noqa: E402
-from judge.judges.features import FEATURES  # noqa: E402
+from judge.stages.evidence import FEATURES  # noqa: E402
 from judge.stages.support import SupportFeatures, decide  # noqa: E402
 
 FOUR = ("supported", "partially_supported", "unsupported", "contradicted")

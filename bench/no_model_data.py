@@ -16,7 +16,7 @@ from pathlib import Path
 from grounding_sets import Item, bm25, makers, overlap
 
 from judge.judges.base import ClaimToJudge, offer
-from judge.judges.features import FEATURES, claim_features
+from judge.stages.evidence import FEATURES, claim_features
 from judge.judges.triage import verbatim_refusal
 from judge.pipeline import candidates
 from judge.config import SearchSection

@@ -183,7 +183,7 @@ async def _process_answer(
         claims, unfinished = drop_unfinished(text, claims)
         how = how.model_copy(update={"dropped": [*how.dropped, *unfinished]}) if unfinished else how
     sources = {s.doc_id: s.text for s in record.sources}
-    texts = JudgeContext(record.question, language, record.sources).texts  # what triage reads its matches in
+    texts = JudgeContext(record.question, language, record.sources)  # what triage reads: the same input as the panel's
     real = [to_judge(indexes, c.text, str(i + 1), cfg.search, sources) for i, c in enumerate(claims)]
     settled = settle(real, texts) if p.panel.triage else {}
     controls = p.controls.for_answer(record, index, real, len(real) - len(settled), settled, given, p.panel.triage) if p.controls else []
@@ -281,7 +281,7 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
     usage = Usage()
     cost = ControlCost()
     answers, controls = [], []
-    texts = JudgeContext(record.question, old.language, record.sources).texts if p.panel.triage else None
+    texts = JudgeContext(record.question, old.language, record.sources) if p.panel.triage else None
     indexes = cache(lambda: [Index(s.text, s.doc_id) for s in record.sources])  # built once, and only if a control needs a search
     for index, a in enumerate(old.answers):
         shown = [ClaimToJudge(str(n + 1), c.text, c.candidates, c.checks) for n, c in enumerate(a.claims)]

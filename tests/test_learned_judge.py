@@ -14,7 +14,7 @@ import yaml
 
 from judge.judges import ClaimToJudge, DeterministicThresholds, JudgeContext, Panel, deterministic_verdict, offer, panel_verdict
 from judge.judges.deterministic import NoModelWeights, load_weights, probability
-from judge.judges.features import FEATURES, claim_features
+from judge.stages.evidence import FEATURES, claim_features
 from judge.judges.triage import triage
 from judge.models import Source
 from judge.report.markdown import render

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from judge.llm import CallRecord
 from judge.models import Candidate, Source, Span
 from judge.results import ClaimChecks, JudgeVerdict, OfferedCandidate
+
+if TYPE_CHECKING:
+    from judge.stages.evidence import Evidence
 
 
 @dataclass
@@ -24,6 +27,8 @@ class ClaimToJudge:
     candidates: list[OfferedCandidate]
     checks: ClaimChecks = field(default_factory=ClaimChecks)
     control: bool = False  # a control claim: never shown to a judge as such; a call is never made of controls alone
+    # (question, sources, language) -> the claim's Evidence, and triage's refusal: each built once per input
+    read: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -36,6 +41,10 @@ class JudgeContext:
     sources: list[Source]
     calls: list[CallRecord] = field(default_factory=list)
     sample: int = 0  # > 0: a re-ask of the same claims (judge.runs.confirm), a distinct call with its own cache entry
+
+    @cached_property
+    def source_texts(self) -> tuple[str, ...]:
+        return tuple(s.text for s in self.sources)
 
     @cached_property
     def texts(self) -> dict[str | None, str]:
@@ -60,3 +69,21 @@ def offer(candidates: list[Candidate], cid: str) -> list[OfferedCandidate]:
 
 def spans_of(candidate: Candidate) -> list[Span]:
     return [p.model_copy() for p in candidate.parts]
+
+
+def evidence_of(claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], language: str | None) -> Evidence:
+    """The claim's Evidence read with the record's question, sources and language: built on first use and kept
+    on the claim, so triage, the no-model judge and the controls read one value (never a second reading)."""
+    from judge.stages.evidence import read_evidence
+
+    key = ("evidence", question, sources, language)
+    if key not in claim.read:
+        claim.read[key] = read_evidence(claim.text, claim.candidates, claim.checks, question, sources, language)
+    return claim.read[key]
+
+
+def context_inputs(context: JudgeContext | None) -> tuple[str | None, tuple[str, ...], str | None]:
+    """(question, source texts, language) of a context: the one input every reading of a claim takes."""
+    if context is None:
+        return None, (), None
+    return context.question, context.source_texts, context.language

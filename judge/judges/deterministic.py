@@ -2,7 +2,7 @@
 human-labelled sets, that says ``unsure`` where its confidence is low. It sits in a panel like any model judge
 (config: ``judges: [deterministic]``).
 
-Small gradient-boosted trees over :func:`judge.judges.features.claim_features` give the probability that the
+Small gradient-boosted trees over the claim's Evidence (:mod:`judge.stages.evidence`) give the probability that the
 claim is supported (``judge/data/no_model_judge.json``, written by ``bench/fit_no_model_judge.py``,
 fitted and measured leave-one-dataset-out; walked here in pure Python). Per language profile: p at or above
 ``supported_from`` is supported, unless the checks find a contradiction (the calibrated rule of
@@ -23,8 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
-from judge.judges.features import FEATURES, claim_features
+from judge.judges.base import ClaimToJudge, JudgeContext, context_inputs, evidence_of, spans_of
+from judge.stages.evidence import FEATURES
 from judge.results import JudgeVerdict
 from judge.stages.support import RuleParams, SupportFeatures, decide, load_params
 from judge.text.language import HEBREW, LANGUAGES
@@ -168,9 +168,10 @@ def claim_probability(
 def claim_reading(
     claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], weights: NoModelWeights | None = None, language: str | None = None
 ) -> tuple[float, SupportFeatures, dict[str, float]]:
-    """(P(supported), the support features, the named feature vector) of one claim (see claim_probability)."""
-    x, f = claim_features(claim.text, claim.candidates, claim.checks, question, sources, language)
-    return (probability(weights or load_weights(), x) if claim.candidates else 0.0), f, x
+    """(P(supported), the support features, the named feature vector) of one claim: its Evidence (built once
+    per claim and input, :func:`judge.judges.base.evidence_of`) through the trees."""
+    e = evidence_of(claim, question, sources, language)
+    return (probability(weights or load_weights(), e.vector) if claim.candidates else 0.0), e.support, e.vector
 
 
 def deterministic_verdict(
@@ -180,8 +181,8 @@ def deterministic_verdict(
     """The learned judge on one claim (see the module docstring); its evidence is the span it was judged
     against unless the label is unsupported or unsure."""
     weights = weights or load_weights()
-    sources = tuple(s.text for s in context.sources) if context else ()
-    p, f, x = claim_reading(claim, context.question if context else None, sources, weights, context.language if context else None)
+    question, sources, language = context_inputs(context)
+    p, f, x = claim_reading(claim, question, sources, weights, language)
     profile = weights.profile(context.language if context else None)
     rule, why = decide(f, params)
     if rule == CONTRADICTED and claim.checks.conflicts:

@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from judge.judges.base import ClaimToJudge, JudgeContext, spans_of
+from judge.judges.base import ClaimToJudge, JudgeContext, context_inputs, evidence_of, spans_of
 from judge.judges.deterministic import claim_probability, load_weights
 from judge.results import JudgeVerdict
-from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
+from judge.stages.support import VERBATIM_METHODS, free_supported
 from judge.text import split_sentences
 from judge.text.bounds import is_word_char
 from judge.text.memo import text_memo
@@ -67,17 +67,28 @@ def triage(claim: ClaimToJudge, context: JudgeContext | Sources | None = None) -
     )
 
 
+def _inputs(context: JudgeContext | Sources | None) -> tuple[str | None, tuple[str, ...], str | None]:
+    if isinstance(context, JudgeContext):
+        return context_inputs(context)
+    return None, tuple(dict.fromkeys(context.values())) if context else (), None  # doc_id -> text (None: the one source again)
+
+
 def refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str | None:
-    """Why triage leaves ``claim`` to the judges, or None when it settles it."""
+    """Why triage leaves ``claim`` to the judges, or None when it settles it: read once per claim and input
+    (the pipeline's triage and the panel's read the same record context, and the second reads the first's)."""
+    inputs = _inputs(context)
+    key = ("triage", *inputs)
+    if key not in claim.read:
+        claim.read[key] = _refusal(claim, context, inputs)
+    return claim.read[key]
+
+
+def _refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None, inputs) -> str | None:
     why = verbatim_refusal(claim, context)
     if why is not None:
         return why
     weights = load_weights()
-    if isinstance(context, JudgeContext):
-        question, sources = context.question, tuple(s.text for s in context.sources)
-    else:  # doc_id -> text (None: the one source again)
-        question, sources = None, tuple(dict.fromkeys(context.values())) if context else ()
-    p, _ = claim_probability(claim, question, sources, weights)
+    p, _ = claim_probability(claim, inputs[0], inputs[1], weights, inputs[2])
     if p < weights.thresholds.free_from:
         return f"the no-model judge's fitted score {p:.2f} is below the {weights.thresholds.free_from:.2f} of a free verdict"
     return None
@@ -86,7 +97,7 @@ def refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str 
 def verbatim_refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str | None:
     """The verbatim rule alone (what the free verdicts' threshold is fitted over): why it leaves ``claim``
     to the judges, or None."""
-    if not free_supported(support_features(claim.text, claim.candidates, claim.checks)):
+    if not free_supported(evidence_of(claim, *_inputs(context)).support):
         return "not verbatim, too short, a lead-in, or the source corrects it"
     why = not_a_proposition(claim.text)
     if why:

@@ -1,18 +1,19 @@
-"""The learned no-model judge's features: the one place a claim and its evidence become numbers.
+"""Evidence: one claim read against its offered candidates and its record, built once and carried to every
+reader (DESIGN, "Alignment first": the checks' verdict inputs, triage, the no-model judge).
 
-The fitting code (``bench/fit_no_model_judge.py``) and the judge at run time both call :func:`claim_features`,
-so the weights in ``judge/data/no_model_judge.json`` always meet the features they were fitted on. They are
-the claim's :class:`judge.stages.alignment.Alignment` with the one span it is judged against
-(``Alignment.features()``: aligned and unaligned words, names and numbers, differing slots, negation in the
-aligned clause), and what the alignment cannot see: the checks' corrections in the source, how much of the
-claim any offered candidate holds, what the whole source never writes, a short answer read with its
-question, the search score of the span, and the script.
+An :class:`Evidence` holds the claim's :class:`judge.stages.support.SupportFeatures` (its alignment with the
+ONE span it is judged against, the checks' counts, and what the whole source says: words it never writes, a
+correction, a short answer's passage) and the fitted judge's named numbers (:meth:`Evidence.features`, in
+:data:`FEATURES` order: the alignment's, then what the alignment cannot see). ``judge.judges.base.evidence_of``
+builds it once per claim and input (question, sources, language) and keeps it on the claim, so triage and the
+no-model judge read the same value.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from judge.models import Candidate
 from judge.results import ClaimChecks
@@ -62,10 +63,36 @@ def vector(f: SupportFeatures, span_score: float | None, hebrew: bool = False) -
     return out
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """One claim's reading against its candidates and record (see the module docstring)."""
+
+    support: SupportFeatures
+    vector: dict[str, float]
+
+    @property
+    def span(self) -> int:
+        """The index of the candidate the claim is judged against."""
+        return self.support.span
+
+    def features(self) -> dict[str, float]:
+        """The fitted judge's numbers, by name (:data:`FEATURES`)."""
+        return self.vector
+
+
+def read_evidence(
+    text: str, candidates: Sequence[Candidate], checks: ClaimChecks, question: str | None, sources: tuple[str, ...],
+    language: str | None = None,
+) -> Evidence:
+    """The claim's Evidence: its support features read with the record's question and sources, and their vector."""
+    f = support_features(text, list(candidates), checks, question, sources, language)
+    return Evidence(f, vector(f, candidates[f.span].score if candidates else None, _hebrew(text)))
+
+
 def claim_features(
     text: str, candidates: Sequence[Candidate], checks: ClaimChecks, question: str | None, sources: tuple[str, ...],
     language: str | None = None,
 ) -> tuple[dict[str, float], SupportFeatures]:
-    """The claim's feature vector by name, and the support features it was read from (the judge's reasons)."""
-    f = support_features(text, list(candidates), checks, question, sources, language)
-    return vector(f, candidates[f.span].score if candidates else None, _hebrew(text)), f
+    """(the feature vector by name, the support features) of one claim: what the fitting code reads."""
+    e = read_evidence(text, candidates, checks, question, sources, language)
+    return e.vector, e.support
