@@ -29,6 +29,7 @@ import functools
 import re
 
 from judge.text.language import PORTUGUESE, ROMANCE, SPANISH, detect_language
+from judge.text.synonyms import IRREGULAR_VERBS
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
 _QUESTION_END = re.compile(r"[?\u061f][\"'\u201d\u2019\u05f4\u00bb)\]\s]*$")
@@ -61,18 +62,8 @@ _EN_AUX = frozenset(
     couldn't mustn't shouldn't
     """.split()
 )
-_EN_IRREGULAR = frozenset(
-    """
-    arose awoke bore beat became began bent bet bit bled blew broke bred brought built burnt burst bought
-    cast caught chose clung came cost crept cut dealt dug dove drew dreamt drank drove ate fell fed felt
-    fought found fled flew forbade forgot forgave froze got gave went ground grew hung heard hid hit held
-    hurt kept knelt knew laid led leapt learnt left lent let lay lit lost made meant met mistook paid proved
-    quit ran rang rose said saw sought sold sent set sewed shook shone shot showed shrank shut sang sank sat
-    slept slid spoke sped spent spun spat split spread sprang stood stole stuck stung stank strode struck
-    swore swept swam swung took taught tore told thought threw thrust understood undertook upset woke wore
-    wove wept won wound withdrew wrote overcame overtook oversaw underwent outran outsold
-    remains remain lies stands holds contains includes consists belongs means seems appears becomes
-    """.split()
+_EN_IRREGULAR = frozenset(past for past, _ in IRREGULAR_VERBS.values()) | frozenset(
+    "remains remain lies stands holds contains includes consists belongs means seems appears becomes".split()
 )
 # Words an -ed or -s word after them is no verb of: "the talented player", "a well known", "many players".
 _EN_NOMINAL_BEFORE = frozenset(

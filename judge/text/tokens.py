@@ -71,7 +71,7 @@ def word_forms(word: str) -> tuple[str, ...]:
             stem = _stem(word)
             if stem not in forms:
                 forms.append(stem)
-    if word.isascii() and word.isalpha() and len(word) > 2 and (lemma := _english_lemma(word)) not in forms:
+    if word.isascii() and (lemma := _english_lemma(word)) not in forms:
         forms.append(lemma)  # irregular forms the stemmer cannot join: "wrote" and "written" meet at "write"
     if word.endswith("%"):
         forms.append(word[:-1])
@@ -89,12 +89,15 @@ SYNONYM_MARK = "~"  # a synonym group's form: no word of a text is written with 
 
 
 def _english_lemma(word: str) -> str:
-    """simplemma's English lemma of a lower-case word (the word itself without simplemma)."""
-    try:
-        import simplemma
-    except ImportError:  # pragma: no cover - a declared dependency
-        return word
-    return simplemma.lemmatize(word, lang="en").lower()
+    """The lemma of an irregular English verb form ("wrote", "written" -> "write"), else the word itself."""
+    return _lemmas().get(word, word)
+
+
+@lru_cache(maxsize=1)
+def _lemmas() -> dict[str, str]:
+    from judge.text.synonyms import IRREGULAR_VERBS
+
+    return {form: lemma for lemma, forms in IRREGULAR_VERBS.items() for form in forms if form != lemma}
 
 
 def text_forms(text: str) -> frozenset[str]:
@@ -148,7 +151,10 @@ def _groups() -> dict[str, str]:
         ra, rb = find(a.lower()), find(b.lower())
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
-    return {w: find(w) for w in parent}
+    groups = {w: find(w) for w in parent}
+    if _stem is not None:  # a regular form meets its group by its stem ("produced" -> "produc", as "produce")
+        groups |= {stem: g for w, g in list(groups.items()) if w.isascii() and (stem := _stem(w)) not in groups}
+    return groups
 
 
 def synonym_group(word: str) -> str | None:
