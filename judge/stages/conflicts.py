@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge.results import Conflict
-from judge.stages.words import sentence_bounds
+from judge.stages.words import sentence_bounds, sentence_forms
 from judge.stages.names import name_present, name_tokens, names_in, related_names
 from judge.stages.numbers import is_month, numbers_in
 from judge.stages.slots import aligned_mismatches, holds_lead, lead_words
@@ -138,7 +138,7 @@ def _view(text: str) -> _SourceView:
     bounds = sentence_bounds(text)
     cut = np.searchsorted(nt.starts, [x for a, b in bounds for x in (a, b)])
     sentences = [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(bounds))]
-    forms = tuple(frozenset(f for w in content_words(x) for f in word_forms(w)) for x in sentences)
+    forms = sentence_forms(text)  # the one per-sentence reading of a source (judge.stages.words), shared with reading.py
     postings: dict[str, list[int]] = {}
     for i, fs in enumerate(forms):
         for f in fs:
