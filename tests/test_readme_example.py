@@ -73,3 +73,27 @@ def test_irregular_forms_synonyms_and_passives_align_but_a_swapped_role_does_not
     swapped = align("Hamlet wrote William Shakespeare.", span, "en").features()
     assert active["aligned_share"] == 1.0 and active["order"] == 1.0
     assert swapped["order"] < 1.0  # the claim's object is the span's agent
+
+
+def test_a_short_answer_no_passage_holds_is_never_supported_whatever_the_fitted_score(tmp_path):
+    """Issue 45.7: "read with its question: no passage of the source holds the answer's words" ended supported
+    where the trees gave 0.59; the reason is a fault, so the label is not supported, even with trees that
+    call everything supported."""
+    from judge.judges.base import ClaimToJudge, JudgeContext, offer
+    from judge.judges.deterministic import DeterministicThresholds, NoModelWeights, deterministic_verdict, load_weights
+    from judge.models import Source
+    from judge.pipeline import candidates
+    from judge.config import SearchSection
+    from judge.search import Index
+    from judge.stages.checks import check_claim
+    from judge.stages.evidence import FEATURES
+
+    source = "The oldest building in the town is the stone mill by the river. It opened in 1830."
+    question = "Which building is the oldest in the town?"
+    text = f"{question} A wooden harbour shed."
+    found = candidates([Index(source, "d")], text, SearchSection(k=5))
+    claim = ClaimToJudge("1", text, offer(found, "1"), check_claim(text, found, {"d": source}))
+    always = NoModelWeights(features=list(FEATURES), kind="gbt", base=5.0, trees=[], thresholds=load_weights().thresholds)
+    v = deterministic_verdict(claim, DeterministicThresholds().for_language("en"), context=JudgeContext(question, "en", [Source(doc_id="d", text=source)]),
+                              weights=always)
+    assert v.label != "supported" and "no passage" in v.rationale, v

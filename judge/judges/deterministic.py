@@ -122,13 +122,18 @@ def kept_in_order(x: dict[str, float]) -> bool:
 def never_supported(f: SupportFeatures) -> str | None:
     """What keeps a claim from "supported" whatever the trees say (fixed, as the design's alignment rules: the
     labelled sets hold too few of these cases to teach them): a name or number no source writes, a denial
-    the aligned clause lacks, or one it holds that the claim drops or states as settled."""
+    the aligned clause lacks, or one it holds that the claim drops or states as settled; a short answer no
+    passage of the source holds (issue 45.7: "read with its question: no passage ..." ended supported). A name
+    slot the span fills otherwise is not vetoed: on the labelled sets at hand it cost WiCE 0.017 and
+    DialSummEval 0.013 (the name detector's false slots, issue 45.6), bench/README. A verdict whose reason is one of these is never ``supported``."""
     if f.absent_key:
         return f"the source never writes {', '.join(f.absent_key[:4])}"
     if f.added_negation:
         return "the claim denies what its span does not"
     if f.dropped_negation or f.withheld_negation:
         return "the span denies, or does not confirm, what the claim states"
+    if f.short and not f.answer_in_source:
+        return "read with its question: no passage of the source holds the answer's words"
     return None
 
 
