@@ -34,11 +34,12 @@ from judge.text import split_sentences
 from judge.text.bounds import is_word_char
 from judge.text.memo import text_memo
 from judge.text.proposition import not_a_proposition
+from judge.text.sentences import FULL_STOPS
 from judge.verdicts import NO_MODEL, SUPPORTED, TRIAGE
 
 __all__ = ["VERBATIM_METHODS", "refusal", "settle", "triage", "verbatim_refusal"]
 
-_TERMINAL = frozenset(".!\u2026\u06d4")
+_TERMINAL = frozenset(FULL_STOPS + "\u2026")
 _CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)]"
 # What may follow a match inside its sentence: a coordinated clause, the source's own statement going on.
 _CLAUSE_FOLLOWS = re.compile(

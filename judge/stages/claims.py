@@ -28,10 +28,11 @@ from judge.models import Span
 from judge.results import DroppedClaim
 from judge.text import normalize, split_sentences
 from judge.text.bounds import find_word
+from judge.text.letters import ALNUM_RUN
 from judge.text.negation import negated
 from judge.text.discourse import leading_discourse, only_discourse
 from judge.text.proposition import QUESTION, latin_script, not_a_proposition, own_clause
-from judge.text.sentences import LIST_MARKER, ends_a_sentence
+from judge.text.sentences import FULL_STOPS, LIST_MARKER, ends_a_sentence
 from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 
 ANSWER_DOC = "answer"
@@ -60,7 +61,7 @@ PLEASANTRIES = re.compile(
     re.IGNORECASE,
 )
 _ARABIC_PREFIXES = ("وال", "بال", "فال", "كال", "لل", "ال", "و", "ب", "ل", "ف", "ك")
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+_WORD = re.compile(rf"{ALNUM_RUN}(?:['\u2019]{ALNUM_RUN})*")
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def needs_question(text: str, whole_answer: bool = False) -> bool:
         return True
     stripped = text.strip()
     return (whole_answer and not latin_script(stripped) and len(_WORD.findall(stripped)) <= 4
-            and stripped[-1:] not in ".!\u06d4" and len(split_sentences(stripped)) <= 1)
+            and stripped[-1:] not in FULL_STOPS and len(split_sentences(stripped)) <= 1)
 
 
 def with_question(question: str, text: str) -> str:

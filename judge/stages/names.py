@@ -18,6 +18,8 @@ from judge.text import word_forms, words
 from judge.text.memo import text_memo
 from judge.text.normalize import normalized
 from judge.text.bounds import contains_word
+from judge.text.language import CAPITALISED_NOUNS, FUNCTION_WORDS, detect_language
+from judge.text.letters import ALNUM_RUN
 
 _LATIN_NAME = re.compile(r"\b[A-Z][\w'&-]*(?:\s+(?:of|de|da|do|von|van|the|al|bin)?\s*[A-Z][\w'&-]*)*")
 _QUOTED = re.compile(r"[\"“„«]([^\"“”„«»\n]{2,60})[\"”“»]")
@@ -41,8 +43,11 @@ SENTENCE_OPENERS = frozenset(
     apenas somente após antes depois durante desde entre sobre sob sem até contra conforme caso se nos nas
     dos das aos pelo pela pelos pelas nesse nessa neste nesta todo toda todos todas outro outra outros outras
     muitos muitas alguns algumas vários várias cerca hoje atualmente membros
+    además también sin embargo luego después entonces aunque asimismo actualmente hoy
+    aussi ensuite cependant pourtant ainsi donc alors aujourd'hui
+    außerdem auch dann danach jedoch aber deshalb heute
     """.split()
-)
+) | FUNCTION_WORDS
 _OPENER_SHAPE = re.compile(r"(?:ally|tly|ously|ively|dly|gly|bly|arly|ately|ently|mente|[^e]ed|ing)$")  # a lone opening word
 _NOT_SHAPE = frozenset("ahmed mohamed mohammed muhammad alfred mildred winifred jared sally beijing wyoming reading sterling".split())
 # Words that make no name's identity: a name shared by two names through one of these is no shared name.
@@ -61,11 +66,14 @@ def names_in(text: str) -> list[str]:
     """Capitalised Latin terms (a sentence's capitalised first word only when it is a name, see the module
     docstring), quoted terms and Hebrew acronyms of ``text``, in order."""
     found: list[str] = []
+    nouns_capitalised = detect_language(text[:2000]) in CAPITALISED_NOUNS  # German: "Der Hauptsitz", "Buch"
     for m in _LATIN_NAME.finditer(text):
         tokens = m.group().split()
         if _opens_sentence(text, m.start()) and _not_a_name(tokens[0], text, alone=len(tokens) == 1):
             tokens = tokens[1:]
         words_ = [w for w in tokens if w not in CAPITALISED_STOPWORDS]
+        if nouns_capitalised:  # a capital says nothing there: only a word no noun is written as ("USA", "McLaren")
+            words_ = [w for w in words_ if _marked_name(w)]
         while words_ and _calendar_word(words_[0]):
             words_ = words_[1:]  # "May", "Monday": a date's, not a name
         while words_ and _calendar_word(words_[-1]):
@@ -76,6 +84,12 @@ def names_in(text: str) -> list[str]:
     found.extend(m.group(1).strip() for m in _QUOTED.finditer(text))
     found.extend(m.group() for m in _GERSHAYIM.finditer(text))
     return list(dict.fromkeys(found))
+
+
+def _marked_name(word: str) -> bool:
+    """A word whose letters mark it as a name whatever the language's capitals: a capital after its first
+    letter ("USA", "McLaren", "O'Brien") or a digit ("A380")."""
+    return any(c.isupper() or c.isdigit() for c in word[1:])
 
 
 WEEKDAYS = frozenset(
@@ -100,7 +114,7 @@ def _not_a_name(word: str, text: str, alone: bool = True) -> bool:
     unless the text writes it capitalised inside a sentence too."""
     if word in CAPITALISED_STOPWORDS:
         return True
-    bare = word.rstrip("'s\u2019,;")
+    bare = re.sub(r"(?:['\u2019]s?)?[,;]*$", "", word)  # "Además," "Smith's": not every final "s"
     inside, written = _casing(text)
     if bare in inside:
         return False
@@ -112,7 +126,8 @@ def _not_a_name(word: str, text: str, alone: bool = True) -> bool:
     )
 
 
-_JOINED = re.compile(r"\w+(?:['\u2019&-]\w+)*")
+_JOINED = re.compile(rf"{ALNUM_RUN}(?:['\u2019&-]{ALNUM_RUN})*")
+_PIECE = re.compile(ALNUM_RUN)
 
 
 @text_memo()
@@ -121,7 +136,7 @@ def _casing(text: str) -> tuple[frozenset[str], frozenset[str]]:
     each run of its pieces ("O'Brien", "Brien"), read once per text instead of a search of the text per word."""
     inside, written = set(), set()
     for m in _JOINED.finditer(text):
-        pieces = [(m.start() + p.start(), m.start() + p.end()) for p in re.finditer(r"\w+", m.group())]
+        pieces = [(m.start() + p.start(), m.start() + p.end()) for p in _PIECE.finditer(m.group())]
         for i, (a, _) in enumerate(pieces):
             for _, b in pieces[i:]:
                 w = text[a:b]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from judge.text import word_forms
 from judge.text.normalize import normalized
+from judge.text.letters import LETTER
 from judge.text.memo import text_memo
 from judge.text.tokens import STOPWORDS, word_spans
 
@@ -110,7 +111,7 @@ _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _YEAR = re.compile(r"(1[0-9]|20|21)\d\d")
 GROUPED = re.compile(r"\d[,.\u066c]\d{3}(?!\d)")  # "1,000", "1.500": a count, never a year
 _ENDS_SENTENCE = re.compile(r"[.!?\u061f\u2026][\"'\u201d\u2019)\]]*$")
-_DECADE_AFTER = re.compile(r"'?s(?![^\W\d_])")
+_DECADE_AFTER = re.compile(rf"'?s(?!{LETTER})")
 
 
 def canon_number(text: str) -> str:

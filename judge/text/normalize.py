@@ -55,6 +55,8 @@ def _replacement(ch: str, fold_accents: bool) -> str:
         return ""
     if ch.isspace():
         return " "
+    if ch.isdecimal() and not ch.isascii():
+        return str(unicodedata.decimal(ch))  # a digit of any script reads as its ASCII digit: "१८" is 18
     form = "NFKD" if fold_accents else "NFKC"
     out = []
     for part in unicodedata.normalize(form, ch):
@@ -101,7 +103,7 @@ class NormalizedText:
 
 
 def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
-    """NFKC, niqqud/cantillation/harakat removed, quotes, gershayim, geresh, maqaf and dashes unified,
+    """NFKC, digits of every script as ASCII, niqqud/cantillation/harakat removed, quotes, gershayim, geresh, maqaf and dashes unified,
     whitespace folded, case folded; ``fold_accents`` also drops Latin accents (Portuguese fallback)."""
     n = len(text)
     # Long texts go through arrays of code points; for short ones (claims, sentences) setting those up costs

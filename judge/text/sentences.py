@@ -1,8 +1,8 @@
-"""Sentence segmentation with offsets, for Hebrew, Portuguese, English and Arabic.
+"""Sentence segmentation with offsets, for Hebrew, Portuguese, English, Arabic and any other language.
 
 The core rule is the one the Hebrew fixtures define ``sentence_id`` with: a sentence ends after a run of
 terminators plus closing quotes/brackets when whitespace or the end of the text follows. On top of it:
-abbreviations and initials do not end a sentence; a lower-case continuation after an ellipsis or a dotted
+abbreviations, initials and ordinals ("am 24. Mai") do not end a sentence; a lower-case continuation after an ellipsis or a dotted
 abbreviation does not either (any other period does: lower-cased, tokenised text is split); a blank line
 always does; a single line break ends a sentence before a bullet, a heading, a speaker turn
 (``שם: ...``) or, in Latin script, a capitalised line after a line with no final punctuation (titles,
@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass
 
 CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\\]"
-_ENDERS = "[.?!\u061f\u06d4\u2026]+"  # what ends a sentence (then closing quotes or brackets)
+_ENDERS = "[.?!\u061f\u06d4\u0964\u0965\u2026]+"  # what ends a sentence (then closing quotes or brackets)
+# What closes a statement (no question): the full stop, "!", the Arabic full stop, the Devanagari danda (।, ॥)
+FULL_STOPS = ".!\u06d4\u0964\u0965"
 _TERMINATOR = re.compile(rf"(?:{_ENDERS})[{CLOSERS}]*(?=\s|$)")
 _ENDS = re.compile(rf"({_ENDERS})[^\w]*$")  # then closers, markdown emphasis, an emoji, spaces
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
@@ -38,6 +40,21 @@ ABBREVIATIONS = frozenset(
     """.split()
 )
 _CAN_END = frozenset({"etc"})
+# An ordinal is written with a period in German and the Nordic languages ("am 24. Mai 1830", "der 2. Weltkrieg"):
+# a number of one to three digits and its period end no sentence where a month follows, or a capitalised word
+# after an article or a preposition that takes a date or a rank. The months of the Latin-script languages
+# whose ordinals are so written, and of those a reader may meet beside them.
+ORDINAL_MONTHS = frozenset(
+    """
+    januar jänner februar feber märz april mai juni juli august september oktober november dezember
+    janvier février mars avril juin juillet août septembre octobre novembre décembre
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+    januari februari maart mei augustus
+    """.split()
+)
+_ORDINAL_BEFORE = frozenset("am im vom zum beim der die das dem den des zur bis seit ab ihr ihre sein seine".split())
+_ORDINAL = re.compile(r"(?:^|(?<=\s))(\w+\s+)?\d{1,3}$")
+_NEXT_WORD = re.compile(r"\s+(\w+)")
 
 
 @dataclass(frozen=True)
@@ -82,6 +99,20 @@ def _enumerators(text: str) -> dict[int, int]:
             out.update(run)
         run = [(dot, start)] if n == 1 else []
     return out
+
+
+def _is_ordinal(text: str, dot: int) -> bool:
+    """True when the period at ``dot`` closes an ordinal: "am 24. Mai", "der 2. Weltkrieg" (never a year's:
+    "opened in 1889. May ..." ends its sentence)."""
+    m = _ORDINAL.search(text, max(0, dot - 16), dot)
+    nxt = _NEXT_WORD.match(text, dot + 1)
+    if m is None or nxt is None:
+        return False
+    word = nxt.group(1)
+    if word.lower() in ORDINAL_MONTHS:
+        return True
+    before = (m.group(1) or "").strip().lower()
+    return before in _ORDINAL_BEFORE and word[:1].isupper()
 
 
 def _lowercase_follows(text: str, end: int) -> bool:
@@ -142,6 +173,8 @@ def split_sentences(text: str) -> list[Sentence]:
                 cuts.add(number)  # the item starts a sentence; its number does not end one
             continue
         if m.group().startswith(".") and len(m.group().rstrip(CLOSERS)) == 1 and _is_abbreviation(text, m.start()):
+            continue
+        if m.group() == "." and _is_ordinal(text, m.start()):
             continue
         if m.group()[:1] in ".\u2026" and _lowercase_follows(text, end) and _continues(text, m):
             continue

@@ -14,6 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from judge.text.letters import ALNUM_RUN, LETTER_RUN
+
 try:  # a C Snowball stemmer; without it matching still works, on surface forms only
     import Stemmer
 
@@ -21,7 +23,7 @@ try:  # a C Snowball stemmer; without it matching still works, on surface forms 
 except ImportError:  # pragma: no cover - pystemmer is a declared dependency
     _stem = None
 
-_WORD = re.compile(r"\d+(?:[.,:/]\d+)*%?|[^\W\d_]+(?:[\"'][^\W\d_]+)*['\"]?|\d*[^\W_]+")
+_WORD = re.compile(rf"\d+(?:[.,:/]\d+)*%?|{LETTER_RUN}(?:[\"']{LETTER_RUN})*['\"]?|\d*{ALNUM_RUN}")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 HEBREW_PREFIXES = "והבלמשכ"
 SHARED_START = 5  # letters two forms must share to meet as one word ("criou" / "criada" do not)
