@@ -52,6 +52,7 @@ EXIT_CODES: dict[str, int | None] = {
     "judge.llm.families.SameFamilyError": EXIT_BAD_INPUT,
     "judge.llm.families.UnknownFamilyError": EXIT_BAD_INPUT,
     "judge.labels.sample.SampleError": EXIT_BAD_INPUT,  # a sheet that cannot be drawn from the run
+    "judge.judges.stored.ForgedPassage": EXIT_BAD_INPUT,  # a stored passage that does not slice its source
     # the environment: a model or Ray that cannot be reached, a file that is not there, exit 2
     "judge.llm.errors.LLMError": EXIT_BAD_INPUT,
     "judge.llm.errors.LLMCallError": EXIT_BAD_INPUT,  # in a run it is a claim's judge_error, never a crash

@@ -15,6 +15,7 @@ from judge.llm import LLM, CallCache, ModelConfig, check_cross_family, family_of
 from judge.llm.families import UNKNOWN_FAMILY_HINT, answer_family, require_known_family, unknown_answer_models
 from judge.models import Answer, Record
 from judge.prompts import Prompt, load_answer_variant, load_prompt
+from judge.judges.stored import ask_stored, stored_claim
 from judge.judges.triage import settle, triage as triage_verdict
 from judge.models import Candidate
 from judge.results import AnswerResult, ClaimResult, ControlClaim, ControlCost, ControlResult, Decomposition, JudgeVerdict, RecordResult, Usage
@@ -284,12 +285,13 @@ async def rejudge_record(p: Pipeline, old: RecordResult, record: Record) -> Reco
     texts = JudgeContext(record.question, old.language, record.sources) if p.panel.triage else None
     indexes = cache(lambda: [Index(s.text, s.doc_id) for s in record.sources])  # built once, and only if a control needs a search
     for index, a in enumerate(old.answers):
-        shown = [ClaimToJudge(str(n + 1), c.text, c.candidates, c.checks) for n, c in enumerate(a.claims)]
-        verdicts, _ = await judge_claims(p, record, old.language, shown, usage) if shown else ({}, [])
+        verdicts, calls = await ask_stored(p.panel, old.record_id, record, old.language, a.claims) if a.claims else ({}, [])  # the one re-ask path
+        for call in calls:
+            usage.add_call(call)
         new_claims = []
-        for c, tj in zip(a.claims, shown):
-            label, evidence = panel_verdict(verdicts[tj.cid])
-            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[tj.cid], "label": label, "evidence": evidence}))
+        for n, c in enumerate(a.claims):
+            label, evidence = panel_verdict(verdicts[str(n + 1)])
+            new_claims.append(ClaimResult(**{**c.model_dump(), "verdicts": verdicts[str(n + 1)], "label": label, "evidence": evidence}))
         answers.append(AnswerResult(**{**a.model_dump(), "claims": new_claims}))
         mine = sorted((c for c in old.controls if c.answer == index), key=lambda c: c.position)
         made = [c.control for c in mine] or _more_controls(p, record, index, a, len(controls), texts, indexes)
@@ -309,7 +311,7 @@ def _more_controls(p: Pipeline, record: Record, index: int, answer: AnswerResult
     source indexes), its ids marked "-r" so that none takes an id of the run's own controls."""
     if p.controls is None or not answer.claims:
         return []
-    real = [ClaimToJudge(str(i + 1), c.text, c.candidates, c.checks) for i, c in enumerate(answer.claims)]
+    real = [stored_claim(str(i + 1), c) for i, c in enumerate(answer.claims)]
     settled = settle(real, texts) if texts is not None else {}
     planned = p.controls.for_answer(record, index, real, len(real) - len(settled), settled, given, texts is not None)
     return [c.model_copy(update={"id": f"{c.id}-r"}) for c in planned]

@@ -113,7 +113,8 @@ def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_ha
     compare); ``labels``: filled labelling sheets to score the run with first (else the run's last score)."""
     __tracebackhide__ = True
     from judge.runs.run import Run
-    from judge.thresholds import Thresholds, threshold_failures
+    from judge.runs.decision import decide
+    from judge.thresholds import Thresholds
 
     check_bounds(min_faithfulness=min_faithfulness, max_hallucination=max_hallucination, max_judge_errors=max_judge_errors,
                  max_corrected_hallucination=max_corrected_hallucination, min_corrected_faithfulness=min_corrected_faithfulness)
@@ -137,7 +138,7 @@ def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_ha
         bounds = run.config.thresholds
     else:
         bounds = Thresholds(max_hallucination_rate=max_hallucination, min_faithfulness=min_faithfulness)
-    problems += threshold_failures(run.summary, bounds)
+    problems += decide(run.summary_model, thresholds=bounds).broken
     if max_judge_errors is not None and overall["labels"][JUDGE_ERROR] > max_judge_errors:
         problems.append(f"{overall['labels'][JUDGE_ERROR]} judge errors > {max_judge_errors}")
     if problems:

@@ -38,8 +38,7 @@ def label(
     if (n is None) == (more is None):
         raise BadInput("give --n N for a new sheet, or --more N to extend the existing one")
     run = Run.open(run_dir)
-    done = run.summary.get("run") if isinstance(run.summary.get("run"), dict) else {}
-    if not run.summary or done.get("complete", True) is not True:  # a killed or stopped run: a sample of part of it reads as the whole
+    if run.summary_model is None or not run.summary_model.complete:  # a killed or stopped run: a sample of part of it reads as the whole
         raise BadInput(f"{run_dir} did not finish ({'its summary.json says incomplete' if run.summary else 'no summary.json'}): judge label "
                        f"samples a finished run directory (finish it first: judge run CONFIG --resume {run_dir})")
     path = out or run.path / SHEET_NAMES[level]

@@ -88,31 +88,28 @@ def _reports(run_dir: Path) -> tuple[dict | None, str | None]:
         return None, scoring_failed(run_dir, e)
 
 
-def _finished(store, summary: dict) -> dict:
+def _finished(store, summary) -> dict:
+    """The summary printed (summary.json's, judge.runs.summary.Summary, with the scores and what the terminal shows)."""
     from judge.llm.cost import unpriced
     from judge.scoring import gold_scores
 
-    config = store.config()  # models called with no price known: said once, at the end (the terminal)
+    config, summary = store.config(), summary.dump()  # models called with no price known: said once, at the end (the terminal)
     summary["unpriced_models"] = unpriced(config.model(n).model for n in config.called_model_names() if n in config.models)
     summary["run_dir"] = str(store.path)
     scores, failed = _reports(store.path)
     if failed:
-        summary["scoring_failed"] = failed  # _check_run: exit 3
+        summary["scoring_failed"] = failed  # exit 3 (judge.runs.decision)
     summary["scores"] = gold_scores(scores) if scores is not None else None
     summary["not_grounded"] = scores.get("not_grounded") if scores is not None else None  # the terminal shows it first
     summary["model_comparison"] = scores.get("model_comparison") if scores is not None else None  # before it, with several models
     return summary
 
 
-def _check_run(summary: dict) -> None:
-    """Exit 3 when the finished run cannot pass: a judge failed its control claims, too many claims ended in
-    judge_error (max_error_rate), a stage failed for every record, nothing was judged, or its scoring failed
-    (no scores.json, no reports); each with its cause."""
-    from judge.runs.outcome import run_failures
+def _check_run(summary, printed: dict) -> None:
+    """Exit 3 when the finished run cannot pass (judge.runs.decision: its judges, its outcome, its scoring)."""
+    from judge.runs.decision import decide
 
-    failed = run_failures(summary) + ([summary["scoring_failed"]] if summary.get("scoring_failed") else [])
-    if failed:
-        raise JudgesFailed("\n".join(failed))
+    decide(summary, scoring_failed=printed.get("scoring_failed")).enforce()
 
 
 def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False, prompt_a=None, prompt_b=None, confirm: int = 0,
@@ -206,40 +203,37 @@ def run(
         )
     finally:
         bar.stop()
-    summary = _finished(store, summary)
+    printed = _finished(store, summary)
     from judge.scoring.confirm import record_reasks, run_asker
 
     result = (_compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache, asker=run_asker(cfg, config, store))
               if baseline_dir is not None else None)
     if result is not None:
         _write_md(md_out, result)
-    from judge.runs.outcome import run_failures
-    from judge.thresholds import threshold_failures
+    from judge.runs.decision import decide
 
-    broken = threshold_failures(summary, thresholds)
-    settled = None
-    if broken and confirm and not run_failures(summary):  # a noise flag on ten questions must not break a bound: re-ask the flagged claims
+    first, settled = decide(summary, thresholds=thresholds), None
+    if first.broken and confirm and not first.failures:  # a noise flag on ten questions must not break a bound: re-ask the flagged claims
         from judge.runs.run import Run
         from judge.scoring.confirm import settled_summary
 
         now, claims, how = settled_summary(Run.open(store.path), confirm, use_cache=not no_cache, asker=run_asker(cfg, config, store))
-        broken = threshold_failures({**summary, **now}, thresholds)
         settled = {**how, "rates": now, "claims": [c.model_dump() for c in claims]}
+    decision = decide(summary, thresholds=thresholds, settled=settled and settled["rates"], gates_failed=bool(result and result["failed"]),
+                      scoring_failed=printed.get("scoring_failed"))
     if confirm:
-        record_reasks(store, summary)
+        record_reasks(store, printed)
     if thresholds.any:
-        summary["thresholds"] = {**thresholds.model_dump(), "failed": broken, "confirmed": settled}
+        printed["thresholds"] = {**thresholds.model_dump(), "failed": decision.broken, "confirmed": settled}
     if as_json:
-        console.print_json(summary if result is None else {"summary": summary, "compare": result})
+        console.print_json(printed if result is None else {"summary": printed, "compare": result})
     else:
-        terminal.summary(summary)
+        terminal.summary(printed)
         if result is not None:
             terminal.compare(result)
-        for line in broken:
+        for line in decision.broken:
             console.say(f"FAIL {line}")
-    _check_run(summary)
-    if broken or (result is not None and result["failed"]):
-        raise GateFailed()
+    decision.enforce()
 
 
 @command(also=(ValueError, KeyError))
@@ -264,9 +258,9 @@ def rejudge(
     with reading(run_dir):  # refused while a run is being written into it
         store, summary = do_rejudge(run_dir, judge, extra, runs_root=runs_dir, name=name, use_cache=not no_cache, refresh=refresh,
                                     controls_per_label=controls_per_label)
-    summary = _finished(store, summary)
-    console.print_json(summary) if as_json else terminal.summary(summary)
-    _check_run(summary)
+    printed = _finished(store, summary)
+    console.print_json(printed) if as_json else terminal.summary(printed)
+    _check_run(summary, printed)
 
 
 @command()
@@ -283,9 +277,9 @@ def merge(
 
     with reading(*run_dirs):  # no shard is being written (a --resume of it) while it is merged
         store, summary = do_merge(run_dirs, runs_root=runs_dir, name=name)
-    summary = _finished(store, summary)
-    console.print_json(summary) if as_json else terminal.summary(summary)
-    _check_run(summary)
+    printed = _finished(store, summary)
+    console.print_json(printed) if as_json else terminal.summary(printed)
+    _check_run(summary, printed)
 
 
 @command()

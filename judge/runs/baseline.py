@@ -77,11 +77,12 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
             if file == "results.jsonl" and data and not data.endswith(b"\n"):
                 data = data[: data.rfind(b"\n") + 1]  # a torn last line is no finished record
             (tmp / file).write_bytes(data)
-        summary = run.summary
+        summary = run.summary_model
         marker = {
             "name": name, "source": str(source.resolve()), "config_name": (run.manifest or {}).get("name"),
-            "config_hash": summary.get("config_hash"), "prompts": summary.get("prompts", {}), "records": summary.get("records"),
-            "overall": summary.get("overall"), "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "config_hash": summary.config_hash, "prompts": summary.prompts, "records": summary.records,
+            "overall": summary.overall.model_dump() if summary.overall is not None else None, "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            **({"judge_not_calibrated": "; ".join(uncalibrated)} if uncalibrated else {}),
         }
         (tmp / MARKER).write_text(json.dumps(marker, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         old = None

@@ -331,14 +331,16 @@ def read_calibration(path: str | Path) -> Calibration | None:
         raise RunDirError(f"{path}: {field}: {err['msg']} (not a judge calibration file; write it again with judge calibrate)") from None
 
 
-def adopt(summary: dict, config, manifest: dict) -> dict:
+def adopt(summary, config, manifest: dict):
     """The run's judge health with each model judge's calibration on labelled claims (``trust``), where the
     setup is the one calibrated; ``require: calibrated`` refuses a judge not calibrated or shown to miss real
-    errors (exit 3). Sets ``summary['judge_calibration']`` (the file, the key, what was adopted and why not,
-    the noise floors) and returns the summary."""
-    if not summary.get("judge_health"):
+    errors (exit 3). Returns the summary (judge.runs.summary.Summary) with its ``judge_calibration`` (the file,
+    the key, what was adopted and why not, the noise floors)."""
+    from judge.runs.summary import CalibrationNote
+
+    if summary.judge_health is None:
         return summary
-    health = HealthReport.model_validate(summary["judge_health"])
+    health = summary.judge_health
     names = model_judges(config.adjudicate.judges)
     require = getattr(config, "require", None) == "calibrated"
     setup = judge_setup(config, (manifest.get("prompts") or {}).get("judge"))
@@ -366,6 +368,5 @@ def adopt(summary: dict, config, manifest: dict) -> dict:
         if require and (why := refusal(t)):
             t = t.model_copy(update={"refused": why})
         trust.append(t)
-    summary["judge_health"] = health.model_copy(update={"trust": trust}).model_dump()
-    summary["judge_calibration"] = note
-    return summary
+    return summary.model_copy(update={"judge_health": health.model_copy(update={"trust": trust}),
+                                      "judge_calibration": CalibrationNote.model_validate(note)})

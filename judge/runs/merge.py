@@ -15,7 +15,7 @@ from judge.runs.selection import Selection, record_ids
 from judge.runs.store import RunDirError, RunStore, record_id_of
 from judge.runs import trust
 from judge.runs.calibration import adopt
-from judge.runs.summary import summarize
+from judge.runs.summary import RunState, Summary, summarize
 
 
 def identity(store: RunStore) -> str:
@@ -69,13 +69,11 @@ def refuse_unfinished(stores: list[RunStore]) -> None:
     """Only finished runs merge: a shard killed mid-run (no summary.json, or one that says incomplete) would
     merge into a run that reads as whole and passes, its missing records nowhere said. Refused naming the
     shard and how many of its selected records it lacks, as rejudge and baseline save refuse such a run."""
-    from judge.runs.store import read_json_object
+    from judge.runs.summary import load_summary
 
     for store in stores:
-        path = store.path / "summary.json"
-        summary = read_json_object(path) if path.exists() or path.is_symlink() else {}  # a device there: one line, never read
-        run = summary.get("run") if isinstance(summary.get("run"), dict) else {}
-        if summary and run.get("complete", True) is True:
+        summary = load_summary(store.path / "summary.json")  # a device there, an edited field: one line, never read
+        if summary is not None and summary.complete:
             continue
         selected = store.manifest().get("records_selected")
         selected = len(selected) if isinstance(selected, list) else selected
@@ -85,7 +83,7 @@ def refuse_unfinished(stores: list[RunStore]) -> None:
                           f"merge reads finished runs only (finish it first: judge run CONFIG --resume {store.path})")
 
 
-def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "merged") -> tuple[RunStore, dict]:
+def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "merged") -> tuple[RunStore, Summary]:
     """Every record of the runs once, in dataset order, with every run's calls. Streamed: each result line's
     id, place and digest go to a temporary SQLite table (a record in two runs must be the same result), the
     lines are copied as bytes; memory does not grow with the runs."""
@@ -146,7 +144,8 @@ def merge(run_dirs: list[Path], *, runs_root: Path = Path("runs"), name: str = "
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
     summary = adopt(summary, config, manifest)  # as a finished run: the calibration adopted, the panel re-voted on the merged health
     summary = trust.apply(store, summary, config, manifest, lambda rs: adopt(summarize(rs, manifest, config, store.usage()), config, manifest), again=True)
-    summary["run"] = {"records_selected": count, "records_finished": count, "complete": True, "merged_from": [str(d) for d in run_dirs]}
+    summary = summary.model_copy(update={"run": RunState.model_validate(
+        {"records_selected": count, "records_finished": count, "complete": True, "merged_from": [str(d) for d in run_dirs]})})
     store.write_summary(summary)
     return store, summary
 

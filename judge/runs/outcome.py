@@ -107,21 +107,3 @@ class OutcomeTally:
             max_error_rate=self.max_error_rate, errors=sorted(errors, key=lambda s: (s.stage, s.model)), reasons=reasons,
         )
 
-
-def run_failures(summary: dict) -> list[str]:
-    """Every reason a finished run must not pass (exit 3), from its summary: records left unfinished, judges
-    that failed their control claims or could not be verified on them (controls.floor), then the outcome's reasons with each failing
-    model's first error."""
-    from judge.controls.health import HealthReport
-
-    lines = []
-    run = summary.get("run") or {}
-    if run and not run.get("complete", True):  # stopped early (max_cost_usd, lost Ray tasks): not a finished run
-        why = f" ({run['stopped_early']})" if run.get("stopped_early") else ""
-        lines.append(f"run failed: incomplete, {run.get('records_finished')} of {run.get('records_selected')} records "
-                     f"finished{why}; finish it with --resume")
-    if summary.get("judge_health"):
-        lines += HealthReport.model_validate(summary["judge_health"]).failure_lines()
-    if summary.get("outcome"):
-        lines += Outcome.model_validate(summary["outcome"]).failure_lines()
-    return lines

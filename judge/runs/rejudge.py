@@ -27,6 +27,7 @@ from judge.runs.run import Run
 from judge.runs.runner import config_hash, drive
 from judge.runs.selection import Selection
 from judge.runs.store import RunStore
+from judge.runs.summary import Summary
 
 
 def rejudge_config(config: RunConfig, judges: list[str], extra_models: dict[str, ModelConfig], controls_per_label: int | None = None,
@@ -64,9 +65,9 @@ def rejudge(
     refresh: bool = False,
     on_result=None,
     controls_per_label: int | None = None,
-) -> tuple[RunStore, dict]:
+) -> tuple[RunStore, Summary]:
     old = Run.open(run_dir)
-    if not old.summary or not (old.summary.get("run") or {}).get("complete", True):  # killed, stopped early, being written
+    if old.summary_model is None or not old.summary_model.complete:  # killed, stopped early, being written
         from judge.runs.store import RunDirError
 
         raise RunDirError(f"{run_dir} did not finish (no summary.json, or it says incomplete): rejudge reads finished runs only, "
@@ -137,12 +138,12 @@ def check_read_back(result, record, where: Path) -> None:
     answer. RunDirError naming the file, the record and the field otherwise (an edited run directory)."""
     from judge.runs.store import RunDirError
 
-    texts = {s.doc_id: s.text for s in record.sources}
-    if len(record.sources) == 1:
-        texts[None] = record.sources[0].text
+    from judge.judges.stored import misplaced, source_texts
+
+    texts = source_texts(record)
 
     def check(span, text: str | None, field: str) -> None:
-        if text is None or not 0 <= span.start_char <= span.end_char <= len(text) or text[span.start_char : span.end_char] != span.excerpt:
+        if misplaced(span, text):  # the one rule a re-ask checks a stored passage by (judge.judges.stored.ask_stored)
             raise RunDirError(f"{where}: record {result.record_id!r}: field {field}: the stored excerpt is not the text at "
                               f"[{span.start_char}, {span.end_char}) of {'its answer' if field.endswith('answer_spans') else 'its source'} "
                               "(the run directory was edited, or its dataset changed since the run)")

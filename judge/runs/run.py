@@ -63,19 +63,17 @@ class Run:
         return manifest
 
     @cached_property
-    def summary(self) -> dict:
-        path = self.path / "summary.json"
-        summary = read_json_object(path) if path.exists() or path.is_symlink() else {}  # corrupt, too deep, not an object, a device: RunDirError
-        if summary.get("usage") is not None:  # typed when read back (reports print it): a string cost or markup is one line naming the field
-            from judge.results import Usage
+    def summary_model(self):
+        """summary.json read through its type (judge.runs.summary.Summary), None before the run finished; a
+        field that does not fit (an edited file) is one RunDirError line naming it, exit 2."""
+        from judge.runs.summary import load_summary
 
-            self.__dict__["summary"] = summary  # summary_part reads it
-            try:
-                summary["usage"] = self.summary_part("usage", Usage).model_dump()
-            except RunDirError:
-                del self.__dict__["summary"]  # never kept unchecked: the next reader is refused too
-                raise
-        return summary
+        return load_summary(self.path / "summary.json")
+
+    @cached_property
+    def summary(self) -> dict:
+        """summary.json as a JSON object ({} before the run finished), every field checked by its type."""
+        return self.summary_model.dump() if self.summary_model is not None else {}
 
     def summary_part(self, key: str, model: type[BaseModel]) -> BaseModel | None:
         """summary.json's ``key`` read as ``model`` (None when absent). A value that does not fit, a file edited
@@ -145,11 +143,11 @@ class Run:
     @property
     def failures(self) -> list[str]:
         """Why this run must not pass (the CLI's exit 3): empty when it may."""
-        from judge.runs.outcome import run_failures
+        from judge.runs.decision import decide
 
-        if not self.summary:
+        if self.summary_model is None:
             return [f"{self.path} has no summary.json: the run did not finish (judge run CONFIG --resume {self.path})"]
-        return run_failures(self.summary)
+        return decide(self.summary_model).failures
 
     def claims(self, label: str | Iterable[str] | None = None, model: str | None = None) -> Iterator[JudgedClaim]:
         """The answers' claims in dataset order, optionally only those with ``label`` (one or several) or from

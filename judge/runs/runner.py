@@ -26,7 +26,7 @@ from judge.config import RunConfig
 from judge.runs.inputs import dataset_records, recorded_answers
 from judge.runs.selection import Selection, ToDo, select, stream_todo
 from judge.runs.store import RunDirError, RunStore
-from judge.runs.summary import summarize
+from judge.runs.summary import RunState, Summary, summarize
 
 
 def load_inputs(config: RunConfig):
@@ -88,7 +88,7 @@ def drive(
     on_result: Callable[[RecordResult], None] | None = None,
     started: float | None = None,
     remote: Callable[[], str | None] | None = None,
-) -> dict:
+) -> Summary:
     """Work through ``items`` into the store, close the cache, put the results in ``order``, write the summary
     (with the wall time added to the manifest when ``started``, a perf_counter reading, is given). ``remote``,
     when given, does the work elsewhere (the Ray engine) and returns why it stopped early, if it did."""
@@ -107,7 +107,7 @@ def drive(
         store.unlock()
 
 
-def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCache, stopped: str | None) -> dict:
+def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCache, stopped: str | None) -> Summary:
     """Results in dataset order, and the summary written beside them."""
     finished = store.rewrite_in_order(order)
     manifest = store.manifest()
@@ -115,13 +115,13 @@ def finish(store: RunStore, order: list[str], config: RunConfig, cache: CallCach
     summary = summarize(store.iter_finished(), manifest, config, store.usage())
     summary = adopt(summary, config, manifest)  # the judges' calibration (judge calibrate), where the setup is the one calibrated
     summary = trust.apply(store, summary, config, manifest, lambda rs: adopt(summarize(rs, manifest, config, store.usage()), config, manifest))
-    summary["run"] = {
+    summary = summary.model_copy(update={"run": RunState.model_validate({
         "records_selected": len(order),
         "records_finished": finished,
         "complete": finished == len(order),
         "stopped_early": stopped,
         "cache": {"enabled": cache.enabled, "hits": cache.hits, "misses": cache.misses, "disabled_reason": cache.disabled_reason},
-    }
+    })})
     store.write_summary(summary)
     return summary
 
@@ -137,7 +137,7 @@ def execute(
     refresh: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_result: Callable[[RecordResult], None] | None = None,
-) -> tuple[RunStore, dict]:
+) -> tuple[RunStore, Summary]:
     """Run (or resume) a config; returns the run directory and its summary."""
     if config.engine == "ray":
         from judge.raylib import connect
@@ -204,5 +204,5 @@ def execute(
     finally:
         todo.close()  # the stream closes it when it ends; a stream never started (an error first) does not
     elapsed = time.perf_counter() - started
-    store.log(f"done in {elapsed:.1f} s: {summary['run']['records_finished']}/{len(selection)} records")
+    store.log(f"done in {elapsed:.1f} s: {summary.run.records_finished}/{len(selection)} records")
     return store, summary

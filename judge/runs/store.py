@@ -426,8 +426,13 @@ class RunStore:
                     raise RunDirError(f"{self.calls_path}: line {i} is not a call record of this version of judge") from None
         return total
 
-    def write_summary(self, summary: dict) -> None:
-        self._write_atomic(self.path / "summary.json", json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
+    def write_summary(self, summary) -> None:
+        """summary.json, written through its one type (judge.runs.summary.Summary; a dict is read as one first)."""
+        from judge.runs.summary import Summary
+
+        if not isinstance(summary, Summary):
+            summary = Summary.model_validate(summary)
+        self._write_atomic(self.path / "summary.json", json.dumps(summary.dump(), ensure_ascii=False, indent=1) + "\n")
 
     def log(self, message: str) -> None:
         with writing(self.log_path), files.open_append(self.log_path) as f:

@@ -1,19 +1,134 @@
-"""A run's summary: labels, faithfulness and hallucination rate (judge.verdicts.rates) per model under test,
-judge errors, usage."""
+"""A run's summary (summary.json): labels, faithfulness and hallucination rate (judge.verdicts.rates) per model
+under test, judge errors, usage, the judges' health and the run's outcome. ``Summary`` is its one type: written
+through it (RunStore.write_summary) and read back through it (Run.summary_model), so a summary.json edited by
+hand is one line naming the field."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
-from judge.controls.health import ControlTally, GateConfig, judge_health
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge.controls.health import ControlTally, GateConfig, HealthReport, judge_health
 from judge.judges.registry import model_judges
 from judge.results import ControlCost, RecordResult, Usage
-from judge.runs.outcome import OutcomeTally
+from judge.runs.outcome import Outcome, OutcomeTally
 from judge.verdicts import TRIAGE, rates
 
 
-def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Usage | None = None) -> dict:
+class Rates(BaseModel):
+    """judge.verdicts.rates of a set of claims: how many, their labels, faithfulness and hallucination rate."""
+
+    claims: int = Field(ge=0)
+    labels: dict[str, int]
+    faithfulness: float | None = Field(None, ge=0, le=1)
+    hallucination_rate: float | None = Field(None, ge=0, le=1)
+
+
+class CacheState(BaseModel):
+    enabled: bool
+    hits: int = Field(ge=0)
+    misses: int = Field(ge=0)
+    disabled_reason: str | None = None
+
+
+class RunState(BaseModel):
+    """How far the run got: records selected and finished, whether it is complete (a run stopped early, by
+    max_cost_usd or lost Ray tasks, is not), and its cache; a merged run names its shards."""
+
+    records_selected: int = Field(ge=0)
+    records_finished: int = Field(ge=0)
+    complete: bool
+    stopped_early: str | None = None
+    cache: CacheState | None = None
+    merged_from: list[str] | None = None
+
+
+class CalibrationNote(BaseModel):
+    """What the run adopted of its judges' calibration (judge.runs.calibration.adopt)."""
+
+    file: str | None = None
+    key: str
+    adopted: list[str] = []
+    floors: dict[str, float] = {}
+    why_not: str | None = None
+
+
+# the parts whose own keys are written only where they were set (a merged run's ``run`` has no cache)
+PARTIAL = ("run", "judge_calibration")
+
+
+class Summary(BaseModel):
+    """summary.json. Fields in the order the file has always written them; a key that was never set (a run
+    with no judge health has no ``judge_calibration``) is not written. Keys of another version are kept."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    name: str | None = None
+    config_hash: str | None = None
+    prompts: dict[str, str] = {}
+    judges: list[str] = []
+    same_family_clashes: list[str] = []
+    unknown_family_answer_models: list[str] = []  # recorded answers whose model's family cannot be told (issue 17.7)
+    records: int = Field(0, ge=0)
+    answers: int = Field(0, ge=0)
+    overall: Rates | None = None
+    by_model: dict[str, Rates] = {}
+    by_judge: dict[str, Rates] = {}
+    claims_triaged: int = Field(0, ge=0)
+    decomposition_fallbacks: int = Field(0, ge=0)
+    claims_dropped: int = Field(0, ge=0)
+    claims_dropped_by_reason: dict[str, int] = {}
+    claims_read_with_question: int = Field(0, ge=0)
+    generation_errors: int = Field(0, ge=0)
+    answers_truncated: int = Field(0, ge=0)
+    judge_health: HealthReport | None = None
+    usage: Usage | None = None
+    outcome: Outcome | None = None
+    notes: list[str] = []
+    judge_calibration: CalibrationNote | None = None
+    panel_excluded: dict[str, str] | None = None  # judges the panel went on without, and why (judge.runs.trust)
+    run: RunState | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Every record selected finished (a run stopped early, by max_cost_usd or lost Ray tasks, did not)."""
+        return self.run is None or self.run.complete
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object summary.json holds (and ``Run.summary`` gives): the fields set, in their order."""
+        out = self.model_dump(include=set(self.model_fields_set) | set(self.model_extra or {}))
+        for key in PARTIAL:
+            part = getattr(self, key)
+            if key in out and part is not None:
+                out[key] = part.model_dump(exclude_unset=True)
+        return out
+
+
+def load_summary(path: Path) -> Summary | None:
+    """summary.json read back through ``Summary`` (None: the run never finished). A value that does not fit, a
+    file edited by hand or written by another version, is the run directory's problem: one line naming the file
+    and the field (RunDirError, exit 2), never a traceback."""
+    from judge.problems import describe, field_path
+    from judge.runs.reading import RunDirError, read_json_object
+
+    if not (path.exists() or path.is_symlink()):
+        return None
+    data = read_json_object(path)  # corrupt, too deep, not an object, a device: RunDirError
+    if not data:
+        return None
+    try:
+        return Summary.model_validate(data)
+    except ValidationError as e:
+        error = e.errors()[0]
+        raise RunDirError(f"{path}: field {field_path(error['loc'])}: {describe(error)}; a run's files are written by judge "
+                          "(rerun `judge run --resume` to rewrite it)") from None
+
+
+def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Usage | None = None) -> Summary:
     """``spent``: the run's usage from calls.jsonl (RunStore.usage), which also counts calls made for records
     a kill lost; the per-record usage of the results is summed only where a run has no call log."""
     by_model: dict[str, Counter] = defaultdict(Counter)
@@ -45,7 +160,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
                 for v in c.verdicts:
                     if v.how != TRIAGE:
                         by_judge[v.judge][v.label] += 1
-    return {
+    return Summary.model_validate({
         "name": manifest.get("name"),
         "config_hash": manifest.get("config_hash"),
         "prompts": manifest.get("prompts", {}),
@@ -69,7 +184,7 @@ def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Us
         "usage": (spent if spent is not None else usage).model_dump(),
         "outcome": tally.outcome().model_dump(),
         "notes": notes(config),
-    }
+    })
 
 
 def health(config, seen, by_judge, cost: ControlCost, usage: Usage):

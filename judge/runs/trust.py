@@ -47,17 +47,15 @@ def mark(health: HealthReport, out: dict[str, str]) -> HealthReport:
     return health.model_copy(update={"judges": judges})
 
 
-def apply(store, summary: dict, config, manifest: dict, summarize, again: bool = False) -> dict:
+def apply(store, summary, config, manifest: dict, summarize, again: bool = False):
     """Exclude the panel's failing judges from a finished run: results re-voted and re-summarized; the summary
     says whom and why (``panel_excluded``). ``summarize(results)``: the run's summary of results. ``again``:
     re-vote even with no judge to exclude (merged shards, each re-voted on its own health before)."""
-    health = HealthReport.model_validate(summary["judge_health"]) if summary.get("judge_health") else None
-    out = excluded(health, list(config.adjudicate.judges))
+    out = excluded(summary.judge_health, list(config.adjudicate.judges))
     if not out and not (again and len(config.adjudicate.judges) > 1):
         return summary
     store.write_parts("results.jsonl", (r.model_dump_json() + "\n" for r in (revote(r, set(out)) for r in store.iter_finished())))
     after = summarize(store.iter_finished())
     if out:
-        after["judge_health"] = mark(HealthReport.model_validate(after["judge_health"]), out).model_dump()
-        after["panel_excluded"] = out
+        after = after.model_copy(update={"judge_health": mark(after.judge_health, out), "panel_excluded": out})
     return after

@@ -264,27 +264,22 @@ class Reasker:
         return dict(enumerate(labels))
 
     async def _one(self, record_id: str, claim: ClaimResult, samples: int) -> list[str]:
-        from judge.judges import ClaimToJudge, JudgeContext, offer
-        from judge.models import Candidate
-
+        from judge.judges.stored import ForgedPassage, ask_stored
         from judge.llm import BudgetExceeded
 
         record = self.records.get(record_id)
         if record is None:
             return []
-        if (problem := passage_problem(record_id, claim, record)) is not None:  # a forged passage is never shown to a judge
-            self.refused.append(problem)
-            return []
-        language = record.language
-        shown = ClaimToJudge("1", claim.text, offer([Candidate(**c.model_dump(exclude={"id"})) for c in claim.candidates], "1"), claim.checks)
         out = []
         for s in range(1, samples + 1):
-            context = JudgeContext(record.question, language, record.sources, sample=s)
             for j in self.judges:
                 if self.stopped is not None:
                     return []  # a claim re-asked only in part is not settled: its verdict stands
-                try:
-                    out.append((await j.judge([shown], context))["1"].label)
+                try:  # the one re-ask path (judge rejudge's): the stored claim, its passages checked against the source
+                    out.append((await ask_stored(j, record_id, record, record.language, [claim], sample=s))[0]["1"][0].label)
+                except ForgedPassage as e:  # a forged passage is never shown to a judge
+                    self.refused.append(str(e))
+                    return []
                 except BudgetExceeded as e:
                     self.stopped = f"{e}: the re-asks stopped; the claims not re-asked in full keep their verdicts"
                     return []
@@ -296,21 +291,6 @@ class Reasker:
         return {"calls": t.calls, "cache_hits": t.cache_hits, "prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens,
                 "cost_usd": round(t.cost_usd, 6), **({"stopped": self.stopped} if self.stopped else {}),
                 **({"refused_passages": self.refused[:5]} if self.refused else {})}
-
-
-def passage_problem(record_id: str, claim: ClaimResult, record) -> str | None:
-    """Why a stored claim's passages cannot be shown to a judge: a candidate part that is not the text of its
-    record's source at its offsets (an edited baseline or run; judge.runs.rejudge.check_read_back's rule),
-    else None."""
-    texts = {s.doc_id: s.text for s in record.sources}
-    only = record.sources[0].text if len(record.sources) == 1 else None
-    for k, c in enumerate(claim.candidates):
-        for j, part in enumerate(c.parts):
-            text = texts.get(part.doc_id, only)
-            if text is None or not 0 <= part.start_char <= part.end_char <= len(text) or text[part.start_char : part.end_char] != part.excerpt:
-                return (f"record {record_id!r}: claim {claim.text[:60]!r}: field candidates[{k}].parts[{j}]: the stored excerpt is not the "
-                        f"text at [{part.start_char}, {part.end_char}) of its source (the run directory was edited): not re-asked")
-    return None
 
 
 # what a verdict depends on: not its price, timeouts or limits, nor its server (a baseline and its pull request
