@@ -48,8 +48,10 @@ class DatasetRef(_Section):
 
 
 class AnswersRef(_Section):
-    """Recorded answers instead of generated ones: an ``answers`` file, or the records' own reference
-    answers (``reference: true``; model "reference", family "human"), the ones human raters scored."""
+    """Recorded answers: an ``answers`` file, or the records' own reference answers (``reference: true``; model
+    "reference", family "human"), the ones human raters scored. With ``generate.models`` too, each record is
+    judged with both: its recorded answers (of known quality, where they carry gold labels) beside the models'
+    own. With neither, the answers are in the dataset itself (plain format; a record without one is refused)."""
 
     path: str | None = None
     reference: bool = False
@@ -191,12 +193,6 @@ class RunConfig(_Section):
                 data = {**data, "controls": {"enabled": False}}
         return data
 
-    @model_validator(mode="after")
-    def _answers_from_somewhere(self):
-        # neither: the answers are in the dataset itself (plain format); records without one are refused at load
-        if self.answers is not None and self.generate.models:
-            raise ValueError("give either answers.path or generate.models, not both")
-        return self
 
     def shareable(self) -> dict:
         """The config as a run's config.yaml (and a baseline, which is committed) holds it: every api_base (and

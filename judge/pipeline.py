@@ -111,10 +111,11 @@ async def process_record(p: Pipeline, record: Record) -> RecordResult:
 
     answers: list[tuple[str, str, str, str | None, bool, dict]] = []  # (model label, family, text, error, truncated, prompt fields)
     recorded = p.recorded_answers.get(record.id) if p.recorded_answers is not None else None
-    if recorded:  # else the models under test answer it (a plain file may mix both)
-        for a in recorded:
-            answers.append((a.model, answer_family(a.model, a.family), a.answer, None, False, {}))
-    else:
+    for a in recorded or ():
+        answers.append((a.model, answer_family(a.model, a.family), a.answer, None, False, {}))
+    # the models under test answer a record with no recorded answer (a plain file may mix both), and every record
+    # when an answers file is given beside them (recorded answers of known quality beside the models' own)
+    if not recorded or cfg.answers is not None:
         for name in cfg.generate.models:
             mcfg = cfg.model(name)
             if cfg.generate.max_tokens:

@@ -64,9 +64,9 @@ def test_a_two_model_run_leads_with_both_models_rates_intervals_and_their_paired
     assert pair["records"] == 20 and f["delta"] == pytest.approx(-0.5) and f["a_better"] == 10 and f["b_better"] == 0
     assert f["p_value"] == pytest.approx(2 / 2**10, abs=1e-6) and f["verdict"] == "A better" and f["ci95"][1] < 0
     assert [r["model"] for r in cmp["ranking"]] == ["alpha", "beta"] and [r["rank"] for r in cmp["ranking"]] == [1, 2]
-    # first in the terminal: before the not-grounded claims and the by-model table
+    # the terminal as the reports: the not-grounded claims first (issue 46.1), then the comparison, then the by-model table
     at = out.index("Models under test compared on the same records")
-    assert at < out.index("not grounded") and at < out.index("model under test")
+    assert out.index("not grounded") < at < out.index("model under test")
     assert "0.500 [" in out and "alpha vs beta" in out and "A better" in out
     # no price known for the scripted models: said once, for all of them, with what to do
     assert out.count("no price known") == 1 and "openai/alpha, openai/beta, openai/checker" in out and "input_per_million" in out

@@ -355,7 +355,8 @@ def test_the_default_config_gives_every_record_a_judged_claim_on_the_embedded_mo
 
     config = yaml.safe_load((ROOT / "configs" / "default.yaml").read_text(encoding="utf-8"))
     config.update(dataset={"path": str(ROOT / "judge" / "data" / "he_sample.json")}, models_file=str(ROOT / "configs" / "models.yaml"),
-                  cache_dir=str(tmp_path / "cache"))
+                  answers={"path": str(ROOT / "judge" / "data" / "he_sample_answers.jsonl")},
+                  calibration=str(ROOT / "judge" / "data" / "calibration" / "local-qwen-1.5b.json"), cache_dir=str(tmp_path / "cache"))
     (tmp_path / "default.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     # the embedded models on a loaded 2-core machine take minutes (the README's figure); the limit is not the test
     result = run_cli("run", str(tmp_path / "default.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", timeout=3600)
@@ -374,13 +375,19 @@ def test_the_default_config_gives_every_record_a_judged_claim_on_the_embedded_mo
     calls = [json.loads(line) for line in (run_dir / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
     assert not [c["error"] for c in calls if c.get("error") and "LocalModelTimeout" not in c["error"]]
     assert all(c["attempts"] == 1 for c in calls if not c.get("cached")), "no re-ask: every reply fit its schema the first time"
+    # the embedded judge's measured trust leads the run (its calibration on labelled claims, however few)
+    assert summary["judge_calibration"]["file"].endswith("local-qwen-1.5b.json")
     for r in results_of(summary["run_dir"]):
-        (a,) = r.answers
-        assert a.model == "local-gemma" and a.family == "google" and a.answer and a.generation_error is None
-        assert any(c.label != "judge_error" for c in a.claims), f"{r.record_id}: no judged claim"
-        for c in a.claims:
-            assert {v.judge for v in c.verdicts} <= {"local-qwen-1.5b", "deterministic", "triage"}
-            assert all(v.family in ("qwen", "deterministic", "none") for v in c.verdicts)
+        # the recorded answers of known quality (family human), then the answerer's own
+        assert [a.model for a in r.answers] == ["faithful-paraphraser", "hallucinator", "local-gemma"]
+        assert [a.family for a in r.answers] == ["human", "human", "google"]
+        a = r.answers[-1]
+        assert a.answer and a.generation_error is None
+        for a in r.answers:
+            assert any(c.label != "judge_error" for c in a.claims), f"{r.record_id}/{a.model}: no judged claim"
+            for c in a.claims:
+                assert {v.judge for v in c.verdicts} <= {"local-qwen-1.5b", "deterministic", "triage"}
+                assert all(v.family in ("qwen", "deterministic", "none") for v in c.verdicts)
 
 
 def test_resume_refuses_a_run_made_with_another_config(scripted_server, tmp_path):

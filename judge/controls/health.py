@@ -125,6 +125,11 @@ def trust_line(trust: list[JudgeTrust]) -> str | None:
             lo, hi = t.recall_ci95 or [0.0, 1.0]
             out.append(f"{t.judge} calibrated on {t.claims} labelled claims: not-grounded recall {k}/{n} [{lo:.2f}, {hi:.2f}] "
                        f"({t.source}: {t.origin})")
+        elif t.recall and t.recall[1]:  # measured, on fewer labels than the intervals need: the figures, and that
+            k, n = t.recall
+            lo, hi = t.recall_ci95 or [0.0, 1.0]
+            out.append(f"{t.judge} NOT CALIBRATED ({t.why}); measured so far on {t.claims} labelled claims: not-grounded recall "
+                       f"{k}/{n} [{lo:.2f}, {hi:.2f}] ({t.source}: {t.origin})")
         else:
             out.append(f"{t.judge} NOT CALIBRATED ({t.why}): how far its verdicts are right is unmeasured")
     refused = [t for t in trust if t.refused]

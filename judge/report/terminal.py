@@ -82,8 +82,9 @@ def summary(s: dict) -> None:
 
         c.print(f"WARNING: cannot tell the model family of the recorded answers of {data(', '.join(s['unknown_family_answer_models']))}: "
                 f"the cross-family rule is not checked for them ({UNKNOWN_FAMILY_HINT})", soft_wrap=True, markup=False)
-    model_comparison(s.get("model_comparison"))
+    # the claims not grounded first, each with its passage: what the tool is for; then the models ranked
     not_grounded(s.get("not_grounded"), f"{s['run_dir']}/report.md, report.html (top, and every claim under Records)")
+    model_comparison(s.get("model_comparison"))
     c.print(t)
     if line := unsure_line(s["overall"]["labels"]):
         c.print(line, soft_wrap=True, markup=False)
@@ -124,7 +125,7 @@ def summary(s: dict) -> None:
 
 
 def model_comparison(value: dict | None) -> None:
-    """Several models under test: each one's rates with intervals, every pair, the ranking (first of all)."""
+    """Several models under test: each one's rates with intervals, every pair, the ranking (after the claims)."""
     from judge.scoring.models import ModelComparison
 
     block = ModelComparison.block(value, {})
