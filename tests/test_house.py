@@ -19,7 +19,7 @@ MAX_LINES = 450
 # what it may import (test_layers_name_folders_only).
 LAYERS: list[tuple[str, ...]] = [
     # 0. the vocabulary and the plumbing everything uses: the errors and exit codes, the labels, texts, secrets
-    ("judge.errors", "judge.verdicts", "judge.resources", "judge.jsonl", "judge.jsonstream", "judge.text", "judge.redact"),
+    ("judge.errors", "judge.verdicts", "judge.resources", "judge.jsonstream", "judge.text", "judge.redact"),
     # 1. refusing input: problems, the environment, the writing and reading doors, numbers, the boundary
     ("judge.problems", "judge.env", "judge.files", "judge.input_files", "judge.numeric", "judge.boundary"),
     # 2. the typed models, the results and the prompts

@@ -69,9 +69,6 @@ class InputIndex:
     def record_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
 
-    def has_record(self, record_id: str) -> bool:
-        return self.db.execute("SELECT 1 FROM records WHERE id = ?", (record_id,)).fetchone() is not None
-
     def has_bodies(self) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'bodies'").fetchone() is not None
 

@@ -42,7 +42,3 @@ GLOSSARY: dict[str, str] = {
 
 ABSENT_TITLE = "Not measured for this run"  # the heading of the sections with nothing to say, a line each
 
-
-def glossary_lines() -> list[str]:
-    """The glossary as plain lines, "term: gloss" (the terminal's and report.md's)."""
-    return [f"{term}: {gloss}" for term, gloss in GLOSSARY.items()]

@@ -86,10 +86,6 @@ class AnswerRates(BaseModel):
     hallucination_rate: float | None
 
 
-class PerAnswerRates(RootModel[list[AnswerRates]]):
-    pass
-
-
 class PerAnswerRows:
     """The rows of ``per_answer``, one per answer of the run, held on disk (judge.jsonstream.DiskList): what
     scores.json writes row by row. ``model_dump()`` gives the list itself (iterable, read back from disk)."""

@@ -91,9 +91,6 @@ class Alignment:
     def content(self) -> list[int]:
         return [i for i, t in enumerate(self.claim) if t.content]
 
-    def partner(self, i: int) -> int | None:
-        return dict(self.pairs).get(i)
-
     def aligned_share(self) -> float:
         distinct = {self.claim[i].text for i in self.content}
         return 1.0 - len(set(self.unaligned)) / len(distinct) if distinct else 1.0
