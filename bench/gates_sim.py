@@ -20,11 +20,12 @@ Scenarios (run B against baseline A):
 End to end (issue 39): docs/ci's recipe as written (judge.testing.ci_sim: a copy of docs/ci, the workflow's
 commands through the real command line in process, a scripted writer and a scripted rule-based judge with 5%
 or 12% of its labels random, unseeded), ten pull requests of each kind, each with a cold cache after a fresh
-push to main (a new baseline): an unchanged prompt, a reworded prompt that keeps every fact, a prompt that
-makes 3 of 10 answers wrong. The same trials with the recipe of before (no calibration: controls on the ten
+push to main (a new baseline, the judge calibrated on docs/ci's labelled calibration.jsonl): an unchanged prompt,
+a reworded prompt that keeps every fact, a prompt that makes 3 of 10 answers wrong, one that makes 1 of 10
+wrong. ``--judge lenient`` plays a judge that calls everything supported: require: calibrated must refuse it. The same trials with the recipe of before (no calibration: controls on the ten
 questions, per_label 24; changed verdicts not re-asked) are the baseline.
 
-    python bench/gates_sim.py --end-to-end [--trials 10] [--noise 0.12 0.05]
+    python bench/gates_sim.py --end-to-end [--trials 10] [--noise 0.12 0.05] [--judge good lenient] [--no-before]
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def old_recipe(recipe) -> None:
     recipe.steps["Calibrate"] = "judge --help"
 
 
-def end_to_end(trials: int, noises: list[float], old: bool) -> None:
+def end_to_end(trials: int, noises: list[float], old: bool, judges: list[str] = ("good",)) -> None:
     import tempfile
 
     from judge.testing.ci_sim import PROMPTS, Recipe, script
@@ -100,32 +101,41 @@ def end_to_end(trials: int, noises: list[float], old: bool) -> None:
     root = Path(__file__).resolve().parents[1]
     started = time.perf_counter()
     print(f"{trials} pull requests of each kind, each after a fresh push to main, cold caches; cells: pull requests that FAIL (exit != 0)\n")
-    print("| recipe | judge noise | pushes that could not pin | unchanged (false fail) | reworded (false fail) | 3 of 10 broken (caught) | exit codes | CI judge tokens on controls | re-ask calls per PR |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for recipe_name in (["now", "before"] if old else ["now"]):
-        for noise in noises:
-            server = ScriptedServer(script("good", noise), keep_bodies=False).start()
-            try:
-                recipe = Recipe(Path(tempfile.mkdtemp(prefix="ci-sim-")), server, root / "docs" / "ci")
-                if recipe_name == "before":
-                    old_recipe(recipe)
-                fails, codes, pins, shares, reasks = dict.fromkeys(PROMPTS, 0), {}, 0, [], []
-                for _ in range(trials):
-                    pushed = recipe.push()
-                    pins += any(pushed)
-                    for kind in PROMPTS:
-                        code = recipe.pull_request(kind)
-                        fails[kind] += code != 0
-                        codes[code] = codes.get(code, 0) + 1
-                        shares.append(_controls_share(recipe.root))
-                        reasks.append(_reask_calls(recipe.root))
-                share = sum(shares) / len(shares) if shares else 0.0
-                print(f"| {recipe_name} | {noise:.0%} | {pins}/{trials} | {fails['unchanged']}/{trials} | {fails['reworded']}/{trials} | "
-                      f"{fails['broken']}/{trials} | {', '.join(f'{k}: {v}' for k, v in sorted(codes.items()))} | {share:.0%} | "
-                      f"{sum(reasks) / len(reasks):.1f} |", flush=True)
-            finally:
-                server.stop()
+    print("| recipe | judge | judge noise | pushes that could not pin | judge refused (require: calibrated) | unchanged (false fail) | reworded (false fail) | "
+          "3 of 10 broken (caught) | 1 of 10 broken (caught) | exit codes | CI judge tokens on controls | re-ask calls per PR |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for recipe_name, judge, noise in [(r, j, x) for r in (["now", "before"] if old else ["now"]) for j in judges for x in (noises if j == "good" else [0.0])]:
+        server = ScriptedServer(script(judge, noise), keep_bodies=False).start()
+        try:
+            recipe = Recipe(Path(tempfile.mkdtemp(prefix="ci-sim-")), server, root / "docs" / "ci")
+            if recipe_name == "before":
+                old_recipe(recipe)
+            fails, codes, pins, shares, reasks, refused = dict.fromkeys(PROMPTS, 0), {}, 0, [], [], 0
+            for _ in range(trials):
+                pushed = recipe.push()
+                pins += pushed[1] != 0
+                refused += _refused(recipe.root)
+                for kind in PROMPTS:
+                    code = recipe.pull_request(kind)
+                    fails[kind] += code != 0
+                    codes[code] = codes.get(code, 0) + 1
+                    shares.append(_controls_share(recipe.root))
+                    reasks.append(_reask_calls(recipe.root))
+            share = sum(shares) / len(shares) if shares else 0.0
+            print(f"| {recipe_name} | {judge} | {noise:.0%} | {pins}/{trials} | {refused}/{trials} | {fails['unchanged']}/{trials} | "
+                  f"{fails['reworded']}/{trials} | {fails['broken']}/{trials} | {fails['one error']}/{trials} | {', '.join(f'{k}: {v}' for k, v in sorted(codes.items()))} | {share:.0%} | "
+                  f"{sum(reasks) / len(reasks):.1f} |", flush=True)
+        finally:
+            server.stop()
     print(f"\n({time.perf_counter() - started:.0f} s)")
+
+
+def _refused(root: Path) -> int:
+    """Whether the pinned baseline is marked "judge not calibrated" (require: calibrated refused its judge)."""
+    import json
+
+    marker = root / "baselines" / "main" / "BASELINE.json"
+    return int(marker.exists() and bool(json.loads(marker.read_text()).get("judge_not_calibrated")))
 
 
 def _controls_share(root: Path) -> float:
@@ -154,9 +164,10 @@ def main() -> None:
     ap.add_argument("--end-to-end", action="store_true", help="the CI recipe end to end with noisy scripted judges (issue 39)")
     ap.add_argument("--noise", type=float, nargs="+", default=[0.12, 0.05])
     ap.add_argument("--no-before", action="store_true", help="with --end-to-end: skip the recipe of before")
+    ap.add_argument("--judge", nargs="+", default=["good"], choices=["good", "mediocre", "lenient"], help="with --end-to-end: the scripted judges (noise applies to good)")
     args = ap.parse_args()
     if args.end_to_end:
-        end_to_end(args.trials or 10, args.noise, not args.no_before)
+        end_to_end(args.trials or 10, args.noise, not args.no_before, args.judge)
         return
     args.trials = args.trials or 400
     started = time.perf_counter()

@@ -110,7 +110,7 @@ def recipe(tmp_path_factory):
 def test_the_recipe_with_a_noisy_judge_passes_rewordings_and_reruns_and_fails_a_regression(recipe):
     assert recipe.push() == (0, 0)
     cal = json.loads((recipe.root / "baselines" / "judge-calibration.json").read_text())
-    assert cal["health"]["judges"][0]["status"] == "passed" and 0 < cal["floors"]["checker"] < 0.3
+    assert cal["health"]["judges"][0]["status"] in ("passed", "unchecked") and 0 < cal["floors"]["checker"] < 0.3
     assert recipe.push() == (0, 0)  # --if-stale: the calibration is current, nothing is called again for it
     assert len(list((recipe.root / "artifacts" / "calibration").glob("*"))) == 0
     for kind in ("unchanged", "reworded"):
@@ -118,8 +118,9 @@ def test_the_recipe_with_a_noisy_judge_passes_rewordings_and_reruns_and_fails_a_
     summary = json.loads(next((recipe.root / "artifacts" / "runs").glob("*/summary.json")).read_text())
     checker = summary["judge_health"]["judges"][0]
     assert checker["status"] in ("passed", "unchecked")  # the canary: never a failure for want of controls
-    (trust,) = summary["judge_health"]["trust"]  # the recipe's set has no labels: a noise floor, never "calibrated"
-    assert not trust["calibrated"] and "planted controls only" in trust["why"] and summary["judge_calibration"]["floors"]["checker"] > 0
+    (trust,) = summary["judge_health"]["trust"]  # the recipe's set is labelled (issue 49.2): calibrated on its real claims
+    assert trust["calibrated"] and not trust.get("refused") and trust["recall"][1] == 24 and summary["judge_calibration"]["floors"]["checker"] > 0
+    assert cal["origin"].startswith("gold labels of calibration.jsonl") and cal["judges"]["checker"]["noise"]["n"] == 24
     assert summary["judge_health"]["cost"]["shown"] <= 6  # the run's own controls: a smoke alarm, a few
     assert recipe.pull_request("broken") == 1
     md = (recipe.root / "artifacts" / "compare.md").read_text()
@@ -134,7 +135,7 @@ def test_a_changed_judge_setup_is_not_calibrated_by_an_old_calibration(recipe):
     models.write_text(text.replace("timeout: 10", "timeout: 10\n    temperature: 0.3", 1) if "checker" in text.split("timeout: 10")[0] else
                       text.replace("family: fam-j", "family: fam-j\n    temperature: 0.3"))
     try:
-        assert recipe.pull_request("unchanged") != 3  # never exit 3 for want of controls or of a calibration
+        assert recipe.pull_request("unchanged") == 3  # the recipe's require: calibrated: an old calibration calibrates no other setup
         summary = json.loads(next((recipe.root / "artifacts" / "runs").glob("*/summary.json")).read_text())
         (trust,) = summary["judge_health"]["trust"]
         assert not trust["calibrated"] and "judges.checker.temperature" in trust["why"]  # what changed since the calibration
@@ -179,3 +180,106 @@ def test_only_the_same_judge_is_re_asked():
     assert "different judges" in same_judges(run(), run(model="openai/judge-b"))
     assert "other settings" in same_judges(run(), run(temperature=0.7))
     assert "judge prompts" in same_judges(run(), run(prompt="judge@2"))
+
+
+def test_a_partial_flip_the_judge_does_not_repeat_moves_no_delta():
+    """Issue 49.1: a metric delta counts only re-ask-confirmed changes, as the claim-level gate does."""
+    from judge.scoring.compare import compare_results, parse_gates
+
+    a = {f"r{i}": _result(f"r{i}", [(f"The place {i} opened in 19{i}0.", "supported")]) for i in range(10)}
+    b = dict(a, r4=_result("r4", [("The place 4 opened in 1940.", "partially_supported")]))  # the judge flipped once
+
+    def reask(claims, k):
+        return {i: ["supported"] * k for i, _ in enumerate(claims)}
+
+    out = compare_results(a, b, parse_gates(["faithfulness:0", "hallucination_rate:0", "accuracy:0"]), bootstrap=0, reask=reask, allow_missing=True)
+    assert out["metrics"]["faithfulness"]["delta"] == 0 and not out["failed"], out["gates"]
+    unconfirmed = compare_results(a, b, parse_gates(["faithfulness:0"]), bootstrap=0)
+    assert unconfirmed["metrics"]["faithfulness"]["delta"] < 0 and unconfirmed["failed"]  # the same flip, not re-asked, moves it
+
+
+def test_every_standing_flag_is_confirmed_on_both_sides_asked_once():
+    """Issue 49.5: a not-grounded claim is re-asked whether or not its verdict changed. A noise flag both runs
+    hold (unchanged, never re-asked before) is dismissed on both sides, asked once, and the candidate's verdicts
+    are the confirmed ones on every claim that bears on a gate; its real error on another record still fails."""
+    from judge.scoring.compare import compare_results, parse_gates
+
+    truth = {}
+    a, b = {}, {}
+    for i in range(10):
+        text = f"The place {i} opened in 19{i}0."
+        truth[text] = "supported"
+        a[f"r{i}"] = b[f"r{i}"] = _result(f"r{i}", [(text, "supported")])
+    a["r1"] = b["r1"] = _result("r1", [("The place 1 opened in 1910.", "unsupported")])  # a noise flag, unchanged in both runs
+    b["r2"] = _result("r2", [("It opened in 1952.", "contradicted")])  # the candidate's one real error
+    truth["It opened in 1952."] = "contradicted"
+    asked = []
+
+    def reask(claims, k):
+        asked.extend(c.text for _, c in claims)
+        return {i: [truth[c.text]] * k for i, (_, c) in enumerate(claims)}
+
+    out = compare_results(a, b, parse_gates(["hallucination_rate:0.05", "new_not_grounded:0"]), bootstrap=0, reask=reask)
+    assert asked.count("The place 1 opened in 1910.") == 1  # one question for both sides
+    settled = {(s["side"], s["claim"]): s["label"] for s in out["confirmation"]["claims"]}
+    assert settled[("a", "The place 1 opened in 1910.")] == settled[("b", "The place 1 opened in 1910.")] == "supported"
+    m = out["metrics"]["hallucination_rate"]
+    assert m["delta"] == 0.1 and m["records"]["worse"] == 1 and m["records"]["better"] == 0
+    assert out["failed"] and out["new_claims"]["not_grounded"] == 1
+
+
+def test_a_single_error_survives_its_reasks_with_one_dissent_at_the_floor_the_calibration_gives():
+    """The rule's miss rate on one-error regressions (issue 49.5): with re-asks enough for one dissent
+    (samples_for), a real error a 12%-noise judge sees is missed only when the first verdict or two re-asks
+    call it supported. Exact, for the recipe's floor (<= 0.3) and ten claims tested."""
+    from scipy.stats import binom
+
+    each = 0.05 / 10
+    for floor in (0.1, 0.2, 0.3):
+        n = samples_for(floor, each)
+        assert settle_label(["contradicted"] * (n - 1) + ["supported"], "contradicted", floor, each)[0] == "contradicted"
+        miss_one_reask = 0.12 / 4  # a random label, one of four, is supported
+        miss = miss_one_reask + (1 - miss_one_reask) * binom.sf(1, n, miss_one_reask)
+        assert miss < 0.05, (floor, n, miss)
+
+
+@pytest.mark.slow
+def test_a_push_that_cannot_calibrate_says_why_and_still_pins_a_baseline_marked_not_calibrated(tmp_path):
+    """Issue 49.2: the user's own questions without labels in grounding/calibration.jsonl. The push's calibrate step
+    says why it calibrates no judge, the run is refused by require: calibrated, and the baseline is pinned all the
+    same, marked; a pull request then exits 3 saying the judge is not calibrated, never 2 for want of a baseline."""
+    server = ScriptedServer(script("good", 0.0), keep_bodies=False).start()
+    try:
+        recipe = Recipe(tmp_path, server, ROOT / "docs" / "ci")
+        calibration = recipe.root / "grounding" / "calibration.jsonl"
+        rows = [json.loads(line) for line in calibration.read_text().splitlines()]
+        calibration.write_text("".join(json.dumps({k: r[k] for k in ("id", "question", "source")}) + "\n" for r in rows))
+        assert recipe.push() == (0, 0)
+        assert recipe.codes[-2:] == [3, 0]  # the run refused (require: calibrated), the pin made all the same
+        cal = json.loads((recipe.root / "baselines" / "judge-calibration.json").read_text())
+        assert cal["judges"] == {} and cal["origin"] is None  # planted controls calibrate no judge
+        marker = json.loads((recipe.root / "baselines" / "main" / "BASELINE.json").read_text())
+        assert "not calibrated" in marker["judge_not_calibrated"]
+        assert recipe.pull_request("unchanged") == 3
+        summary = json.loads(next((recipe.root / "artifacts" / "runs").glob("*/summary.json")).read_text())
+        (trust,) = summary["judge_health"]["trust"]
+        assert trust["refused"].startswith("not calibrated")
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_the_recipe_refuses_a_lenient_judge_by_its_calibration(tmp_path):
+    """Issue 44.4: a judge that calls everything supported passes no planted-control test it need not, but its
+    calibration on the recipe's labelled questions shows it misses real errors: require: calibrated refuses it,
+    and a pull request that breaks three answers exits 3, never 0."""
+    server = ScriptedServer(script("lenient", 0.0), keep_bodies=False).start()
+    try:
+        recipe = Recipe(tmp_path, server, ROOT / "docs" / "ci")
+        assert recipe.push() == (0, 0)
+        cal = json.loads((recipe.root / "baselines" / "judge-calibration.json").read_text())
+        assert cal["judges"]["checker"]["not_grounded_recall"]["k"] == 0 and cal["judges"]["checker"]["not_grounded_recall"]["ci95"][1] < 0.5
+        assert "misses real errors" in json.loads((recipe.root / "baselines" / "main" / "BASELINE.json").read_text())["judge_not_calibrated"]
+        assert recipe.pull_request("broken") == 3
+    finally:
+        server.stop()

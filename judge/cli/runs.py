@@ -372,14 +372,14 @@ def baseline(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Pin a finished run as a named baseline (a folder to commit or cache in CI), or list the pinned ones."""
-    from judge.runs.baseline import list_baselines, save_baseline
+    from judge.runs.baseline import list_baselines, marked, marked_line, save_baseline
 
     if action == "save":
         if run_dir is None or not name:
             raise BadInput("judge baseline save RUN_DIR --name NAME: give the run directory and the baseline's name")
         path = save_baseline(run_dir, name, baselines_dir, allow_failed=allow_failed)
-        console.print_json({"baseline": name, "path": str(path)}) if as_json else console.say(
-            f"pinned {run_dir} as baseline {name!r} in {path}; use it with --baseline {name}")
+        console.print_json({"baseline": name, "path": str(path), **marked(path)}) if as_json else console.say(
+            f"pinned {run_dir} as baseline {name!r} in {path}; use it with --baseline {name}" + marked_line(path))
     elif action == "list":
         if run_dir is not None or name:
             raise BadInput("judge baseline list takes no run directory and no --name")

@@ -40,11 +40,17 @@ def _check_name(name: str) -> str:
     return name
 
 
+REFUSED = "refused (require: calibrated)"  # the failure line of a judge require: calibrated refused (controls.health)
+
+
 def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None = None, allow_failed: bool = False) -> Path:
     """Pin the finished run ``run_dir`` as baseline ``name`` under ``directory``; returns the baseline's folder.
 
     Refused: a run that did not finish (no summary.json), a run that cannot pass (its judges failed or were
-    unverified, too many judge errors; ``allow_failed`` accepts it), a file of the run that is a link."""
+    unverified, too many judge errors; ``allow_failed`` accepts it), a file of the run that is a link. A run
+    whose only failures are judges ``require: calibrated`` refused is pinned, marked "judge not calibrated" in
+    BASELINE.json (issue 49.2: a push that cannot calibrate still pins a baseline; every pull request against it
+    is refused the same way, exit 3, rather than exit 2 for want of a baseline)."""
     from judge.runs.run import Run
 
     _check_name(name)
@@ -52,6 +58,9 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
     run = Run.open(source)  # not a run directory, another version's: RunDirError
     if not run.summary:
         raise RunDirError(f"{source} has no summary.json: the run did not finish, so it cannot be a baseline (judge run CONFIG --resume {source})")
+    uncalibrated = [f for f in run.failures if REFUSED in f]
+    if run.failures and len(uncalibrated) == len(run.failures):
+        allow_failed = True  # the one failure a push that could not calibrate has: pinned, marked
     if run.failures and not allow_failed:
         raise RunDirError(f"{source} cannot pass, so it is no baseline: " + "; ".join(run.failures) + " (--allow-failed pins it anyway)")
     root = baselines_dir(directory)
@@ -96,6 +105,19 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
+
+
+def marked(folder: str | Path) -> dict:
+    """``{"judge_not_calibrated": why}`` when the baseline just saved in ``folder`` is marked so, else {}."""
+    data = json.loads((Path(folder) / MARKER).read_text(encoding="utf-8"))
+    why = data.get("judge_not_calibrated") if isinstance(data, dict) else None
+    return {"judge_not_calibrated": why} if why else {}
+
+
+def marked_line(folder: str | Path) -> str:
+    """What ``judge baseline save`` adds to its line for a baseline marked "judge not calibrated"."""
+    why = marked(folder).get("judge_not_calibrated")
+    return f'. Marked "judge not calibrated" ({why}): every pull request against it exits 3 until judge calibrate succeeds' if why else ""
 
 
 def _read_run_file(src: Path, file: str) -> bytes:

@@ -103,14 +103,30 @@ def _locate(results: Mapping[str, RecordResult], side: Side, record_id: str, mod
 
 def targets(diff, a_results: Mapping[str, RecordResult], b_results: Mapping[str, RecordResult]) -> list[Target]:
     """The claims to re-ask: both sides of every flip, a claim only in B that is not grounded, one only in A
-    that is not grounded (so that a noise flag of the baseline's is no fix either)."""
+    that is not grounded (so that a noise flag of the baseline's is no fix either), and every other claim of
+    either run that is not grounded (``_standing_flags``)."""
     wanted = []
     for c in diff.flips:
         wanted += [("a", c, c.claim_a or c.claim), ("b", c, c.claim)]
     wanted += [("b", c, c.claim) for c in diff.only_b if c.b in NOT_GROUNDED]
     wanted += [("a", c, c.claim) for c in diff.only_a if c.a in NOT_GROUNDED]
     found = [_locate(a_results if side == "a" else b_results, side, c.record_id, c.model, text) for side, c, text in wanted]
-    return [t for t in found if t is not None] + _reworded_flags(a_results, b_results, diff)
+    found = [t for t in found if t is not None] + _reworded_flags(a_results, b_results, diff)
+    return found + _standing_flags(a_results, b_results, {(t.side, t.record_id, t.where) for t in found})
+
+
+def _standing_flags(a_results, b_results, have: set) -> list[Target]:
+    """Every other not-grounded claim of either run (issue 49.5): a flag that bears on a gate is confirmed whether
+    or not its verdict changed, so that a noise flag of the baseline's cannot offset a real error of the
+    candidate's in a delta, and the candidate's flags are the re-asks' on both sides. A claim both runs hold
+    unchanged is one question (``_same``): asked once, settled alike on both sides."""
+    out, common = [], set(a_results) & set(b_results)
+    for side, results in (("a", a_results), ("b", b_results)):
+        for rid, r in ((k, v) for k, v in results.items() if k in common):
+            for i, x in enumerate(r.answers):
+                out += [Target(side, rid, x.model, c, (i, j)) for j, c in enumerate(x.claims)
+                        if c.label in NOT_GROUNDED and (side, rid, (i, j)) not in have]
+    return out
 
 
 def _reworded_flags(a_results, b_results, diff) -> list[Target]:
@@ -327,14 +343,18 @@ def same_judges(a, b) -> str | None:
 
 
 def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tuple[Reasker, float, str]:
-    """B's trusted model judges to re-ask (those its health passed, or every model judge where nothing is
-    gated), with the user's own configs for them (``asker``), and their noise floor: the calibration's, else
+    """B's trusted model judges to re-ask (those the canary did not fail nor require: calibrated refuse, or
+    every model judge where nothing is gated), with the user's own configs for them (``asker``), and their noise floor: the calibration's, else
     B's own supported controls', else DEFAULT_FLOOR."""
     from judge.runs.calibration import noise_floor
 
     health = run.health
     gated = [j for j in (health.judges if health else []) if j.gated]
-    trusted = {j.judge for j in gated if j.status == "passed"} if gated else None
+    # the canary fails only a plainly broken judge and a small run's is mostly "unchecked" (issue 44.3): every gated
+    # judge it did not fail, and require: calibrated did not refuse, re-asks (before: only "passed", so on ten
+    # questions nothing was re-asked and every flip counted as it came)
+    refused = {t.judge for t in (health.refused if health else [])}
+    trusted = {j.judge for j in gated if j.status != "failed" and j.judge not in refused} if gated else None
     reask = Reasker(run.config, run.records, trusted, use_cache=use_cache, asker=asker)
     pinned = ((run.summary or {}).get("judge_calibration") or {}).get("floors") or {}
     floors = {j.name: pinned.get(j.name) for j in reask.judges if pinned.get(j.name) is not None}

@@ -4,7 +4,7 @@ workflow's commands run in process through the real command line, in the order t
 
 The writer answers with its source's first sentence; a pull request's prompt decides what else it does:
 ``REWORD`` in the system prompt makes it say the same facts in other words ("The X first opened its doors in
-1937."), ``BREAK`` makes three answers state a wrong year ("It opened in 1952.").
+1937."), ``BREAK`` makes three answers state a wrong year ("It opened in 1952."), ``BREAK1`` one of them.
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ from judge.testing.scripts import user_text
 from judge.testing.server import Reply, ScriptedServer, schema_of
 
 BROKEN = ("opera", "station", "zoo")  # the three answers a breaking prompt makes wrong
+BROKEN_ONE = ("zoo",)  # the one a single-error prompt makes wrong
 WRONG = "It opened in 1952."
 PROMPTS = {  # pull request -> the line it writes into the answer prompt's system block
     "unchanged": None,
     "reworded": "REWORD: say it in your own words, keeping every fact.",
     "broken": "BREAK: answer confidently, from memory if you must.",
+    "one error": "BREAK1: answer confidently, from memory if you must.",
 }
 
 
@@ -37,7 +39,10 @@ def writer(request: dict) -> Reply:
     rid = re.search(r"<source id=\"([^\"]*)\">", user_text(request)).group(1)
     first = source.split(". ")[0].rstrip(".") + "."
     m = re.match(r"(.*) opened in (\d{4})", first)
-    if "BREAK" in system and rid.startswith(BROKEN):
+    if "BREAK1" in system:
+        if rid.startswith(BROKEN_ONE):
+            return Reply(body={"answer": WRONG})
+    elif "BREAK" in system and rid.startswith(BROKEN):
         return Reply(body={"answer": WRONG})
     if "REWORD" in system and m:
         return Reply(body={"answer": f"{m.group(1)} first opened its doors in {m.group(2)}."})
@@ -85,10 +90,13 @@ class Recipe:
         self.answer = root / "grounding" / "answer.j2"
         self.original = self.answer.read_text()
         source = (root / "grounding.yml").read_text()
+        self.codes: list[int] = []  # every judge command's own exit code, in order (a tolerated failure too)
         self.steps = {s["name"]: s["run"] for s in yaml.safe_load(source)["jobs"]["grounding"]["steps"] if "run" in s}
 
     def cli(self, command: str) -> int:
-        """One step's command line (a `judge ...`, or several joined by &&), in process; its exit code."""
+        """One step's command line, in process; its exit code. Commands joined by ``&&`` stop at the first that
+        fails; ``;`` runs the next whatever the last did (its code is the last one's); ``|| ...`` after a command
+        (the workflow's ``|| echo ...``) lets it fail without failing the step."""
         import shlex
         import glob
 
@@ -98,11 +106,14 @@ class Recipe:
 
         code = 0
         with inside(self.root):
-            for part in command.split("&&"):
-                args = [a for word in shlex.split(part.strip())[1:] for a in (sorted(glob.glob(word)) or [word] if "*" in word else [word])]
-                code = CliRunner().invoke(app, args, catch_exceptions=False).exit_code
-                if code:
-                    return code
+            for group in command.split(";"):
+                for part in group.split("&&"):
+                    part, _, tolerated = part.partition("||")
+                    args = [a for word in shlex.split(part.strip())[1:] for a in (sorted(glob.glob(word)) or [word] if "*" in word else [word])]
+                    self.codes.append(code := CliRunner().invoke(app, args, catch_exceptions=False).exit_code)
+                    code = 0 if tolerated.strip() else code
+                    if code:
+                        break
         return code
 
     def step(self, prefix: str) -> int:
