@@ -26,6 +26,7 @@ wrong. ``--judge lenient`` plays a judge that calls everything supported: requir
 questions, per_label 24; changed verdicts not re-asked) are the baseline.
 
     python bench/gates_sim.py --end-to-end [--trials 10] [--noise 0.12 0.05] [--judge good lenient] [--no-before]
+    python bench/gates_sim.py --rule [--noise 0.12 0.05]     # the confirmation rule's exact miss rate on one error
 """
 
 from __future__ import annotations
@@ -130,6 +131,28 @@ def end_to_end(trials: int, noises: list[float], old: bool, judges: list[str] = 
     print(f"\n({time.perf_counter() - started:.0f} s)")
 
 
+def rule_miss_rates(noises: list[float], floors=(0.1, 0.15, 0.2, 0.25, 0.3), tested=(2, 5, 10, 20)) -> None:
+    """The confirmation rule's miss rate on a one-error regression, exact (issue 49.5): a judge that replaces
+    ``noise`` of its labels by one of the four at random calls a real error supported with e = noise / 4 per
+    call. The error is missed when its first verdict is supported (it is then no flag, not re-asked) or when
+    its n re-asks (judge.scoring.confirm.samples_for at the floor and alpha / claims tested) fail the test
+    against the floor (at least two dissents, or one where n cannot absorb it)."""
+    from scipy.stats import binom
+
+    from judge.scoring.confirm import ALPHA, samples_for, test
+
+    print("| judge noise | noise floor | claims tested | re-asks n | P(first verdict supported) | P(re-asks dismiss it) | miss rate |")
+    print("|---|---|---|---|---|---|---|")
+    for noise in noises:
+        e = noise / 4
+        for floor in floors:
+            for m in tested:
+                n = samples_for(floor, ALPHA / m)
+                dismiss = sum(binom.pmf(d, n, e) for d in range(n + 1)
+                              if not ((r := test(["contradicted"] * (n - d) + ["supported"] * d, floor, ALPHA / m))[3] and r[2] < ALPHA / m))
+                print(f"| {noise:.0%} | {floor} | {m} | {n} | {e:.4f} | {dismiss:.4f} | {e + (1 - e) * dismiss:.4f} |")
+
+
 def _refused(root: Path) -> int:
     """Whether the pinned baseline is marked "judge not calibrated" (require: calibrated refused its judge)."""
     import json
@@ -165,7 +188,11 @@ def main() -> None:
     ap.add_argument("--noise", type=float, nargs="+", default=[0.12, 0.05])
     ap.add_argument("--no-before", action="store_true", help="with --end-to-end: skip the recipe of before")
     ap.add_argument("--judge", nargs="+", default=["good"], choices=["good", "mediocre", "lenient"], help="with --end-to-end: the scripted judges (noise applies to good)")
+    ap.add_argument("--rule", action="store_true", help="the confirmation rule's exact miss rate on a one-error regression (issue 49.5)")
     args = ap.parse_args()
+    if args.rule:
+        rule_miss_rates(args.noise)
+        return
     if args.end_to_end:
         end_to_end(args.trials or 10, args.noise, not args.no_before, args.judge)
         return
