@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     global MODEL
     MODEL = args.model
-    rows = load_rows(args.data, args.extra, args.cache, args.limit)
+    rows = {k: v for k, v in load_rows(args.data, args.extra, args.cache, args.limit).items() if v}  # a set not at hand has no rows
     sets = [Set(n, r) for n, r in rows.items()]
     lodo = leave_one_out(sets, set(filter(None, args.only.split(","))))
     print("\n" + table(lodo))
