@@ -160,6 +160,7 @@ def test_a_registered_judge_runs_through_the_pipeline(tmp_path):
     config = config.model_copy(update={"adjudicate": config.adjudicate.model_copy(update={"judges": ["contrarian"], "triage": False}),
                                        "cache_dir": str(tmp_path / "cache")})
     store, summary = execute(config, runs_root=tmp_path / "runs")
+    summary = summary.model_dump()  # the typed Summary (judge.runs.summary), as summary.json holds it
     assert summary["judges"] == ["contrarian"] and summary["by_judge"]["contrarian"]["labels"]["unsupported"] == summary["overall"]["claims"] > 0
 
 

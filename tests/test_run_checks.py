@@ -53,9 +53,12 @@ def test_recorded_answers_of_unknown_family_are_warned_about_in_the_terminal_and
     assert "cannot tell the model family" not in quiet.output and "cannot tell the model family" not in (quiet.stderr or "")
     # a model judge: the answers whose family cannot be told are named in the terminal and the summary
     server = scripted_server(pipeline_model())
+    unknown = tmp_path / "unknown.jsonl"  # the bundled answers say family human: without it, no family can be told
+    unknown.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "family"}, ensure_ascii=False) + "\n"
+                               for line in BUNDLED_ANSWERS.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
     config = tmp_path / "judged.yaml"
     config.write_text(
-        f"name: judged\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {BUNDLED_ANSWERS}}}\nlimit: 2\n"
+        f"name: judged\ndataset: {{path: {BUNDLED_SAMPLE}}}\nanswers: {{path: {unknown}}}\nlimit: 2\n"
         f"models:\n  judge-b: {{model: openai/judge-b, api_base: '{server.base_url}', family: fam-b}}\n"
         f"adjudicate: {{judges: [judge-b], triage: false}}\ncache_dir: {tmp_path / 'cache'}\ncontrols: {{gate: false}}\n"
     )
