@@ -95,3 +95,33 @@ def test_a_claim_with_finished_sentences_is_kept_and_an_abbreviation_is_no_sente
     for finished in ("It is painted **orange.**", "It is painted orange. \U0001f642", "It opened in 1937.\u201d"):
         claim = AnswerClaim(finished, [Span(doc_id="answer", start_char=0, end_char=len(finished), excerpt=finished)])
         assert drop_unfinished(finished, [claim]) == ([claim], []), finished
+
+
+def test_an_answer_that_writes_a_chat_templates_turn_marker_ends_there(tmp_path):
+    """Issue 46.2: an embedded answer ran on past its turn ("... דקות״. <|im_end|><|im_start|>user> <source> ...")
+    and the terminal and the report showed the made-up conversation. The answer ends at the marker, and a
+    max_tokens reached after it cut nothing of the answer: its last sentence is judged, not set apart."""
+    import json as _json
+
+    import yaml as _yaml
+
+    from judge.runs.run import Run
+    from judge.testing.server import Reply, ScriptedServer
+    from tests.conftest import cli_inproc as _cli
+
+    answer = "The bridge opened in 1937. It is 2.7 km long. <|im_end|><|im_start|>user <question> tag</question> <question>"
+    with ScriptedServer(lambda request, n: Reply(body={"answer": answer})) as server:
+        (tmp_path / "data.jsonl").write_text(_json.dumps({"id": "b", "question": "When did the bridge open?",
+                                                          "source": "The bridge opened in 1937. It is 2.7 km long."}) + "\n")
+        config = {"name": "turn", "dataset": {"path": "data.jsonl"}, "decompose": {"method": "sentences"},
+                  "models": {"writer": {"model": "openai/writer", "api_base": server.base_url, "family": "fam-w", "timeout": 10}},
+                  "generate": {"models": ["writer"]}, "adjudicate": {"judges": ["deterministic"]}, "cache_dir": str(tmp_path / "cache")}
+        (tmp_path / "turn.yaml").write_text(_yaml.safe_dump(config))
+        result = _cli("run", str(tmp_path / "turn.yaml"), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    run = Run.open(_json.loads(result.stdout)["run_dir"])
+    (r,) = run.results()
+    (a,) = r.answers
+    assert a.answer == "The bridge opened in 1937. It is 2.7 km long." and not a.truncated
+    assert [c.text for c in a.claims] == ["The bridge opened in 1937.", "It is 2.7 km long."]
+    assert "<|im_" not in (run.path / "report.md").read_text(encoding="utf-8")

@@ -14,6 +14,18 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 BREAKS = re.compile("\r\n|[\n\r\v\f\x85\u2028\u2029]")
 NEWLINE_SHOWN = "\u23ce"  # ⏎: a line break in data, shown, never made
+# A chat template's turn markers (ChatML, Gemma, Llama 3, Mistral/Llama 2, GPT-style end of text): a model that
+# writes one has ended its turn, and what follows is a conversation it made up, never its answer.
+TURN_MARKERS = re.compile(
+    r"<\|im_end\|>|<\|im_start\|>|<end_of_turn>|<start_of_turn>|<\|eot_id\|>|<\|start_header_id\|>|<\|end_header_id\|>"
+    r"|<\|endoftext\|>|<\|end\|>|</s>|\[/?INST\]"
+)
+
+
+def end_of_turn(text: str) -> tuple[str, bool]:
+    """(``text`` up to the first chat-template turn marker, whether there was one)."""
+    m = TURN_MARKERS.search(text)
+    return (text[: m.start()].rstrip(), True) if m else (text, False)
 
 
 def _bidi_shown(m: re.Match) -> str:
