@@ -42,3 +42,18 @@ def read_json_object(path: Path) -> dict:
     if not isinstance(data, dict):
         raise RunDirError(f"{path} is corrupt: expected a JSON object, found {type(data).__name__}")
     return data
+
+
+def validated(model, data, path: Path, at: tuple = ()):
+    """``data`` (read from the run's file ``path``, at the keys ``at`` in it) as ``model``; a field the model
+    refuses is one RunDirError naming the file and the field, never a traceback."""
+    from pydantic import ValidationError
+
+    from judge.problems import describe, field_path
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        error = e.errors()[0]
+        raise RunDirError(f"{path}: field {field_path((*at, *error['loc']))}: {describe(error)}; a run's files are written by judge "
+                          "(rerun `judge run --resume` to rewrite it)") from None

@@ -10,14 +10,15 @@ from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from judge.models import Answer, Record, Span
-from judge.problems import DatasetError, describe, field_path
+from judge.problems import DatasetError
 from judge.results import ClaimResult, RecordResult
 from judge.config import RunConfig
 from judge.runs.inputs import answers_index, records_by_id
-from judge.runs.store import RunDirError, RunStore, read_json_object
+from judge.runs.reading import validated
+from judge.runs.store import RunStore, read_json_object
 from judge.verdicts import CLAIM_LABELS
 
 
@@ -82,12 +83,7 @@ class Run:
         value = (self.summary or {}).get(key)
         if value is None:
             return None
-        try:
-            return model.model_validate(value)
-        except ValidationError as e:
-            error = e.errors()[0]
-            raise RunDirError(f"{self.path / 'summary.json'}: field {field_path((key, *error['loc']))}: {describe(error)}; "
-                              "a run's files are written by judge (rerun `judge run --resume` to rewrite it)") from None
+        return validated(model, value, self.path / "summary.json", (key,))
 
     @cached_property
     def records(self) -> dict[str, Record]:

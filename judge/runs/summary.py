@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from judge.controls.health import ControlTally, GateConfig, HealthReport, judge_health
 from judge.judges.registry import model_judges
@@ -112,20 +112,14 @@ def load_summary(path: Path) -> Summary | None:
     """summary.json read back through ``Summary`` (None: the run never finished). A value that does not fit, a
     file edited by hand or written by another version, is the run directory's problem: one line naming the file
     and the field (RunDirError, exit 2), never a traceback."""
-    from judge.problems import describe, field_path
-    from judge.runs.reading import RunDirError, read_json_object
+    from judge.runs.reading import read_json_object, validated
 
     if not (path.exists() or path.is_symlink()):
         return None
     data = read_json_object(path)  # corrupt, too deep, not an object, a device: RunDirError
     if not data:
         return None
-    try:
-        return Summary.model_validate(data)
-    except ValidationError as e:
-        error = e.errors()[0]
-        raise RunDirError(f"{path}: field {field_path(error['loc'])}: {describe(error)}; a run's files are written by judge "
-                          "(rerun `judge run --resume` to rewrite it)") from None
+    return validated(Summary, data, path)
 
 
 def summarize(results: Iterable[RecordResult], manifest: dict, config, spent: Usage | None = None) -> Summary:
