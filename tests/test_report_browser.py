@@ -237,7 +237,10 @@ def test_not_grounded_claims_with_labels_on_the_first_screen(tmp_path):
     rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
     screen = _first_screen(_run(tmp_path, "first-screen", rows) / "report.html")
     _assert_claims_lead(screen, least=8)
-    assert {label for label, *_ in screen["seen"]} == {"contradicted", "unsupported", "partially_supported"}
+    from judge.verdicts import NOT_GROUNDED
+
+    seen = {label for label, *_ in screen["seen"]}  # the Hebrew profile applies: a claim it cannot decide is unsure
+    assert {"contradicted", "unsupported", "partially_supported"} <= seen <= set(NOT_GROUNDED), seen
 
 
 def test_first_answers_claims_with_labels_on_the_first_screen_when_none_is_not_grounded(supported_everywhere):  # noqa: F811
@@ -281,7 +284,8 @@ def test_a_hebrew_answers_sentences_read_in_order_in_a_real_browser(tmp_path):
             "return out;")
         assert len(xs) >= 2, xs
         (t1, x1, y1), (t2, x2, y2) = xs[0], xs[1]
-        assert first.startswith(t1.strip()[:10]) and abs(y1 - y2) < 5, xs
-        assert x1 > x2, xs  # the first sentence to the right of the second: read right to left, in order
+        assert first.startswith(t1.strip()[:10]), xs
+        # read right to left, in order: the first sentence to the right of the second on one line, or on a line above it
+        assert (abs(y1 - y2) < 5 and x1 > x2) or y1 < y2 - 5, xs
     finally:
         driver.quit()
