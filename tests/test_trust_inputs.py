@@ -6,30 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
-import yaml
 
 from judge.starter import EXAMPLE
 from tests.test_boundary import _jsonl, cli, one_line
-
-
-def _config(tmp: Path, data: Path, **extra) -> Path:
-    config = tmp / "run.yaml"
-    config.write_text(yaml.safe_dump({"name": "trust", "dataset": {"path": str(data)}, "decompose": {"method": "sentences"},
-                                      "adjudicate": {"judges": ["deterministic"]}, "cache_dir": str(tmp / "cache"), **extra}), encoding="utf-8")
-    return config
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("trust")
-    data = _jsonl(tmp / "data.jsonl", EXAMPLE)
-    result = cli("run", _config(tmp, data), "--runs-dir", tmp / "runs", "--no-progress")
-    assert result.exit_code == 0, result.output[-2000:]
-    (run,) = (tmp / "runs").iterdir()
-    return run
+from tests.test_io_doors import _config, finished  # noqa: F401 (finished: a module-scoped fixture, one finished run per module)
 
 
 # -- item 11: a device in place of a run's file --------------------------------------------------------------
