@@ -275,11 +275,12 @@ def max_file_bytes() -> int:
 def read_plain(path, what: str = "", limit: int | None = None) -> bytes:
     """The bytes of a plain file (:func:`open_plain`), at most ``limit`` (default :func:`max_file_bytes`): a
     file over it is one InputFileError line, read no further (a 100 GB sparse summary.json never fills memory)."""
+    follows_env = limit is None
     limit = max_file_bytes() if limit is None else limit
     with open_plain(path, what) as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        reason = f"is over {limit / 1e6:,.0f} MB, more than judge ever writes there (the limit follows JUDGE_MAX_RECORD_MB)"
+        reason = f"is over {limit / 1e6:,.0f} MB, more than judge ever writes there" + (" (the limit follows JUDGE_MAX_RECORD_MB)" if follows_env else "")
         raise InputFileError(f"{_shown(_input_line(path, what))}: {reason}", reason)
     return data
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import stat
 import time
 from collections import Counter
 from pathlib import Path
@@ -283,24 +281,16 @@ def refusal(t: JudgeTrust) -> str | None:
 
 
 def _bounded_bytes(path: Path) -> bytes:
-    """The file's bytes, refused (RunDirError, one line) when it is not a plain file of at most MAX_FILE_BYTES."""
-    shown = str(path).replace("\0", "\\0")
-    if "\0" in str(path):
-        raise RunDirError(f"calibration: {shown!r}: a path with a NUL character")
+    """The file's bytes through the reading door (judge.input_files.read_plain: a plain file, at most
+    MAX_FILE_BYTES), a link refused as before; any refusal one RunDirError line."""
+    from judge.input_files import InputFileError, read_plain
+
+    if path.is_symlink():
+        raise RunDirError(f"{path}: cannot read the calibration file: it is a link (judge calibrate writes a plain file)")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as e:
-        raise RunDirError(f"{path}: cannot read the calibration file: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise RunDirError(f"{path}: the calibration file is not a plain file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise RunDirError(f"{path}: the calibration file is {st.st_size} bytes, more than {MAX_FILE_BYTES}: not one judge calibrate wrote")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(fd)
+        return read_plain(path, "calibration file", limit=MAX_FILE_BYTES)
+    except InputFileError as e:
+        raise RunDirError(str(e)) from None
 
 
 def read_calibration(path: str | Path) -> Calibration | None:
