@@ -73,7 +73,8 @@ def spans_of(candidate: Candidate) -> list[Span]:
 
 def evidence_of(claim: ClaimToJudge, question: str | None, sources: tuple[str, ...], language: str | None) -> Evidence:
     """The claim's Evidence read with the record's question, sources and language: built on first use and kept
-    on the claim, so triage, the no-model judge and the controls read one value (never a second reading)."""
+    on the claim, so triage and the no-model judge read one value (never a second reading; the controls still read
+    their own, on their one base span: judge.controls.make)."""
     from judge.stages.evidence import read_evidence
 
     key = ("evidence", question, sources, language)

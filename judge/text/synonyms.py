@@ -1,8 +1,9 @@
 """Words that say the same thing: the forms of an irregular English verb (:data:`IRREGULAR_VERBS`: "wrote" and
-"written" are forms of "write", which a stemmer cannot see), and synonyms in one table: the supported controls reword by it (judge/controls/reword.py)
-and the alignment pairs its words as one (:func:`judge.text.tokens.synonym_group`, read by ``word_forms``),
-so a claim reworded the way a control is, or a paraphrase that swaps a common verb for its synonym ("Bees make
-honey." of "Honey bees produce honey."), aligns whole.
+"written" are forms of "write", which a stemmer cannot see), and synonyms in one table: the supported controls
+reword by it (judge/controls/reword.py) and the alignment pairs its words as one
+(:func:`judge.text.tokens.synonym_group`, read by ``word_forms``), so a claim reworded the way a control is, or
+a paraphrase that swaps a common verb for its synonym ("Bees make honey." of "Honey bees produce honey."),
+aligns whole.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ SYNONYMS: dict[str, dict[str, str]] = {
 # plain synonyms.
 ALSO_SAME: tuple[tuple[str, str], ...] = (
     ("make", "produce"), ("build", "construct"), ("show", "display"), ("use", "employ"), ("end", "finish"),
-    ("get", "obtain"), ("buy", "purchase"), ("help", "assist"), ("begin", "start"),
+    ("get", "obtain"),  # buy/purchase, help/assist, begin/start: SYNONYMS holds them already
 )
 
 
