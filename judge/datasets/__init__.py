@@ -10,7 +10,6 @@ through :mod:`judge.runs.inputs` and never hold a whole dataset.
 from __future__ import annotations
 
 import hashlib
-import json
 from array import array
 from pathlib import Path
 from types import ModuleType

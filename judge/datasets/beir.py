@@ -22,7 +22,6 @@ number in [0, 1]): an unknown value would otherwise become a stratum of its own.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field

@@ -7,14 +7,7 @@ from typing import Any, Iterator
 
 from pydantic import Field, ValidationError
 
-from judge.datasets.base import (
-    Loaded,
-    SpanRef,
-    add_validation,
-    iter_json_items,
-    record_id_of,
-    usable,
-)
+from judge.datasets.base import SpanRef, add_validation, iter_json_items, record_id_of, usable
 from judge.models import Claim, HumanRating, Items, Record, Source, StrictModel
 from judge.problems import Problem
 
@@ -87,13 +80,6 @@ def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, lis
         ]
         yield record, spans, i
 
-
-def load(path: Path) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    for record, spans, _ in iter_load(path, out.problems):
-        out.items.append(record)
-        out.spans.extend(spans)
-    return out
 
 
 def sniff(head: Any) -> bool:

@@ -66,9 +66,6 @@ class InputIndex:
         for (record_id,) in self.db.execute("SELECT id FROM records ORDER BY ord"):
             yield record_id
 
-    def record_count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
-
     def has_bodies(self) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'bodies'").fetchone() is not None
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Iterator, Union
 
 from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
-from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
+from judge.datasets.base import SpanRef, add_validation, iter_jsonl, usable
 from judge.models import Answer, GoldClaim, Items, Record, Source, StrictModel, given_once
 from judge.problems import Problem
 
@@ -165,13 +165,6 @@ def iter_load(path: Path, problems: list[Problem], answer_model: str = DEFAULT_A
         if record is not None:
             yield record, refs, offset
 
-
-def load(path: Path, answer_model: str = DEFAULT_ANSWER_MODEL) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    for record, refs, _ in iter_load(path, out.problems, answer_model):
-        out.items.append(record)
-        out.spans.extend(refs)
-    return out
 
 
 def sniff(head: Any) -> bool:

@@ -15,7 +15,6 @@ Sources:
 
 from __future__ import annotations
 
-import json
 from array import array
 from pathlib import Path
 

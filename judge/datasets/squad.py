@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.datasets.base import Loaded, SpanRef, add_validation, iter_json_items, usable
+from judge.datasets.base import SpanRef, add_validation, iter_json_items, usable
 from judge.models import Attribution, Claim, Items, Record, Source
 from judge.problems import Problem
 
@@ -78,13 +78,6 @@ def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, lis
     if not seen and not any(p.file == file for p in problems):
         problems.append(Problem(file=file, field="data", message="expected {\"data\": [articles]}, found no articles"))
 
-
-def load(path: Path) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    for record, spans, _ in iter_load(path, out.problems):
-        out.items.append(record)
-        out.spans.extend(spans)
-    return out
 
 
 def _to_record(qa: SquadQA, context: str, doc_id: str, title: str, qa_path: tuple, spans: list[SpanRef]) -> Record:

@@ -13,7 +13,7 @@ from typing import Any, Iterator, Literal
 
 from pydantic import ValidationError
 
-from judge.datasets.base import Loaded, SpanRef, add_validation, iter_jsonl, usable
+from judge.datasets.base import SpanRef, add_validation, iter_jsonl, usable
 from judge.models import Attribution, Claim, Items, Record, Source, StrictModel
 from judge.problems import Problem
 from judge.verdicts import PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
@@ -36,13 +36,6 @@ class WiceLine(StrictModel):
     evidence: Items[str]
     meta: WiceMeta
 
-
-def load(path: Path) -> Loaded:
-    out = Loaded(path=str(path), format=FORMAT)
-    for record, spans, _ in iter_load(path, out.problems):
-        out.items.append(record)
-        out.spans.extend(spans)
-    return out
 
 
 def iter_load(path: Path, problems: list[Problem]) -> Iterator[tuple[Record, list[SpanRef], int]]:
