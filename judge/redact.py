@@ -1,26 +1,8 @@
 """Secrets out of every text judge writes, prints, caches or sends: the one place that decides what a secret
-is, and what it looks like when it comes back.
-
-A secret is a string the configuration makes one, and nothing else: the value of each environment variable a
-model config names in ``api_key_env`` (or the provider's own variable litellm reads when a hosted model names
-none), and the credentials written into an ``api_base`` (its ``user:password@`` and the values of query
-parameters such as ``api-key=``, ``key=``, ``token=``). A variable whose *name* looks secret
-(``DJANGO_SECRET_KEY=development``) is not one: its value is an ordinary word, and masking it rewrote data.
-
-Providers echo the request's key in their errors ("Incorrect API key provided: sk-...") and sometimes in their
-answers, whole or in part (the first 16 and last 4 characters), encoded or reversed. ``redact_secrets`` masks,
-in any text, every substring of ``MIN_SECRET`` (8) or more characters of a secret, of its reversed form, of
-its hex form (either case, plain or colon-separated), of its percent-encoded form (either case) and of its
-base64 forms (standard and URL-safe, at each of the three byte alignments, so the encoding of any fragment is
-found); a fragment cut by line breaks (base64 wrapped every 64 or 76 characters, as PEM and MIME wrap) or by
-percent escapes of only some of its characters is found in a view of the text with those undone. ``redact``
-adds the shape rules for error texts: any string shaped like a key of a known provider, a Bearer token, the
-credentials of a URL.
-
-Where masking applies: what could echo a key (a model's answer and error, before it is cached or used; error
-texts; the run's config, manifest, summary, calls and log; the terminal; a prompt before it is sent). Never
-to data the user gave (sources, questions, answers, ids): they are written as they were read, so every span
-keeps ``source[start:end] == excerpt``.
+is (a value the configuration makes one: an ``api_key_env`` variable's, an ``api_base``'s credentials; never a
+value merely because its variable's name looks secret) and what it looks like when it comes back (providers
+echo keys whole, in part, encoded or reversed). Data the user gave is never masked, so every span keeps
+``source[start:end] == excerpt``.
 """
 
 from __future__ import annotations
@@ -68,8 +50,7 @@ def watch_value(value: str | None) -> None:
 
 
 def _authority(url: str) -> tuple[str, str, str]:
-    """``url`` cut into (scheme and ``://``, authority, the rest): the authority is where ``user:password@``
-    stands, with or without a scheme."""
+    """``url`` cut into (scheme and ``://``, authority, the rest), with or without a scheme."""
     head, sep, rest = url.partition("://") if "://" in url else ("", "", url)
     cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
     return head + sep, rest[:cut], rest[cut:]
@@ -82,9 +63,7 @@ def _is_credential(name: str) -> bool:
 
 
 def url_credentials(url: str | None) -> list[str]:
-    """The credentials written into a URL: its userinfo (user:password, or a token as user name), each of its
-    two parts, and the values of credential query parameters; each as written and percent-decoded (as a
-    server reads it)."""
+    """A URL's userinfo, its two parts and its credential parameters' values, as written and percent-decoded."""
     from urllib.parse import unquote
 
     if not url:
@@ -105,9 +84,8 @@ def watch_url(url: str | None) -> None:
 
 
 def scrub_url(url: str | None) -> str | None:
-    """``url`` as it may be written to a file: ``user:password@`` replaced by ``redacted@`` and the value of
-    every credential query parameter by ``redacted``; scheme, host, port, path and other parameters kept (it
-    is still a URL, and still says which server was called)."""
+    """``url`` with its userinfo and credential parameters' values replaced by ``redacted``: still a URL,
+    still naming the server called."""
     if not url:
         return url
     head, authority, rest = _authority(url)
@@ -124,10 +102,8 @@ def secrets() -> list[str]:
 
 
 def forms(value: str) -> list[str]:
-    """The forms a key can come back in: itself, reversed, hex (both cases, plain and colon-separated),
-    percent-encoded (every character but letters, digits and ``-._~``, with upper- or lower-case hex), base64
-    and URL-safe base64 at each byte alignment (padding dropped). Any fragment of 8+ characters of one of
-    these is masked."""
+    """The forms a key can come back in (any 8+ character fragment of one is masked): base64 at each byte
+    alignment, so the encoding of any fragment is found."""
     import base64
 
     raw = value.encode("utf-8", "surrogatepass")
@@ -167,17 +143,20 @@ def _index() -> _Index | None:
 
 
 def _scan(index: _Index, text: str) -> list[tuple[int, int]]:
-    grams, n, spans = index.grams, MIN_SECRET, []
-    for m in index.runs.finditer(text):
-        token, base = m.group(), m.start()
-        for i in range(len(token) - n + 1):
-            if token[i : i + n] in grams:
-                start, end = base + i, base + i + n
-                if spans and start <= spans[-1][1]:
-                    spans[-1] = (spans[-1][0], max(spans[-1][1], end))
-                else:
-                    spans.append((start, end))
-    return spans
+    grams, n = index.grams, MIN_SECRET
+    return _merged([(m.start() + i, m.start() + i + n) for m in index.runs.finditer(text)
+                    for i in range(len(m.group()) - n + 1) if m.group()[i : i + n] in grams])
+
+
+def _merged(spans) -> list[tuple[int, int]]:
+    """Sorted spans with the overlapping and touching ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 # What can cut a form in two without changing it: a line break (base64 wrapped every 64 or 76 characters, as
@@ -188,8 +167,7 @@ _CUTS = re.compile(r"\r\n|\r|\n|\\r\\n|\\n|\\r|[\u200b-\u200d\u2060\ufeff]|(?<=\
 
 
 def _undone_spans(index: _Index, text: str) -> list[tuple[int, int]]:
-    """The fragments found in a view of ``text`` with the cuts (_CUTS) removed and its escapes decoded, as
-    spans of ``text`` itself (a span covers the cuts and escapes inside it)."""
+    """The fragments found in ``text`` with its cuts (_CUTS) removed and escapes decoded, as spans of ``text``."""
     pieces: list[str] = []
     marks: list[tuple[int, int, int]] = []  # (view start, text start, text length of one view character or 0)
     at = view = 0
@@ -220,27 +198,16 @@ def _undone_spans(index: _Index, text: str) -> list[tuple[int, int]]:
 
 
 def secret_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds 8+ characters of a secret in any of its forms (also across line breaks and
-    percent escapes): merged, sorted [start, end) spans."""
+    """Where ``text`` holds 8+ characters of a secret in any of its forms: merged, sorted [start, end) spans."""
     index = _index()
     if index is None or not text or index.runs is None:
         return []
     spans = _scan(index, text)
-    if _CUTS.search(text):
-        spans = sorted(spans + _undone_spans(index, text))
-        merged: list[tuple[int, int]] = []
-        for start, end in spans:
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        spans = merged
-    return spans
+    return _merged(sorted(spans + _undone_spans(index, text))) if _CUTS.search(text) else spans
 
 
 def redact_secrets(text: str) -> str:
-    """``text`` with every fragment (8+ characters) of a configured key, in any of its forms, masked; text
-    holding none is returned as it is (the same object), so data and its offsets are untouched."""
+    """``text`` with every secret fragment masked; text holding none is the same object, offsets untouched."""
     spans = secret_spans(text) if isinstance(text, str) else []
     if not spans:
         return text
@@ -257,11 +224,8 @@ _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def redact_json_text(text: str) -> str:
-    """JSON (or JSON lines) text with every secret fragment masked inside its string values, never in its
-    numbers or its structure: a key's run of digits also matches 0.3611111111, and masking there would leave a
-    file no reader can parse. A string holding a fragment, as written or once its escapes are decoded (a
-    ``\\x`` or ``\\u`` escape hides a fragment from the text as written), is decoded, masked and encoded
-    again (so an escape is never cut in two). Text holding none is returned as it is."""
+    """JSON (lines) masked in its string values only (a key's digits also match 0.3611111111: masking a number
+    leaves a file no reader parses); a string is decoded, masked and encoded again, so no escape is cut."""
     if not isinstance(text, str) or _index() is None:
         return text
     spans = secret_spans(text)
@@ -310,9 +274,8 @@ def _as_it_is(text: str) -> str:
 
 
 def masker(name: str, data: bool = False):
-    """How a file named ``name`` is masked as it is written: ``data`` (sources, answers, ids the user gave, and
-    what was made of them) not at all; JSON and YAML in their string values only (a masked number is a
-    corrupt file); any other text wherever a fragment of a secret stands."""
+    """How a file named ``name`` is masked as it is written: ``data`` (what the user gave) not at all; JSON and
+    YAML in their strings only (a masked number is a corrupt file); other text wherever a fragment stands."""
     if data:
         return _as_it_is
     if name.endswith((".json", ".jsonl")):
@@ -332,8 +295,7 @@ def redact_value(value):
 
 
 def redact_messages(messages: list[dict]) -> list[dict]:
-    """Prompt messages with every secret fragment masked in their text (a key is never sent to a provider in
-    a prompt: not the judge's own, not another provider's echoed by an earlier stage). The same list when
+    """Prompt messages with every secret fragment masked (no key is ever sent in a prompt); the same list when
     none holds one."""
     if _index() is None:
         return messages
