@@ -4,8 +4,9 @@
         [--cache /work/data-extra/cache] [--write judge/data/no_model_judge.json]
 
 The sets: :mod:`grounding_sets` (Hebrew answers, WiCE, FaithBench, DialSummEval, HaluEval QA, HeQ, FaQuAD)
-and :mod:`more_sets` (BEGIN, FaithDial audit, QAGS CNN/DM, QAGS XSum). Each claim's features come from
-:func:`judge.judges.features.claim_features` (cached by :mod:`no_model_data`).
+and :mod:`more_sets` (BEGIN, FaithDial audit, QAGS CNN/DM, QAGS XSum). Each claim's Evidence comes from
+:func:`judge.stages.evidence.read_evidence` (cached by :mod:`no_model_data`), and its labels from the judge's
+own decision path, :func:`judge.judges.deterministic.no_model_label` (see :func:`regimes`): no copy of it here.
 
 The model: a logistic regression of "supported" on the features (L2, each training set weighing the same,
 its supported and other claims balanced), and four numbers fitted on the training sets' own measures
@@ -21,7 +22,7 @@ its supported and other claims balanced), and four numbers fitted on the trainin
 Free verdicts (settled before any judge): triage's verbatim rule, kept only where p >= ``free_from``, the
 lowest value whose free precision is >= 0.99 on every training set.
 
-Beside it, the baselines of :mod:`calibrate_deterministic` (content-word overlap of the whole source, BM25)
+Beside it, the baselines of :mod:`measures` (content-word overlap of the whole source, BM25)
 with two thresholds fitted on the same training sets. The table: per held-out set, answer-level balanced
 accuracy of each, with a paired bootstrap interval (answers resampled) of the judge minus each baseline.
 """
@@ -41,13 +42,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import gbt  # noqa: E402
-import calibrate_deterministic as rule_fit  # noqa: E402
-from calibrate_deterministic import LABEL_INDEX, Scored, balanced, baseline_predict, fit_baseline  # noqa: E402
+from measures import LABEL_INDEX, Scored, balanced, baseline_predict, fit_baseline  # noqa: E402
 from no_model_data import load_rows  # noqa: E402
 
-from judge.judges.deterministic import never_supported  # noqa: E402
-from judge.stages.evidence import FEATURES  # noqa: E402
-from judge.stages.support import DeterministicParams, SupportFeatures, decide, load_params  # noqa: E402
+from judge.judges.deterministic import load_weights, no_model_label  # noqa: E402
+from judge.stages.evidence import FEATURES, Evidence  # noqa: E402
+from judge.verdicts import UNSURE as UNSURE_LABEL  # noqa: E402
 
 S, P, U, C = (LABEL_INDEX[x] for x in ("supported", "partially_supported", "unsupported", "contradicted"))
 UNSURE = len(LABEL_INDEX)  # counts as no gold label: wrong on claim measures, not supported on answers
@@ -73,7 +73,7 @@ GENRE = {"hebrew answers": "QA", "HeQ": "QA", "FaQuAD": "QA", "HaluEval QA": "QA
 class Set(Scored):
     """A set's rows with their feature matrix, gold and answers (the measures are calibrate's)."""
 
-    def __init__(self, name: str, rows: list[dict], rule: np.ndarray | None = None):
+    def __init__(self, name: str, rows: list[dict]):
         super().__init__(name, [SimpleNamespace(**r) for r in rows])
         self.rows = rows
         self.x = np.array([r["x"] for r in rows], dtype=float)
@@ -82,20 +82,24 @@ class Set(Scored):
         self.correct = self.gold == S
         self.hebrew = np.array([r["language"] == "he" for r in rows])
         self.answer_level = np.array([r["answer_level"] for r in rows])
-        for i in self.items:  # what calibrate_deterministic's rule fit reads
-            i.features, i.collapse_contradicted = SupportFeatures(**i.support), i.collapse
-        self.veto = np.array([never_supported(i.features) is not None for i in self.items])
-        self.conflict = np.array([i.features.conflicts > 0 for i in self.items])
-        self.rule = self.rule_labels(load_params()) if rule is None else rule
-
-    def rule_labels(self, params) -> np.ndarray:
-        """The calibrated rule's label of each claim (its language's profile): the judge's contradictions
-        and the kind of its other failures (deterministic_verdict reads the same decide)."""
-        return np.array([LABEL_INDEX[decide(i.features, params.for_language(i.language))[0]] for i in self.items])
+        self.regimes = np.array([regimes(Evidence(**r["support"]), r["language"]) for r in rows]).reshape(len(rows), 3)
 
     def subset(self, keep: np.ndarray) -> Set:
         """The rows where ``keep`` holds (the Hebrew answers' folds)."""
-        return Set(self.name, [self.rows[k] for k in np.flatnonzero(keep)], self.rule[keep])
+        return Set(self.name, [self.rows[k] for k in np.flatnonzero(keep)])
+
+
+def _index(label: str) -> int:
+    return UNSURE if label == UNSURE_LABEL else LABEL_INDEX[label]
+
+
+def regimes(e: Evidence, language: str | None) -> tuple[int, int, int]:
+    """The judge's label of a claim in each of the three regimes of its fitted score: at or above
+    ``supported_from``, in the unsure band, below it. :func:`no_model_label` reads the score only against those
+    two thresholds, so these three calls are the judge's own decision path at every threshold the fit tries."""
+    shipped = load_weights().profile("he" if language == "he" else None)
+    band = shipped.model_copy(update={"supported_from": 0.6, "unsure_from": 0.4})
+    return tuple(_index(no_model_label(p, e, band)[0]) for p in (0.6, 0.5, 0.0))
 
 
 # -- the model -----------------------------------------------------------------------------------------------
@@ -159,24 +163,17 @@ def prob(model: dict, x: np.ndarray) -> np.ndarray:
 
 def predict(s: Set, p: np.ndarray, t: dict) -> np.ndarray:
     """The judge's labels (UNSURE included) for probabilities ``p`` under thresholds ``t`` (by language:
-    ``he`` for Hebrew claims, ``default`` for the rest), as :func:`judge.judges.deterministic.deterministic_verdict`
-    gives them: a correction or retraction in the source contradicted; supported above the line unless the
-    checks find another contradiction (then unsure: the two disagree), a contradiction the checks find below it, unsure in the band, then the calibrated rule's other
-    labels (its "supported" is partially supported here); a claim :func:`never_supported` vetoes takes the
-    rule's other label."""
+    ``he`` for Hebrew claims, ``default`` for the rest): each claim's label in the regime its score falls in
+    (:func:`regimes`, the judge's own function); a set that does not tell contradicted from unsupported reads
+    the one as the other."""
     sup = np.where(s.hebrew, t["he"]["supported_from"], t["default"]["supported_from"])
     unsure = np.where(s.hebrew, t["he"]["unsure_from"], t["default"]["unsure_from"])
-    other = np.where(s.rule == S, P, s.rule)
-    pred = np.select([(s.rule == C) & s.conflict, (p >= sup) & (s.rule == C), (p >= sup) & s.veto, p >= sup, s.rule == C, p >= unsure],
-                     [C, UNSURE, other, S, C, UNSURE], default=other)
-    rule_mode = np.where(s.hebrew, t["he"].get("mode") == "rule", t["default"].get("mode") == "rule")
-    pred = np.where(rule_mode, s.rule, pred)
+    pred = np.select([p >= sup, p >= unsure], [s.regimes[:, 0], s.regimes[:, 1]], default=s.regimes[:, 2])
     return np.where(s.collapse & (pred == C), U, pred)
 
 
 def fit_profile(sets: list[Set], probs: list[np.ndarray], base: dict | None = None) -> dict:
-    """One language's supported_from on the mean training measure (or the calibrated rule alone, where it
-    measures better on the training sets: ``mode: rule``), then its unsure band: the widest below
+    """One language's supported_from on the mean training measure, then its unsure band: the widest below
     that costs no training set more than UNSURE_COST of its measure (an unsure claim counts as not verified:
     on answers, as flagged; on claim labels, as wrong) and holds at most UNSURE_SHARE of its claims."""
     def scores(t: dict) -> list[float]:
@@ -184,10 +181,8 @@ def fit_profile(sets: list[Set], probs: list[np.ndarray], base: dict | None = No
         return [s.score(predict(s, p, both)) for s, p in zip(sets, probs)]
 
     a = max(GRID, key=lambda v: (round(float(np.mean(scores({"supported_from": v, "unsure_from": v}))), 4), -abs(v - 0.5)))
-    t = {"supported_from": float(a), "unsure_from": float(a), "mode": "learned"}
+    t = {"supported_from": float(a), "unsure_from": float(a)}
     full = scores(t)
-    if np.mean(scores({**t, "mode": "rule"})) > np.mean(full):  # the calibrated rule alone does better here
-        return {**t, "mode": "rule"}
     for lo in sorted((g for g in GRID if g < a), reverse=True):
         trial = {**t, "unsure_from": float(lo)}
         share = max(float(((p >= lo) & (p < a)).mean()) for p in probs)
@@ -200,9 +195,12 @@ def fit_profile(sets: list[Set], probs: list[np.ndarray], base: dict | None = No
 def fit_thresholds(sets: list[Set], probs: list[np.ndarray]) -> dict:
     """The default profile on every training set, the Hebrew one on the Hebrew ones (the default where
     there are none); then free_from."""
+    fixed = load_weights().thresholds  # the fault rule's two numbers are fixed per language, carried over
     t = {"default": fit_profile(sets, probs)}
     he = [(s, p) for s, p in zip(sets, probs) if s.hebrew.all()]
     t["he"] = fit_profile([s for s, _ in he], [p for _, p in he]) if he else dict(t["default"])
+    for lang in ("default", "he"):
+        t[lang] |= getattr(fixed, lang).model_dump(include={"unsupported_below", "question_min_coverage"})
     t["free_from"] = fit_free(sets, probs)
     return t
 
@@ -259,22 +257,9 @@ def free_figures(s: Set, p: np.ndarray, t: dict) -> dict:
             "precision": prec(kept), "settled": int(kept.sum()), "judged": int((kept & judged).sum())}
 
 
-def rule_params(train: list[Set], hebrew: bool) -> DeterministicParams:
-    """The calibrated rule refitted on the training sets as bench/calibrate_deterministic.py --write does
-    (``default`` on all of them, ``he`` on the Hebrew ones), so that held-out sub-labels never see their
-    set; only the profile the held-out set reads is refitted."""
-    he = [s for s in train if s.hebrew.all()]
-    profile = rule_fit.fit(he) if hebrew and he else rule_fit.fit(train)
-    return DeterministicParams(profiles={"default": profile, "he": profile})
-
-
 def held_out(held: Set, train: list[Set]) -> tuple[np.ndarray, np.ndarray, dict]:
-    """The judge fitted on ``train``, on ``held``: its labels, probabilities and thresholds. On a set measured
-    on claim labels, or judged by the rule alone (``mode: rule``), the rule is refitted without it too."""
+    """The judge fitted on ``train``, on ``held``: its labels, probabilities and thresholds."""
     model = fit(train)
-    lang = "he" if held.hebrew.all() else "default"
-    if held.measure != "balanced" or model["thresholds"][lang].get("mode") == "rule":
-        held = Set(held.name, held.rows, held.rule_labels(rule_params(train, bool(held.hebrew.all()))))
     p = prob(model, held.x)
     return predict(held, p, model["thresholds"]), p, model["thresholds"]
 

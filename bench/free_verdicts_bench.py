@@ -57,7 +57,8 @@ from judge.pipeline import candidates  # noqa: E402
 from judge.config import SearchSection  # noqa: E402
 from judge.search import Index  # noqa: E402
 from judge.stages.checks import check_claim  # noqa: E402
-from judge.stages.support import decide, load_params, support_features  # noqa: E402
+from judge.judges.deterministic import DeterministicThresholds, fitted_score, load_weights, no_model_label  # noqa: E402
+from judge.stages.evidence import read_evidence  # noqa: E402
 from judge.text import split_sentences  # noqa: E402
 
 SEARCH = SearchSection()
@@ -256,8 +257,8 @@ def judge_item(item: Item) -> tuple[bool, str, str, bool]:
     indexes = [_index(d, t) for d, t in item.sources.items()]
     found = candidates(indexes, item.claim, SEARCH)
     checks = check_claim(item.claim, found, dict(item.sources))
-    features = support_features(item.claim, found, checks, item.question, tuple(item.sources.values()))  # as a run reads it
-    label, why = decide(features, load_params().for_language(item.language))
+    features = read_evidence(item.claim, found, checks, item.question, tuple(item.sources.values()), item.language)  # as a run reads it
+    label, why = no_model_label(fitted_score(load_weights(), features), features, DeterministicThresholds().profile(item.language), checks)
     alarm = bool(checks.conflicts or checks.numbers_mismatched)
     if checks.conflicts:
         detail = f"{checks.conflicts[0].kind}: {checks.conflicts[0].detail} [{checks.conflicts[0].excerpt[:300]}]"

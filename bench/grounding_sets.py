@@ -1,5 +1,5 @@
 """The labelled sets the deterministic judge is calibrated and held out on, each claim searched, checked and
-reduced to the rule's features as a run does, with the two baselines' scores beside them.
+reduced to the claim's Evidence as a run reads it, with the two baselines' scores beside them.
 
 Sets (``--data``: the shared data folder; ``--halueval``: a folder with HaluEval's ``qa_one-turn_data.json``):
 
@@ -34,7 +34,7 @@ from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.stages.claims import answer_part
 from judge.stages.decompose import sentence_claims
-from judge.stages.support import SupportFeatures, free_supported, support_features
+from judge.stages.evidence import Evidence, read_evidence
 from judge.text import content_words, normalize, split_sentences, word_forms
 
 SHORT_ANSWER_WORDS = 6
@@ -51,7 +51,7 @@ class Item:
     question: str = ""
     answer_level: bool = False
     collapse_contradicted: bool = False  # the set's "not supported" holds contradictions too
-    features: SupportFeatures | None = None
+    features: Evidence | None = None
     triage: bool = False
     overlap: float = 0.0  # share of the claim's content words some source writes (the bag-of-words baseline)
     bm25: float = 0.0  # best sentence's BM25 score over the most the claim's terms could score
@@ -117,10 +117,10 @@ def featurize(item: Item, search: SearchSection) -> Item:
 
 
 def refeaturize(item: Item) -> Item:
-    """The rule's features from the item's searched candidates and checks (the slow part, kept: a cached set
-    is re-read with the rule's current features)."""
-    item.features = support_features(item.text, item.found, item.checks, item.question, tuple(item.sources.values()))
-    item.triage = free_supported(item.features)
+    """The claim's Evidence from the item's searched candidates and checks (the slow part, kept: a cached set
+    is re-read with the current reading)."""
+    item.features = read_evidence(item.text, item.found, item.checks, item.question, tuple(item.sources.values()), item.language)
+    item.triage = item.features.settles_free()
     own = answer_part(item.text, item.question) or item.text  # the baselines read the answer's words, not the question's
     item.overlap = round(overlap(own, item.sources), 6)
     item.bm25 = round(bm25(own, item.sources), 6)

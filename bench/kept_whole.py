@@ -24,20 +24,18 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from no_model_data import load_rows  # noqa: E402
 
-from judge.judges.deterministic import DeterministicThresholds, load_weights, no_model_label, probability  # noqa: E402
-from judge.stages.evidence import FEATURES  # noqa: E402
-from judge.stages.support import SupportFeatures, decide  # noqa: E402
+from judge.judges.deterministic import DeterministicThresholds, fitted_score, load_weights, no_model_label  # noqa: E402
+from judge.stages.evidence import Evidence  # noqa: E402
 
 FOUR = ("supported", "partially_supported", "unsupported", "contradicted")
 
 
 def labels(row: dict, keep: bool) -> str:
-    x = dict(zip(FEATURES, row["x"]))
-    f = SupportFeatures(**row["support"])
-    weights = load_weights()
-    rule, why = decide(f, DeterministicThresholds().for_language(row["language"]))
-    p = probability(weights, x) if not x["no_candidate"] else 0.0  # the fitted score reads the vector as it is
-    return no_model_label(p, f, x if keep else {**x, "align_order": 0.0}, rule, why, weights.profile(row["language"]))[0]
+    e = Evidence(**row["support"])
+    p = fitted_score(load_weights(), e)  # the fitted score reads the vector as it is
+    if not keep:  # the rule unable to fire: the claim read as out of its span's order
+        e = e.model_copy(update={"alignment": {**e.alignment, "order": 0.0}})
+    return no_model_label(p, e, DeterministicThresholds().profile(row["language"]))[0]
 
 
 def measure(rows: list[dict], predicted: list[str]) -> float:

@@ -2,7 +2,7 @@
 as JSON on disk (never pickle) so that fitting reruns in seconds.
 
 A row is what the fit and its held-out figures need of one claim: its set, answer, gold label, the features
-(:func:`judge.judges.features.claim_features`, the one featuriser), the support features the rule's labels
+(:meth:`judge.stages.evidence.Evidence.features`, the one featuriser), the Evidence the judge's labels
 are read from, whether triage settles it for free, and the two baselines' scores.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from grounding_sets import Item, bm25, makers, overlap
 
 from judge.judges.base import ClaimToJudge, offer
-from judge.stages.evidence import FEATURES, claim_features
+from judge.stages.evidence import FEATURES, read_evidence
 from judge.judges.triage import verbatim_refusal
 from judge.pipeline import candidates
 from judge.config import SearchSection
@@ -27,7 +27,7 @@ from judge.stages.claims import answer_part
 SEARCH = SearchSection(k=5)
 # Bumped when what a row holds changes (the search, the checks or the featuriser): a cache of another
 # version is recomputed, never half-read.
-VERSION = "1:" + hashlib.sha256(",".join(FEATURES).encode()).hexdigest()[:12]
+VERSION = "2:" + hashlib.sha256(",".join(FEATURES).encode()).hexdigest()[:12]
 
 
 def row(item: Item) -> dict:
@@ -35,14 +35,15 @@ def row(item: Item) -> dict:
     indexes = [Index(t, d) for d, t in item.sources.items()]
     found = candidates(indexes, item.text, SEARCH)
     checks = check_claim(item.text, found, dict(item.sources))
-    vec, support = claim_features(item.text, found, checks, item.question or None, tuple(item.sources.values()), item.language)
+    evidence = read_evidence(item.text, found, checks, item.question or None, tuple(item.sources.values()), item.language)
+    vec = evidence.features()
     offered = ClaimToJudge("1", item.text, offer(found, "1"), checks)
     texts = dict(item.sources) | ({None: next(iter(item.sources.values()))} if len(item.sources) == 1 else {})
     own = answer_part(item.text, item.question) or item.text  # the baselines read the answer's words, not the question's
     return {
         "group": item.group, "text": item.text, "label": item.label, "language": item.language,
         "collapse": item.collapse_contradicted, "answer_level": item.answer_level,
-        "x": [round(vec[n], 6) for n in FEATURES], "support": support.model_dump(),
+        "x": [round(vec[n], 6) for n in FEATURES], "support": evidence.model_dump(),
         "free": bool(found) and verbatim_refusal(offered, texts) is None,
         "overlap": round(overlap(own, item.sources), 6), "bm25": round(bm25(own, item.sources), 6),
     }

@@ -2,7 +2,7 @@
 under test, and how wide is it against the labels alone? (issues 38, 47, 49)
 
 For each set of grounding_sets.py (its gold labels are the truth) and each judge: the deterministic judge (the
-calibrated rule on the set's features, as a run computes it) and three simulated judges, played from the gold
+no-model judge on the set's Evidence, as a run computes it) and three simulated judges, played from the gold
 labels with a seeded coin (what the scripted test server would answer): a good judge (right 90% of the
 time, else a random other label), a lenient one (calls half of the not-supported claims supported) and a
 noisy one (right 60% of the time). The units are split among three simulated models under test (seeded;
@@ -42,7 +42,7 @@ from judge.labels.sample import cell_key, draw  # noqa: E402
 from judge.metrics.ppi import Stratum  # noqa: E402
 from judge.config import SearchSection  # noqa: E402
 from judge.scoring.corrected import MIN_LABELS, estimate, value  # noqa: E402
-from judge.stages.support import decide, load_params  # noqa: E402
+from judge.judges.deterministic import DeterministicThresholds, fitted_score, load_weights, no_model_label  # noqa: E402
 from judge.verdicts import LABELS, SUPPORTED, answer_label  # noqa: E402
 
 JUDGES = ("deterministic", "good", "lenient", "noisy")
@@ -61,8 +61,8 @@ def simulated(name: str, gold: str, rng: random.Random) -> str:
 
 def verdicts(items: list, judge: str, seed: int) -> list[str]:
     if judge == "deterministic":
-        params = load_params()
-        return [i.seen_as(decide(i.features, params.for_language(i.language))[0]) for i in items]
+        w, t = load_weights(), DeterministicThresholds()
+        return [i.seen_as(no_model_label(fitted_score(w, i.features), i.features, t.profile(i.language))[0]) for i in items]
     rng = random.Random(f"{seed}:{judge}")
     return [i.seen_as(simulated(judge, i.label, rng)) for i in items]
 

@@ -128,14 +128,15 @@ def test_the_checks_read_one_span_and_no_other_candidate_rescues_a_number():
     assert checks.numbers_missing == ["1890"] and [(m.claim, m.candidate) for m in checks.numbers_mismatched] == [("1890", "1895")]
 
 
-def test_support_features_give_the_fitted_judge_one_stable_dict():
+def test_evidence_gives_the_fitted_judge_one_stable_dict():
     from judge.search import Index
-    from judge.stages.support import BEYOND_SPAN, support_features
+    from judge.stages.evidence import FEATURES as NAMED, read_evidence
 
     source = "The team won five golds at the championships in Doha. The coach was pleased."
     claim = "The team won 5 golds at the championships in Doha."
     found = Index(source, "d").search(claim, 5)
-    f = support_features(claim, found, check_claim(claim, found, {"d": source}), "", (source,))
-    values = f.features()
-    assert tuple(values) == FEATURES + BEYOND_SPAN and all(isinstance(v, float) for v in values.values())
-    assert values["aligned_share"] == 1.0 and values["absent_key"] == 0.0
+    e = read_evidence(claim, found, check_claim(claim, found, {"d": source}), "", (source,))
+    values = e.features()
+    assert tuple(values) == NAMED and NAMED[: len(FEATURES)] == tuple(f"align_{n}" for n in FEATURES)
+    assert all(isinstance(v, float) for v in values.values())
+    assert values["align_aligned_share"] == 1.0 and values["absent_key"] == 0.0 and e.features() is values  # built once

@@ -16,7 +16,8 @@ from judge.stages.names import name_present, names_in, related_names, same_name
 from judge.stages.numbers import mentions
 from judge.stages.slots import aligned_mismatches
 from judge.stages.conflicts import correction_cue, find_conflicts
-from judge.stages.support import decide, load_params, support_features
+from judge.judges.deterministic import DeterministicThresholds, fault_kind
+from judge.stages.evidence import read_evidence
 from tests.conftest import shared
 
 # -- names -------------------------------------------------------------------------------------------------------
@@ -184,7 +185,7 @@ def test_the_same_on_the_shared_hebrew_answers_through_the_runs_candidates():
     found = candidates([Index(s.text, s.doc_id) for s in record.sources], claim, SearchSection())
     checks = check_claim(claim, found, {s.doc_id: s.text for s in record.sources})
     assert [(m.claim, m.candidate) for m in checks.numbers_mismatched] == [("1881", "1879")]
-    assert decide(support_features(claim, found, checks), load_params().for_language("he"))[0] == "contradicted"
+    assert fault_kind(read_evidence(claim, found, checks), DeterministicThresholds().profile("he")) == "contradicted"
 
 
 # -- corrections ----------------------------------------------------------------------------------------------------------
@@ -229,7 +230,7 @@ def test_no_correct_halueval_answer_is_contradicted_and_no_hallucinated_one_is_f
     from judge.text import split_sentences
 
     rows = [json.loads(line) for line in shared("external/halueval_qa/qa_one-turn_data.json").read_text(encoding="utf-8").splitlines()]
-    params = load_params().for_language("en")
+    params = DeterministicThresholds().profile("en")
     alarms, contradicted, free_wrong = [], [], []
     for r in rows:
         index = Index(r["knowledge"], "k")
@@ -240,7 +241,7 @@ def test_no_correct_halueval_answer_is_contradicted_and_no_hallucinated_one_is_f
                 if right:
                     if checks.conflicts or checks.numbers_mismatched:
                         alarms.append(s.text)
-                    if decide(support_features(s.text, found, checks), params)[0] == "contradicted":
+                    if fault_kind(read_evidence(s.text, found, checks), params) == "contradicted":
                         contradicted.append(s.text)
                 else:
                     claim = ClaimToJudge("1", s.text, offer(found, "1"), checks)

@@ -10,7 +10,8 @@ from judge.stages.checks import check_claim
 from judge.stages.numbers import mentions, numbers_in
 from judge.stages.slots import aligned_mismatches
 from judge.stages.conflicts import correction_cue, find_conflicts
-from judge.stages.support import RuleParams, SupportFeatures, decide, free_supported, load_params, support_features
+from judge.judges.deterministic import DeterministicThresholds, fault_kind, load_weights, no_model_label
+from judge.stages.evidence import Evidence, read_evidence
 from tests.conftest import shared
 
 # -- numbers aligned with their context --------------------------------------------------------------------
@@ -123,80 +124,81 @@ def test_claim_checks_without_conflicts_serialise_as_before():
 # -- triage and the calibrated rule ------------------------------------------------------------------------
 
 
-def _features(claim: str, source: str) -> SupportFeatures:
+def _features(claim: str, source: str) -> Evidence:
     candidates = search(claim, source)
-    return support_features(claim, candidates, check_claim(claim, candidates, {"d": source}))
+    return read_evidence(claim, candidates, check_claim(claim, candidates, {"d": source}))
+
+
+EN = DeterministicThresholds().profile("en")
 
 
 def test_triage_refuses_a_verbatim_claim_the_source_corrects():
-    assert free_supported(_features(CLAIM, CLAIM + " The buses are new."))
+    assert _features(CLAIM, CLAIM + " The buses are new.").settles_free()
     corrected = _features(CLAIM, NEWS)
-    assert corrected.verbatim and not free_supported(corrected)
-    assert decide(corrected, RuleParams())[0] == "contradicted"
+    assert corrected.verbatim and not corrected.settles_free()
+    assert fault_kind(corrected, EN) == "contradicted"
 
 
 def test_triage_refuses_headings_and_fragments():
     source = "Anne Rice:\n- Born in New Orleans in 1941\n- Wrote Interview with the Vampire"
-    assert not free_supported(_features("Anne Rice:", source))
-    assert not free_supported(_features("- Born", source))
+    assert not _features("Anne Rice:", source).settles_free()
+    assert not _features("- Born", source).settles_free()
 
 
 def test_coverage_and_runs_of_missing_words():
     f = _features("The buses are new and mostly painted bright green.", "The buses are new.")
     assert f.coverage < 0.5 and f.tail_run == f.max_run >= 3 and f.added_connectives == ["mostly"]
-    assert decide(f, RuleParams(unsupported_below=0.3, supported_min_coverage=0.3))[0] == "partially_supported"
+    assert fault_kind(f, EN.model_copy(update={"unsupported_below": 0.3})) == "partially_supported"
 
 
 def test_the_rule_follows_its_thresholds():
-    base = SupportFeatures(verbatim=False, coverage=0.9, max_run=1, tail_run=0)
-    assert decide(base, RuleParams())[0] == "supported"
-    assert decide(base, RuleParams(supported_min_coverage=0.95))[0] == "partially_supported"
-    assert decide(base.model_copy(update={"coverage": 0.3}), RuleParams())[0] == "unsupported"
-    assert decide(base.model_copy(update={"mismatches": 1}), RuleParams())[0] == "contradicted"
-    assert decide(base.model_copy(update={"mismatches": 1}), RuleParams(contradict_mismatch=False))[0] == "supported"
+    base = Evidence(verbatim=False, coverage=1.0, max_run=0, tail_run=0, span_score=0.9)
+    assert fault_kind(base, EN) == "supported"
+    assert fault_kind(base.model_copy(update={"coverage": 0.9, "uncovered": ["green"]}), EN) == "partially_supported"
+    assert fault_kind(base.model_copy(update={"coverage": 0.3}), EN) == "unsupported"
+    assert fault_kind(base.model_copy(update={"coverage": 0.3}), EN.model_copy(update={"unsupported_below": 0.2})) == "supported"
+    assert fault_kind(base.model_copy(update={"mismatches": 1}), EN) == "contradicted"
     # a number the evidence lacks keeps a claim from "supported", and that is all: the evidence does not state
     # the number's slot otherwise (that is a mismatch), so it contradicts nothing, however much of it there is
-    missing = base.model_copy(update={"numbers_missing": 1, "coverage": 1.0})
-    for p in (RuleParams(), RuleParams(supported_min_coverage=0.0, unsupported_below=0.0)):
-        assert decide(missing, p)[0] == "partially_supported"
+    missing = base.model_copy(update={"numbers_missing": 1})
+    for p in (EN, EN.model_copy(update={"unsupported_below": 0.0})):
+        assert fault_kind(missing, p) == "partially_supported"
 
 
-def test_the_shipped_parameters_load_and_name_their_calibration():
-    params = load_params()
-    assert {"he", "en", "default"} <= set(params.profiles)
-    assert params.for_language("pt") == params.profiles["default"]
-    assert params.calibration["heldout"]["he_macro_f1"] > 0  # figures on held-out data, written by the bench
+def test_the_shipped_profiles_load_with_the_weights():
+    shipped = load_weights().thresholds
+    assert DeterministicThresholds().profile("pt") == shipped.default and DeterministicThresholds().profile("he") == shipped.he
+    assert load_weights().heldout["balanced_accuracy"]  # figures on held-out data, written by the bench
 
 
-@pytest.mark.slow
-def test_the_bench_vectorised_rule_agrees_with_decide():
-    """bench/calibrate_deterministic.py fits a vectorised copy of ``decide``: the two must agree everywhere."""
+def test_the_fitting_code_labels_claims_with_the_judges_own_decision_path():
+    """bench/fit_no_model_judge.py searches thresholds over each claim's label in the three regimes of its
+    fitted score, read from :func:`no_model_label` itself: at every score, the fit's label is the judge's."""
     import importlib.util
-    import itertools
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "calibrate_deterministic.py"
-    spec = importlib.util.spec_from_file_location("calibrate_deterministic", path)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench  # its dataclasses resolve their annotations through sys.modules
-    spec.loader.exec_module(bench)
-    items = []
-    for n, (verbatim, cov, run, tail, nm, mm, na, cf, conn, absent, key, neg, short, qcov, held, dropped) in enumerate(itertools.product(
-        (False, True), (0.2, 0.5, 0.95), (0, 2, 4), (0, 2), (0, 1), (0, 1), (0, 1), (0, 1), ([], ["mainly"]),
-        (0, 2), ([], ["1936"]), (False, True), (False, True), (0.3, 0.8), (False, True), (False, True),
-    )):
-        f = SupportFeatures(verbatim=verbatim, coverage=cov, max_run=run, tail_run=tail, numbers_missing=nm, mismatches=mm,
-                            names_missing=na, conflicts=cf, added_connectives=conn, absent=absent, absent_run=absent, absent_share=absent / 4,
-                            absent_key=key, added_negation=neg, short=short, question_coverage=qcov, answer_in_source=held,
-                            dropped_negation=dropped, offered_coverage=(0.6, 0.0, 1.0)[n % 3], withheld_negation=n % 5 == 0,
-                            name_slots=int(n % 7 == 0))  # the alignment's: a wider pool's share, a withheld denial, a name's slot
-        items.append(bench.Item("t", "g", "x", "supported", "en", {}, features=f))
-    arrays = bench._arrays(items)
-    for params in (RuleParams(), RuleParams(supported_max_tail_run=0, partial_on_added_connective=False, contradict_mismatch=False,
-                                            supported_max_absent_share=0.2, question_min_coverage=0.6)):
-        vector = bench._predict(arrays, params.model_dump())
-        assert [bench.LABELS[i] for i in vector] == [decide(i.features, params)[0] for i in items]
+    pytest.importorskip("numpy")
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        spec = importlib.util.spec_from_file_location("fit_no_model_judge", bench / "fit_no_model_judge.py")
+        fit = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(fit)
+    finally:
+        sys.path.remove(str(bench))
+    source = "The line opened in 1990. It was not built by the city. Correction: it opened in 1991. The trains are new and fast."
+    claims = ["The line opened in 1990.", "The line opened in 1995.", "The city built the line.", "The trains are new.",
+              "Whales sing at night.", "The trains are new, fast and mostly painted green."]
+    profile = DeterministicThresholds().profile("en")
+    for text in claims:
+        found = search(text, source)
+        e = read_evidence(text, found, check_claim(text, found, {"d": source}), None, (source,), "en")
+        above, band, below = fit.regimes(e, "en")
+        for p in (0.0, 0.1, profile.unsure_from - 0.01, profile.unsure_from, profile.supported_from - 0.001, profile.supported_from, 0.9, 1.0):
+            want = no_model_label(p, e, profile)[0]
+            got = above if p >= profile.supported_from else band if p >= profile.unsure_from else below
+            assert got == fit._index(want), (text, p, want)
 
 
 def test_verbatim_hebrew_answer_claims_are_triaged_and_all_are_right():
@@ -211,8 +213,8 @@ def test_verbatim_hebrew_answer_claims_are_triaged_and_all_are_right():
         index = Index(r.sources[0].text, r.sources[0].doc_id)
         for g in a.gold_claims:
             candidates = index.search(g.text, 5)
-            f = support_features(g.text, candidates, check_claim(g.text, candidates, {r.sources[0].doc_id: r.sources[0].text}))
-            if free_supported(f):
+            f = read_evidence(g.text, candidates, check_claim(g.text, candidates, {r.sources[0].doc_id: r.sources[0].text}))
+            if f.settles_free():
                 settled.append(g.label)
     assert len(settled) >= 5 and set(settled) == {"supported"}
 
@@ -332,8 +334,8 @@ def test_a_config_overrides_a_profile_and_a_bad_override_is_a_clear_error(tmp_pa
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({**base, "adjudicate": {"deterministic": {"profiles": {"he": {"unsupported_below": 0.1}}}}}))
     config = load_run_config(path)
-    assert config.adjudicate.deterministic.for_language("he").unsupported_below == 0.1
-    assert config.adjudicate.deterministic.for_language("he").supported_max_run == load_params().for_language("he").supported_max_run
+    assert config.adjudicate.deterministic.profile("he").unsupported_below == 0.1
+    assert config.adjudicate.deterministic.profile("he").supported_from == load_weights().thresholds.he.supported_from
     path.write_text(yaml.safe_dump({**base, "adjudicate": {"deterministic": {"profiles": {"he": {"unsupported_below": 3}}}}}))
     with pytest.raises(ConfigError, match=r"profiles\.he"):
         load_run_config(path)

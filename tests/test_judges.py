@@ -16,7 +16,8 @@ from judge.scoring.base import AnswerItem
 from judge.metrics.gold import GoldClaim, Matched, matched_gold
 from judge.scoring.sections import ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
 from judge.stages.checks import check_claim
-from judge.stages.support import decide, support_features
+from judge.judges.deterministic import fault_kind
+from judge.stages.evidence import read_evidence
 from judge.verdicts import CLAIM_LABELS, CREDIT, SEVERITY, rates, scale_scores
 
 SOURCE = "The bridge opened in 1937. It is 2,737 metres long. Fog often covers it in summer."
@@ -60,10 +61,9 @@ def test_triage_settles_only_verbatim_claims_and_cites_the_match():
     ],
 )
 def test_deterministic_rule(text, cand, checks, expected):
-    """The calibrated rule (what names the learned judge's contradictions and failures) on its own."""
-    params = DeterministicThresholds().for_language("en").model_copy(update={"contradict_mismatch": True})
+    """The fault rule (what names the learned judge's contradictions and failures) on its own."""
     c = claim(text, cand, checks=checks)
-    assert decide(support_features(c.text, c.candidates, c.checks), params)[0] == expected
+    assert fault_kind(read_evidence(c.text, c.candidates, c.checks), DeterministicThresholds().profile("en")) == expected
 
 
 @pytest.mark.parametrize(
@@ -75,22 +75,23 @@ def test_deterministic_rule(text, cand, checks, expected):
     ],
 )
 def test_the_learned_judge_on_the_same_claims(text, cand, expected):
-    v = deterministic_verdict(claim(text, cand), DeterministicThresholds().for_language("en"))
+    v = deterministic_verdict(claim(text, cand), DeterministicThresholds().profile("en"))
     assert v.label in expected, v.rationale
     assert bool(v.evidence) == (v.label not in ("unsupported", "unsure"))
 
 
-def test_deterministic_profiles_name_the_failures_and_no_candidate_is_unsupported():
-    mismatch = claim("Whales sing in the deep ocean at night.", candidate(53, 83, 0.3),
-                     checks=ClaimChecks(numbers_mismatched=[NumberMismatch(claim="1938", candidate="1937")]))
-    keep = DeterministicThresholds(profiles={"en": {"contradict_mismatch": True}})
-    drop = DeterministicThresholds(profiles={"en": {"contradict_mismatch": False}})
-    assert deterministic_verdict(mismatch, keep.for_language("en")).label == "contradicted"
-    assert deterministic_verdict(mismatch, drop.for_language("en")).label != "contradicted"
-    assert drop.for_language("he") == DeterministicThresholds().for_language("he")  # other languages keep the calibration
-    assert deterministic_verdict(claim("x"), DeterministicThresholds().for_language("en")).label == "unsupported"
+def test_deterministic_profiles_set_the_thresholds_and_no_candidate_is_unsupported():
+    little = claim("Whales sing in the deep ocean at night.", candidate(53, 83, 0.3))
+    assert deterministic_verdict(little, DeterministicThresholds().profile("en")).label == "unsupported"
+    lenient = DeterministicThresholds(profiles={"en": {"unsupported_below": 0.0}})
+    assert deterministic_verdict(little, lenient.profile("en")).label != "unsupported"  # the config's number is the one read
+    assert lenient.profile("he") == DeterministicThresholds().profile("he")  # other languages keep the shipped profile
+    assert DeterministicThresholds().profile("he").unsupported_below != DeterministicThresholds().profile("en").unsupported_below
+    assert deterministic_verdict(claim("x"), DeterministicThresholds().profile("en")).label == "unsupported"
     with pytest.raises(ValueError, match="profiles.en"):
         DeterministicThresholds(profiles={"en": {"unsupported_below": 2}})
+    with pytest.raises(ValueError, match="profiles.en.supported_min_coverage: not a setting"):  # the old rule's keys are refused
+        DeterministicThresholds(profiles={"en": {"supported_min_coverage": 0.5}})
 
 
 # -- the panel ---------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import yaml
 
 from judge.judges import ClaimToJudge, DeterministicThresholds, JudgeContext, Panel, deterministic_verdict, offer, panel_verdict
 from judge.judges.deterministic import NoModelWeights, load_weights, probability
-from judge.stages.evidence import FEATURES, claim_features
+from judge.stages.evidence import FEATURES, read_evidence
 from judge.judges.triage import triage
 from judge.models import Source
 from judge.report.markdown import render
@@ -33,7 +33,7 @@ CONTEXT = JudgeContext("", "en", [Source(doc_id="d", text=SOURCE)])
 def judged(text: str, weights: NoModelWeights | None = None) -> JudgeVerdict:
     found = Index(SOURCE, "d").search(text, 5)
     claim = ClaimToJudge("1", text, offer(found, "1"), check_claim(text, found, {"d": SOURCE}))
-    return deterministic_verdict(claim, DeterministicThresholds().for_language("en"), context=CONTEXT, weights=weights)
+    return deterministic_verdict(claim, DeterministicThresholds().profile("en", weights), context=CONTEXT, weights=weights)
 
 
 # -- the shipped weights ----------------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def test_the_shipped_judge_labels_small_cases(text, expected):
 
 def test_probability_walks_the_trees_and_the_features_are_named():
     found = Index(SOURCE, "d").search("The bridge is 2,737 metres long.", 5)
-    x, f = claim_features("The bridge is 2,737 metres long.", found, check_claim("The bridge is 2,737 metres long.", found), "", (SOURCE,))
+    x = read_evidence("The bridge is 2,737 metres long.", found, check_claim("The bridge is 2,737 metres long.", found), "", (SOURCE,)).features()
     assert set(x) == set(FEATURES) and all(isinstance(v, float) for v in x.values())
     stump = NoModelWeights(features=list(FEATURES), kind="gbt", base=0.0, thresholds=load_weights().thresholds,
                            trees=[{"f": "align_aligned_share", "t": 0.5, "l": {"v": -2.0}, "r": {"v": 2.0}}])

@@ -94,6 +94,6 @@ def test_a_short_answer_no_passage_holds_is_never_supported_whatever_the_fitted_
     found = candidates([Index(source, "d")], text, SearchSection(k=5))
     claim = ClaimToJudge("1", text, offer(found, "1"), check_claim(text, found, {"d": source}))
     always = NoModelWeights(features=list(FEATURES), kind="gbt", base=5.0, trees=[], thresholds=load_weights().thresholds)
-    v = deterministic_verdict(claim, DeterministicThresholds().for_language("en"), context=JudgeContext(question, "en", [Source(doc_id="d", text=source)]),
+    v = deterministic_verdict(claim, DeterministicThresholds().profile("en"), context=JudgeContext(question, "en", [Source(doc_id="d", text=source)]),
                               weights=always)
     assert v.label != "supported" and "no passage" in v.rationale, v

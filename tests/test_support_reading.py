@@ -1,7 +1,7 @@
 """The deterministic judge reads the whole source and the question (issue 24.4): what the source never writes
 keeps a claim from "supported", and a short answer is judged with its question. Real search, real checks.
-``judge`` is the learned judge as a run has it; ``rule`` the calibrated rule that names its failures (issue 35),
-where a test is about the rule's own reading or a profile's threshold."""
+``judge`` is the learned judge as a run has it; ``rule`` the fault rule that names its failures (issue 35, one
+decision path since issue 48), where a test is about the rule's own reading or a profile's threshold."""
 
 from __future__ import annotations
 
@@ -16,13 +16,12 @@ from judge.models import Source
 from judge.search import Index
 from judge.stages.checks import check_claim
 from judge.stages.decompose import sentence_claims
-from judge.stages.reading import absent_words
-from judge.stages.support import decide, load_params, support_features
+from judge.judges.deterministic import fault
+from judge.stages.evidence import absent_words, read_evidence
 from tests.conftest import shared
 
 # Every threshold as permissive as it goes: what still keeps a claim from "supported" is a fixed rule.
-LOOSE = {"unsupported_below": 0.0, "supported_min_coverage": 0.0, "supported_max_run": 99, "supported_max_tail_run": 99,
-         "supported_max_absent_share": 1.0, "supported_max_absent_run": 99, "partial_on_added_connective": False}
+LOOSE = {"unsupported_below": 0.0}
 OBEROI = (
     "The Oberoi Group is a hotel company with its head office in Delhi. "
     "Its staff wear uniforms designed in Paris. "
@@ -31,10 +30,12 @@ OBEROI = (
 
 
 def rule(text: str, source: str, question: str = "", profile: dict | None = None, language: str = "en"):
-    """The calibrated rule's (label, reason) (the shipped profile, or it overridden by ``profile``)."""
+    """The fault rule's (label, reason): supported where it finds nothing (the shipped profile, or it
+    overridden by ``profile``)."""
     found = Index(source, "d").search(text, 5)
-    f = support_features(text, found, check_claim(text, found, {"d": source}), question, (source,), language)
-    return SimpleNamespace(**dict(zip(("label", "rationale"), decide(f, DeterministicThresholds(profiles={language: profile} if profile else {}).for_language(language)))))
+    e = read_evidence(text, found, check_claim(text, found, {"d": source}), question, (source,), language)
+    label, why = fault(e, DeterministicThresholds(profiles={language: profile} if profile else {}).profile(language)) or ("supported", "")
+    return SimpleNamespace(label=label, rationale=why)
 
 
 def judge(text: str, source: str, question: str = "", profile: dict | None = None, language: str = "en"):
@@ -61,11 +62,11 @@ def test_what_the_whole_source_never_writes_keeps_a_claim_from_supported(claim, 
         assert why in v.rationale
 
 
-def test_a_phrase_the_source_never_writes_is_a_fitted_limit():
-    claim = "The family's first hotel opened in Shimla amid fierce riots."  # two new words in a row
-    assert rule(claim, OBEROI, profile=LOOSE).label == "supported"
-    v = rule(claim, OBEROI, profile={**LOOSE, "supported_max_absent_run": 1})
-    assert v.label != "supported" and "phrase" in v.rationale
+def test_words_the_span_lacks_are_named_and_a_phrase_the_source_never_writes_is_one_fault():
+    v = rule("The family's first hotel opened in Shimla amid fierce riots.", OBEROI, profile=LOOSE)  # two new words
+    assert v.label == "partially_supported" and "fierce" in v.rationale and "riots" in v.rationale
+    v = rule("The family's first hotel opened in Shimla amid fierce riots of angry striking workers.", OBEROI, profile=LOOSE)
+    assert v.label == "partially_supported" and "phrase" in v.rationale
 
 
 @pytest.mark.parametrize(("claim", "source", "absent"), [
@@ -107,7 +108,9 @@ def test_a_short_answer_is_read_with_its_question(answer, question, expected, as
     assert (text != answer) == as_run
     v = rule(text, OBEROI, question)  # the shipped profile
     assert v.label == expected, v.rationale
-    assert v.rationale.startswith("read with its question")
+    assert v.rationale.startswith("read with its question") or (expected == "supported" and not v.rationale)
+    if expected == "supported" and answer != "yes":  # the judge says how it read it (a "yes" has no span to cite)
+        assert judge(text, OBEROI, question).rationale.startswith("read with its question")
 
 
 def test_a_yes_without_its_question_is_not_read_as_one():
@@ -127,8 +130,8 @@ def test_no_correct_short_answer_of_heq_is_contradicted_and_most_are_supported()
                 continue
             text = sentence_claims(q["answers"][0]["text"].strip(), q["question"]).claims[0].text  # as a run has it
             found = index.search(text, 5)
-            f = support_features(text, found, check_claim(text, found, {"p": p["context"]}), q["question"], (p["context"],))
-            labels.append(decide(f, load_params().for_language("he"))[0])
+            e = read_evidence(text, found, check_claim(text, found, {"p": p["context"]}), q["question"], (p["context"],))
+            labels.append((fault(e, DeterministicThresholds().profile("he")) or ("supported",))[0])
     assert len(labels) >= 50
     assert "contradicted" not in labels
     assert labels.count("supported") / len(labels) >= 0.6

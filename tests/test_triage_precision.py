@@ -11,7 +11,7 @@ from judge.judges.panel import Panel
 from judge.models import Source
 from judge.search import Index
 from judge.stages.checks import check_claim
-from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
+from judge.stages.evidence import VERBATIM_METHODS, read_evidence
 from judge.text.bounds import find_word, on_word_boundaries
 from judge.text.proposition import not_a_proposition
 
@@ -82,7 +82,7 @@ def _settle(claim: str, source: str, question: str = "?"):
     checks = check_claim(claim, found, {"d": source})
     offered = offer(found, "1")
     verdict = triage(ClaimToJudge("1", claim, offered, checks), JudgeContext(question, "", [Source(doc_id="d", text=source)]))
-    return verdict, support_features(claim, found, checks)
+    return verdict, read_evidence(claim, found, checks)
 
 
 @pytest.mark.parametrize(
@@ -190,4 +190,4 @@ def test_full_propositions_pass(text):
 def test_free_supported_alone_would_have_settled_the_short_answer():
     """The features' own rule (verbatim, 3 words, no conflict) is not enough: the proposition test is what refuses it."""
     verdict, features = _settle("Mike's Gym in Oostzaan", "He trained at Mike's Gym in Oostzaan for ten years.")
-    assert free_supported(features) and verdict is None
+    assert features.settles_free() and verdict is None

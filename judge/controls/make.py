@@ -41,7 +41,7 @@ from judge.controls.unsupported import about_subject, added_detail
 from judge.models import Span
 from judge.results import ClaimChecks, ControlClaim, ControlKind
 from judge.stages.alignment import align
-from judge.stages.support import VERBATIM_METHODS, free_supported, support_features
+from judge.stages.evidence import VERBATIM_METHODS, read_evidence
 from judge.text import content_words, normalize, word_forms
 from judge.text.negation import negated
 from judge.verdicts import CONTRADICTED, CONTROL_LABELS, SUPPORTED, UNSUPPORTED
@@ -117,9 +117,8 @@ def certain(text: str, candidates: list, checks: ClaimChecks, triaged: bool | No
     for part in candidates[0].parts:
         if aligned_in_order(words, content_words(normalize(part.excerpt).text)) and negated(text) == negated(part.excerpt) \
                 and align(text, part.excerpt).negation in ("same", "none"):
-            f = support_features(text, candidates[:1], checks)
-            return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt),
-                            free_supported(f) if triaged is None else triaged)
+            free = read_evidence(text, candidates[:1], checks).settles_free() if triaged is None else triaged
+            return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free)
     return None
 
 

@@ -13,7 +13,7 @@ judge of the panel is asked about it. It settles a claim only where its precisio
   "He denied that ..."), and words after it may narrow it ("... elderly *whose chronic illness* ..."); a
   source "sentence" with no full stop is a title, a list item or a caption;
 - the source takes nothing back and says it nowhere otherwise (the checks' conflicts), and the claim is no
-  lead-in (``judge.stages.support.free_supported``);
+  lead-in (:meth:`judge.stages.evidence.Evidence.settles_free`);
 - the learned no-model judge (:mod:`judge.judges.deterministic`) gives it at least ``free_from``: the
   lowest probability at which these free verdicts were right >= 99% on every labelled set it was fitted on
   (``bench/fit_no_model_judge.py``; their share and held-out precision are in bench/README.md).
@@ -27,9 +27,9 @@ import re
 from collections.abc import Mapping
 
 from judge.judges.base import ClaimToJudge, JudgeContext, context_inputs, evidence_of, spans_of
-from judge.judges.deterministic import claim_probability, load_weights
+from judge.judges.deterministic import fitted_score, load_weights
 from judge.results import JudgeVerdict
-from judge.stages.support import VERBATIM_METHODS, free_supported
+from judge.stages.evidence import VERBATIM_METHODS
 from judge.text import split_sentences
 from judge.text.bounds import is_word_char
 from judge.text.memo import text_memo
@@ -89,7 +89,7 @@ def _refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None, inputs
     if why is not None:
         return why
     weights = load_weights()
-    p, _ = claim_probability(claim, inputs[0], inputs[1], weights, inputs[2])
+    p = fitted_score(weights, evidence_of(claim, *inputs))
     if p < weights.thresholds.free_from:
         return f"the no-model judge's fitted score {p:.2f} is below the {weights.thresholds.free_from:.2f} of a free verdict"
     return None
@@ -98,7 +98,7 @@ def _refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None, inputs
 def verbatim_refusal(claim: ClaimToJudge, context: JudgeContext | Sources | None) -> str | None:
     """The verbatim rule alone (what the free verdicts' threshold is fitted over): why it leaves ``claim``
     to the judges, or None."""
-    if not free_supported(evidence_of(claim, *_inputs(context)).support):
+    if not evidence_of(claim, *_inputs(context)).settles_free():
         return "not verbatim, too short, a lead-in, or the source corrects it"
     why = not_a_proposition(claim.text)
     if why:

@@ -35,7 +35,7 @@ from judge.text.synonyms import IRREGULAR_VERBS
 
 _WORD = re.compile(rf"{LETTER_RUN}(?:['\u2019]{LETTER_RUN})*|\d+")
 _QUESTION_END = re.compile(r"[?\u061f][\"'\u201d\u2019\u05f4\u00bb)\]\s]*$")
-MIN_CONTENT_WORDS = 3  # judge.stages.support.TRIAGE_MIN_WORDS: fewer say too little to stand alone
+MIN_CONTENT_WORDS = 3  # fewer say too little to stand alone (triage reads it too: judge.stages.evidence)
 # Reasons that mean "read it with its question" (judge.stages.claims), not "no claim at all".
 QUESTION = "a question"
 SHORT_ANSWER = "a short answer: its meaning is its question's"
