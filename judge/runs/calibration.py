@@ -1,32 +1,18 @@
 """A judge calibration: how far each judge of a setup is right on **real claims whose labels are known**
-(DESIGN.md, "Trust comes from labelled real claims"), measured once by ``judge calibrate``, written to a small
-JSON file and adopted by every later run of the same judge setup.
+(DESIGN.md, "Trust comes from labelled real claims"; docs/controls.md), measured once by ``judge calibrate``,
+written to a small JSON file and adopted by every later run whose judge setup has the same key.
 
-The labels are a dataset's gold claim labels (the answers' ``gold_claims``, or a record's labelled claims), or
-a person's labels of a run (``judge label`` sheets, claim or answer level). Per judge and per label: recall
-and precision on the labelled claims with exact (Clopper-Pearson) intervals; the recall of not-grounded claims
-(the share of labelled not-grounded claims it flags: what a grounding check is for); the answer-level balanced
-accuracy; and its **noise floor**: the one-sided upper bound of the share of labelled *grounded* claims it
-flags, the rate at which it flags a grounded claim by chance (judge.scoring.confirm tests a changed verdict
-against it). Fewer labels than ``MIN_EACH`` of either side: the calibration says so and how many more.
-
-The setup is what a judge's verdicts depend on: each model judge's model id, api_base, instructor mode,
-temperature, seed, max_tokens and family; the judge prompt's hash; how claims reach the judges (batching,
-context, triage, the search's offer). A run adopts the calibration only when its setup's key is the one
-calibrated; otherwise it says what changed, and its judge is "not calibrated" (exit 0, unless the config says
-``require: calibrated``: then exit 3, as for a judge whose not-grounded recall is shown below ``REQUIRED_RECALL``).
-
-Planted controls never stand in for labels: a file made on a set without labels holds the canary's figures and
-a noise floor from its supported controls only, and calibrates no judge.
+The labels are gold claim labels or ``judge label`` sheets; per judge: recall and precision with exact
+intervals, the not-grounded recall, the answer-level balanced accuracy and the **noise floor** (the upper bound
+of the share of labelled grounded claims it flags by chance; judge.scoring.confirm tests changed verdicts
+against it). Planted controls never stand in for labels.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -131,7 +117,6 @@ class Calibration(BaseModel):
     floors: dict[str, Floor | None]
 
 
-
 def noise_floor(health: HealthReport, judge: str) -> float | None:
     """The one-sided upper bound of the share of supported controls ``judge`` called anything else."""
     j = next((x for x in health.judges if x.judge == judge), None)
@@ -144,9 +129,8 @@ def _flag(label: str) -> bool:
 
 
 def labelled_pairs(run, labels=None) -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]], str | None]:
-    """Per model judge, (label known, label it gave) for every labelled real claim it ruled on, and the same for
-    every labelled answer (grounded / not_grounded); and what was labelled. ``labels``: human label sheets
-    (judge.labels.load.load_labels), which take the place of gold where both label an item."""
+    """Per model judge, (label known, label it gave) for its labelled claims and answers, and what was labelled.
+    ``labels``: human label sheets, which take the place of gold where both label an item."""
     from judge.labels.sheet import CLAIM, item_id
     from judge.metrics.gold import matched_gold
 
@@ -197,7 +181,7 @@ def labelled_pairs(run, labels=None) -> tuple[dict[str, list[tuple[str, str]]], 
 
 def measure(judge: str, pairs: list[tuple[str, str]], answers: list[tuple[str, str]]) -> JudgeCalibration:
     """One judge's calibration from its (known, given) labels on real claims and answers."""
-    ng = [g for g, p in pairs if _flag(g) or g != SUPPORTED]
+    ng = [g for g, p in pairs if g != SUPPORTED]
     flagged_ng = sum(1 for g, p in pairs if g != SUPPORTED and _flag(p))
     flagged = sum(1 for _, p in pairs if _flag(p))
     grounded = [p for g, p in pairs if g == SUPPORTED]
@@ -208,7 +192,7 @@ def measure(judge: str, pairs: list[tuple[str, str]], answers: list[tuple[str, s
     more = max(0, MIN_EACH - len(ng)) + max(0, MIN_EACH - len(grounded))
     return JudgeCalibration(
         judge=judge, claims=len(pairs), not_grounded_recall=rate(flagged_ng, len(ng)),
-        flag_precision=rate(sum(1 for g, p in pairs if _flag(p) and g != SUPPORTED), flagged),
+        flag_precision=rate(flagged_ng, flagged),
         recall={lbl: rate(sum(1 for g, p in pairs if g == lbl and p == lbl), n) for lbl in LABELS if (n := sum(1 for g, _ in pairs if g == lbl))},
         precision={lbl: rate(sum(1 for g, p in pairs if p == lbl and g == lbl), n) for lbl in LABELS if (n := sum(1 for _, p in pairs if p == lbl))},
         noise=rate(noise, len(grounded)), noise_floor=floor, answers=len(answers), balanced_accuracy=balanced, more_wanted=more,
@@ -216,10 +200,8 @@ def measure(judge: str, pairs: list[tuple[str, str]], answers: list[tuple[str, s
 
 
 def calibration_of(run, labels=None) -> Calibration:
-    """The calibration a finished run gives (judge calibrate): every model judge measured on the run's labelled
-    real claims (gold, or ``labels``: human sheets); a judge that failed the canary is measured all the same
-    (its runs fail the canary; the figures show how it does on real claims). RunDirError when nothing of the
-    run is labelled and its controls measured no noise floor either."""
+    """The calibration a finished run gives: every model judge measured on its labelled claims (one that failed
+    the canary too); RunDirError when nothing is labelled and no control measured a noise floor."""
     health = run.health
     claims, answers, origin = labelled_pairs(run, labels)
     judges = {n: measure(n, pairs, answers[n]) for n, pairs in claims.items() if pairs} if origin else {}
@@ -281,8 +263,7 @@ def refusal(t: JudgeTrust) -> str | None:
 
 
 def _bounded_bytes(path: Path) -> bytes:
-    """The file's bytes through the reading door (judge.input_files.read_plain: a plain file, at most
-    MAX_FILE_BYTES), a link refused as before; any refusal one RunDirError line."""
+    """The file's bytes through the reading door (a plain file, at most MAX_FILE_BYTES, never a link)."""
     from judge.input_files import InputFileError, read_plain
 
     if path.is_symlink():
@@ -294,8 +275,8 @@ def _bounded_bytes(path: Path) -> bytes:
 
 
 def read_calibration(path: str | Path) -> Calibration | None:
-    """The calibration file, None when absent; RunDirError (one line naming the file and field) when it is not
-    one judge calibrate wrote: not a plain bounded file, not JSON, or a field out of range (a floor outside [0, 1])."""
+    """The calibration file, None when absent; RunDirError (naming the file and field) when it is not one judge
+    calibrate wrote."""
     from judge.boundary import parse_json
     from judge.problems import DatasetError
 
@@ -322,10 +303,9 @@ def read_calibration(path: str | Path) -> Calibration | None:
 
 
 def adopt(summary, config, manifest: dict):
-    """The run's judge health with each model judge's calibration on labelled claims (``trust``), where the
-    setup is the one calibrated; ``require: calibrated`` refuses a judge not calibrated or shown to miss real
-    errors (exit 3). Returns the summary (judge.runs.summary.Summary) with its ``judge_calibration`` (the file,
-    the key, what was adopted and why not, the noise floors)."""
+    """The summary with each model judge's calibration in its judge health (``trust``) where the setup is the
+    one calibrated, and its ``judge_calibration`` note; ``require: calibrated`` refuses a judge not calibrated
+    or shown to miss real errors (exit 3)."""
     from judge.runs.summary import CalibrationNote
 
     if summary.judge_health is None:

@@ -1,26 +1,13 @@
-"""``judge compare``: two runs, metric deltas with paired tests over records, claim-level differences, and
-regression gates for CI. Claim-level differences (newly ungrounded, fixed, flips, claims in one run only) come
-from judge.scoring.claim_diff; a failed gate names the regressed claims with their reasons and passages.
+"""``judge compare``: two runs, metric deltas paired per record, claim-level differences (judge.scoring.claim_diff)
+and regression gates for CI (docs/regression.md). Two kinds of gate:
 
-Metrics are paired per record over the records both runs finished (the intersection, reported when it is not
-everything): each side is the mean of the records' rates, the delta the mean of each record's B - A, so a
-delta never disagrees with the records worse and better: faithfulness, hallucination rate, judge-error rate,
-and accuracy against gold claim labels where the data has them. With ``confirm``, every claim whose verdict
-changed is re-asked and settled against the judge's noise floor first (judge.scoring.confirm). Two kinds of gate:
+- ``new_LABEL:N`` fails when more than N claims are newly LABEL in B (no statistics: one newly contradicted
+  claim on ten questions is seen).
+- ``METRIC:MAX_DROP`` fails when the metric got worse by more than MAX_DROP *and* an exact one-sided sign test
+  over the records gives p < ALPHA; where too few records changed for the test to reach ALPHA, it says "too
+  few records to tell" and the claim-level gate decides.
 
-- a claim-level gate ``new_LABEL:N`` (LABEL one of not_grounded (alias ungrounded), hallucinated, or a
-  label other than supported: contradicted, unsupported, judge_error, unsure, partially_supported) fails when more than N claims are newly LABEL in B: B's
-  verdict is LABEL and the matched claim of A was less severe, or there was none (a rewritten answer's new
-  claim counts). It needs no statistics: one newly contradicted claim on ten questions is seen.
-- a delta gate ``METRIC:MAX_DROP`` fails when the metric got worse by more than MAX_DROP *and* an exact
-  one-sided sign test over the records (records worse in B against records better in B, ties dropped)
-  gives p < ALPHA. When too few records changed for any outcome of the test to reach ALPHA (fewer than 5
-  at 0.05), the statistics cannot decide: the gate says "too few records to tell" and follows the
-  claim-level gate (the run's ``new_not_grounded`` gate, or ``new_not_grounded:0`` when none is given).
-
-With no gate given, the CLI and the pytest plugin use DEFAULT_GATES (the two delta gates at 0, so the claims
-decide on small sets and the sign test on large ones). The paired bootstrap interval of each
-delta is still reported, as a description; it decides nothing.
+The paired bootstrap interval of each delta is reported as a description; it decides nothing.
 """
 
 from __future__ import annotations
@@ -138,13 +125,9 @@ def compare(
     *, allow_missing: bool = False, prompt_a: str | None = None, prompt_b: str | None = None, confirm: int = 0, use_cache: bool = True,
     asker=None,
 ) -> dict:
-    """Deltas (B - A) of each metric with a sign test over records (and a paired bootstrap 95% interval), the
-    claim-level differences, and the gates' verdicts.
-
-    ``prompt_a``/``prompt_b``: only the answers of that prompt variant, labelled by their model alone, so that
-    two variants (of one run, or of two) are compared model by model. A gate whose metric is missing in either
-    run (no judged claim, no gold, every judge call failed) fails: a gate that cannot be checked must not pass
-    a build. ``allow_missing`` lets it pass, saying so."""
+    """Deltas (B - A) with their tests, the claim-level differences and the gates' verdicts. ``prompt_a``/
+    ``prompt_b``: one prompt variant's answers, compared model by model. A gate whose metric is missing fails
+    (one that cannot be checked must not pass a build) unless ``allow_missing``."""
     a, b = (r if isinstance(r, Run) else Run.open(r) for r in (run_a, run_b))
     a_results = {r.record_id: _variant(r, prompt_a) for r in a.results()}
     b_results = {r.record_id: _variant(r, prompt_b) for r in b.results()}
@@ -199,11 +182,8 @@ def compare_results(
     a_gold: tuple = ({}, {}), b_gold: tuple = ({}, {}), *, seed: int = 0, bootstrap: int = BOOTSTRAP,
     allow_missing: bool = False, run_b: Path | str = "run B", reask=None, samples: int = SAMPLES, floor: float = DEFAULT_FLOOR,
 ) -> dict:
-    """The comparison of two sets of results by record id (what :func:`compare` computes once the runs are
-    read), with every gate but the judges' health. ``a_gold``/``b_gold``: (records, recorded answers) for the
-    gold-based metrics; ``bootstrap`` 0 skips the intervals (they decide nothing). ``reask``: a changed claim is
-    asked again ``samples`` times and settled against the noise ``floor`` before anything counts
-    (judge.scoring.confirm). Used by bench/gates_sim.py."""
+    """:func:`compare` on results by record id, every gate but the judges' health (bench/gates_sim.py calls it).
+    ``a_gold``/``b_gold``: (records, recorded answers); ``reask``: changed claims settled first (scoring.confirm)."""
     common = [rid for rid in a_results if rid in b_results]
     if not common:
         raise RunDirError("the two runs have no finished record in common: compare runs over the same data")
@@ -286,8 +266,7 @@ WHAT_TO_DO = ("calibrate the judge once on a larger set (judge calibrate CONFIG 
 
 
 def verdict(gates: list[dict]) -> dict:
-    """The comparison's verdict first: passed or failed, which gates failed and why in one line each, and what
-    to do when the judges could not be verified."""
+    """Passed or failed, each failed gate's line, and what to do when the judges could not be verified."""
     failed = [g for g in gates if g["failed"]]
     if not gates:
         return {"failed": False, "line": "no gate checked (--gate none): a report, not a verdict", "gates": []}
@@ -311,8 +290,7 @@ def _variant(result: RecordResult, prompt: str | None) -> RecordResult:
 
 
 def _sign_test(an, ad, bn, bd, higher: bool) -> dict:
-    """Records worse and better in B (exact comparison of each record's rate; records without a denominator in
-    either run left out), ties, and the one-sided sign test's p-value of "B is worse"."""
+    """Records worse, better and tied in B (rates compared exactly), and the sign test's p of "B is worse"."""
     worse = better = ties = 0
     for xn, xd, yn, yd in zip(an, ad, bn, bd):
         if not xd or not yd:
@@ -332,7 +310,7 @@ def _claim_gate(g: Gate, new: list[ClaimChange], run_b: Path) -> dict:
     noun = g.claims.replace("_", " ")
     why = short = f"{len(new)} claim{'' if len(new) == 1 else 's'} newly {noun} in B (allowed {g.max_new})"
     if new:
-        why += ": " + "; ".join(describe(c) for c in new[:NAMED_CLAIMS]) + (f"; and {len(new) - NAMED_CLAIMS} more" if len(new) > NAMED_CLAIMS else "")
+        why += ": " + _named(new)
     if failed:
         why += f". Run B: {run_b}; report: {Path(run_b) / 'report.html'}"
     return {"gate": g.spec, "failed": failed, "kind": "claims", "count": len(new), "summary": short, "why": why,
@@ -340,9 +318,8 @@ def _claim_gate(g: Gate, new: list[ClaimChange], run_b: Path) -> dict:
 
 
 def _delta_gate(g: Gate, m: dict, n_records: int, decider: tuple | None, see: str) -> dict:
-    """A delta gate: passes within the allowed drop; else the sign test decides when it can, and when too few
-    records changed for it to, ``decider`` does: (claims counted, claims allowed, what they are, the rule's
-    name), or, with none, the point estimate (it is over the allowed drop: it fails)."""
+    """Within the allowed drop it passes; else the sign test decides when it can, else ``decider`` (claims
+    counted, allowed, what they are, the rule's name), else the point estimate fails it."""
     worsening = -m["delta"] if m["higher_is_better"] else m["delta"]
     t = m["records"]
     change = f"got worse by {worsening:.4f}" if worsening > 0 else f"improved by {-worsening:.4f}" if worsening < 0 else "did not change"
@@ -376,8 +353,7 @@ def _verified(run: Run) -> bool:
 
 
 def _judges_gate(run: Run, which: str) -> list[dict]:
-    """The judges of one run as a gate: failed when a gated judge failed or could not be verified on its
-    controls; a run whose controls or gate are off passes it, saying its judges were not verified."""
+    """Failed when a gated judge failed or was unverified; controls or gate off: passed, saying so."""
     health = run.health
     if health is None:
         return [{"gate": f"judges of run {which}", "failed": True, "why": f"run {which} ({run.path}) has no judge health: its judges were not verified"}]
@@ -390,11 +366,14 @@ def _judges_gate(run: Run, which: str) -> list[dict]:
 
 def _see(claims, run_b: Path) -> str:
     """What a failed gate adds: the claims newly ungrounded in B (up to NAMED_CLAIMS) and where to look."""
-    new = claims.newly_ungrounded
-    named = "; ".join(describe(c) for c in new[:NAMED_CLAIMS]) + (f"; and {len(new) - NAMED_CLAIMS} more" if len(new) > NAMED_CLAIMS else "")
-    head = f". Newly ungrounded in B ({len(new)}): {named}" if new else ". No claim is newly ungrounded in B"
-    worse = claims.worsened
+    new, worse = claims.newly_ungrounded, claims.worsened
+    head = f". Newly ungrounded in B ({len(new)}): {_named(new)}" if new else ". No claim is newly ungrounded in B"
     if worse:
-        head += f". Worse in B ({len(worse)}): " + "; ".join(describe(c) for c in worse[:NAMED_CLAIMS]) + (
-            f"; and {len(worse) - NAMED_CLAIMS} more" if len(worse) > NAMED_CLAIMS else "")
+        head += f". Worse in B ({len(worse)}): {_named(worse)}"
     return f"{head}. Run B: {run_b}; report: {Path(run_b) / 'report.html'}"
+
+
+def _named(changes: list[ClaimChange]) -> str:
+    """The first NAMED_CLAIMS changes described, the rest counted."""
+    more = len(changes) - NAMED_CLAIMS
+    return "; ".join(describe(c) for c in changes[:NAMED_CLAIMS]) + (f"; and {more} more" if more > 0 else "")

@@ -2,14 +2,13 @@
 questions one flip in a cold-cache rerun would fail a build. Every claim whose verdict changed between a
 baseline and a candidate (both sides of the change) is asked again ``k`` times as distinct calls (a sample
 index in the cache key), by the run's trusted model judges, and settled by a test against the judge's noise
-floor ``f`` (judge.runs.calibration: the rate at which it flags a grounded claim by chance):
+floor ``f`` (judge.runs.calibration):
 
     x of the n answered re-asks call it not grounded; under "grounded, flagged by noise" X ~ Binomial(n, f);
     the claim is not grounded when P(X >= x) < alpha / m (m: claims tested, Bonferroni), else supported.
 
-A real regression (a judge that sees the error nearly every time) gives x = n and passes the test; a noise
-flag (x near n f) does not. Where even x = n could not pass (a floor too high for k), the change is left as
-it was and said so: a gate never passes on a test that could not decide.
+Where even x = n could not pass (a floor too high for k), the change is left as it was and said so: a gate
+never passes on a test that could not decide.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Mapping
 
 from pydantic import BaseModel
@@ -61,8 +61,7 @@ def test(votes: list[str], floor: float, alpha: float) -> tuple[int, int, float 
 
 
 def samples_for(floor: float, alpha: float, at_least: int = SAMPLES) -> int:
-    """Re-asks enough that a real error still passes the test with one dissenting answer (n - 1 of n not
-    grounded: a working judge that errs on one re-ask must not let a regression through), within MAX_SAMPLES."""
+    """Re-asks enough that a real error still passes with one dissenting answer, within MAX_SAMPLES."""
     from scipy.stats import binom
 
     for n in range(max(at_least, 2), MAX_SAMPLES + 1):
@@ -102,9 +101,8 @@ def _locate(results: Mapping[str, RecordResult], side: Side, record_id: str, mod
 
 
 def targets(diff, a_results: Mapping[str, RecordResult], b_results: Mapping[str, RecordResult]) -> list[Target]:
-    """The claims to re-ask: both sides of every flip, a claim only in B that is not grounded, one only in A
-    that is not grounded (so that a noise flag of the baseline's is no fix either), and every other claim of
-    either run that is not grounded (``_standing_flags``)."""
+    """The claims to re-ask: both sides of every flip, and every not-grounded claim of either run (a noise flag
+    of the baseline's is no fix either)."""
     wanted = []
     for c in diff.flips:
         wanted += [("a", c, c.claim_a or c.claim), ("b", c, c.claim)]
@@ -116,10 +114,8 @@ def targets(diff, a_results: Mapping[str, RecordResult], b_results: Mapping[str,
 
 
 def _standing_flags(a_results, b_results, have: set) -> list[Target]:
-    """Every other not-grounded claim of either run (issue 49.5): a flag that bears on a gate is confirmed whether
-    or not its verdict changed, so that a noise flag of the baseline's cannot offset a real error of the
-    candidate's in a delta, and the candidate's flags are the re-asks' on both sides. A claim both runs hold
-    unchanged is one question (``_same``): asked once, settled alike on both sides."""
+    """Every other not-grounded claim of either run (issue 49.5), changed or not, so that a noise flag of the
+    baseline's cannot offset a real error of the candidate's in a delta."""
     out, common = [], set(a_results) & set(b_results)
     for side, results in (("a", a_results), ("b", b_results)):
         for rid, r in ((k, v) for k, v in results.items() if k in common):
@@ -160,8 +156,7 @@ def settle_changes(
 ) -> tuple[dict[str, RecordResult], dict[str, RecordResult], list[Settled]]:
     """Both runs' results with every changed claim settled by its re-asks, and what each test said."""
     found = targets(claim_diff(a_results, b_results, common), a_results, b_results)
-    a_out, b_out, out = _settle(found, b_results, a_results, reask, samples, floor, alpha)
-    return a_out, b_out, out
+    return _settle(found, b_results, a_results, reask, samples, floor, alpha)
 
 
 def _settle(found: list[Target], b_results: dict, a_results: dict, reask: Reask, samples: int, floor: float, alpha: float):
@@ -200,9 +195,8 @@ def _relabel(results: dict[str, RecordResult], side: str, updates: dict) -> dict
 
 @dataclass
 class Asker:
-    """Who re-asks, and within what: the user's own judges' configs (their models file or run config, never a
-    run directory's config.yaml, which a pull request can edit to point a judge, and the user's key, at
-    another server), the call cache, the budget left, and where each call is recorded."""
+    """Who re-asks, and within what: the user's own judges' configs (never a run directory's config.yaml, which
+    a pull request can edit to point a judge, and the user's key, at another server), cache, budget, records."""
 
     models: Mapping  # name -> ModelConfig, from the user's own file
     models_from: str  # that file, for the one line that names a judge it lacks
@@ -212,8 +206,7 @@ class Asker:
 
 
 def default_asker(max_cost_usd: float | None = None) -> Asker:
-    """The user's default models file (the packaged configs/models.yaml, as judge doctor, ping and rejudge
-    read it) when none is named."""
+    """The packaged configs/models.yaml's judges, when no models file is named."""
     from judge.llm.config import load_models
     from judge.resources import shipped_dir
 
@@ -222,8 +215,7 @@ def default_asker(max_cost_usd: float | None = None) -> Asker:
 
 
 def user_judges(config, asker: Asker):
-    """Run B's config with each model judge's config replaced by the user's own (``asker.models``); ConfigError
-    naming the judge and the file when the user's file lacks one (judge.runs.rejudge's rule)."""
+    """Run B's config with each model judge's config the user's own; ConfigError when the user's file lacks one."""
     from judge.judges.registry import model_judges
     from judge.runs.rejudge import _cache_dir, rejudge_config
 
@@ -235,8 +227,7 @@ def user_judges(config, asker: Asker):
 
 
 def other_setup(config, asker: Asker) -> str | None:
-    """Why the user's judges cannot settle run B's changes: one whose model or settings differ from those B's
-    verdicts were measured with (re-asking another judge measures another thing, not B's noise); else None."""
+    """Why the user's judges cannot settle run B's changes (one's model or settings differ from B's), or None."""
     from judge.judges.registry import model_judges
 
     for name in model_judges(list(config.adjudicate.judges)):
@@ -251,10 +242,8 @@ def other_setup(config, asker: Asker) -> str | None:
 
 
 class Reasker:
-    """The run's trusted model judges, asked again about stored claims (single-claim calls, samples 1..k).
-    With an ``asker``, the judges' configs are the user's own, the cache and the budget the user's, and every
-    call goes to ``asker.on_call``; a spent budget stops the re-asks cleanly (``stopped`` says so), and what
-    was not re-asked keeps its verdict."""
+    """The run's trusted model judges, asked again about stored claims (samples 1..k), within ``asker``; a spent
+    budget stops the re-asks (``stopped`` says so) and what was not re-asked keeps its verdict."""
 
     def __init__(self, config, records: Mapping, trusted: set[str] | None = None, use_cache: bool = True, asker: Asker | None = None):
         from judge.judges.model import ModelJudge
@@ -315,9 +304,8 @@ JUDGE_SETTINGS = ("model", "mode", "temperature", "seed", "max_tokens")
 
 
 def judges_of(run) -> tuple:
-    """The instrument a run's verdicts were measured with: each judge's name, model and the settings its
-    verdicts depend on, and the judge prompts' hashes. Re-asking settles a judge's noise; it cannot settle a
-    change of judge."""
+    """Each judge's name, model and verdict settings, and the judge prompts' hashes: re-asking settles a
+    judge's noise, never a change of judge."""
     config = run.config
     models = []
     for name in config.adjudicate.judges:
@@ -328,8 +316,7 @@ def judges_of(run) -> tuple:
 
 
 def same_judges(a, b) -> str | None:
-    """None when runs A and B were judged by the same judges with the same prompts; else why re-asking
-    cannot settle their changes (B's judges asked about A's claims would erase the change the new judge made)."""
+    """None when A and B were judged by the same judges and prompts; else why re-asking cannot settle them."""
     (ma, pa), (mb, pb) = judges_of(a), judges_of(b)
     if ma != mb:
         show = lambda m: ", ".join(f"{n} ({x})" if x else n for n, x, _ in m)  # noqa: E731
@@ -343,9 +330,8 @@ def same_judges(a, b) -> str | None:
 
 
 def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tuple[Reasker, float, str]:
-    """B's trusted model judges to re-ask (those the canary did not fail nor require: calibrated refuse, or
-    every model judge where nothing is gated), with the user's own configs for them (``asker``), and their noise floor: the calibration's, else
-    B's own supported controls', else DEFAULT_FLOOR."""
+    """B's trusted model judges to re-ask (those neither failed nor refused), and their noise floor: the
+    calibration's, else B's supported controls', else DEFAULT_FLOOR."""
     from judge.runs.calibration import noise_floor
 
     health = run.health
@@ -368,9 +354,8 @@ def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tupl
 
 
 def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True, asker: Asker | None = None) -> tuple[dict, list[Settled], dict]:
-    """The run's rates (overall and by model, as its summary gives them) with every not-grounded claim re-asked
-    ``samples`` times and settled against the noise floor: what an absolute threshold is checked on, so that a
-    noise flag on ten questions does not break it. Returns (rates, the settled claims, how they were asked)."""
+    """(rates, settled claims, how asked): the run's rates with every not-grounded claim settled, so that a
+    noise flag on ten questions does not break an absolute threshold."""
     from judge.verdicts import rates
 
     reask, floor, floor_from = reasker_for(run, use_cache, asker)
@@ -389,9 +374,8 @@ def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True, asker: 
 
 
 def run_asker(cfg, config_path: Path, store):
-    """The re-asks of judge run --baseline: the judges of the user's own run config (never the run directory's
-    config.yaml read back), its cache, what is left of its max_cost_usd after the run, each call recorded in
-    the run's calls.jsonl (and so in summary.json's usage, rewritten from it)."""
+    """judge run --baseline's re-asks: the user's own run config's judges and cache, the budget left, each call
+    recorded in the run's calls.jsonl."""
     left = None if cfg.max_cost_usd is None else max(0.0, cfg.max_cost_usd - store.usage().cost_usd)
     return Asker(dict(cfg.models), str(config_path), cache_dir=cfg.cache_dir, max_cost_usd=left, on_call=store.append_call)
 
