@@ -1,20 +1,10 @@
 """``judge align``: FlashRAG supporting facts to the wiki-18 chunks that hold them (deterministic, no LLM).
 
-HotpotQA / 2WikiMultiHopQA, per (supporting title, sentence id): the sentence is taken from the row's own
-context (``metadata.context.sentences`` or ``.content``); among the chunks of that title (with the
-parenthetical-suffix fallback) a chunk is gold when the normalised sentence is a substring of the
-normalised chunk, or when word-trigram recall (sentence trigrams found in the chunk) >= 0.6. A sentence
-that straddles two chunks may match both; all matches are kept.
-
-MuSiQue, per hop's ``support_paragraph``: a chunk of that title is gold when either text is a substring of
-the other (normalised), or 5-gram word Jaccard >= 0.5, or 3-gram recall (paragraph -> chunk) >= 0.5.
-
-A row is kept only if every supporting fact / hop aligns to at least one chunk; otherwise it is dropped with
-a reason (``title_not_in_corpus``, ``no_chunk_matched``, ``sentence_not_in_context``, ``no_supporting_facts``,
-``empty_supporting_text``: an empty or whitespace-only sentence or paragraph would be a substring of every
-chunk of its title, which is title-only labelling, and the card forbids it). Kept rows get
-``metadata.gold_doc_ids``; every other field is kept verbatim. Match-branch and suffix-fallback counts are
-over kept rows only; each dropped row is listed with its reason and the hop that failed.
+The matching rules (HotpotQA / 2WikiMultiHopQA by sentence: substring or word-trigram recall >= 0.6; MuSiQue
+by hop paragraph: substring, 5-gram Jaccard >= 0.5 or 3-gram recall >= 0.5) are in docs/formats.md. A row is
+kept only if every supporting fact / hop aligns to a chunk (then it gets ``metadata.gold_doc_ids``, every other
+field verbatim); else it is dropped with its reason. An empty supporting text is dropped: it would be a
+substring of every chunk of its title, which is title-only labelling, and the card forbids it.
 """
 
 from __future__ import annotations
@@ -100,13 +90,9 @@ class AlignStats:
 
 
 def shape_problems(row: dict, file: str) -> list[Problem]:
-    """What makes a row unreadable by the alignment, field by field (checked for every row before any
-    look-up, so a mistyped row is one line naming it, never a TypeError halfway): ``question_decomposition``
-    a list of hops (objects whose ``support_paragraph`` is an object with a text ``title``);
-    else ``supporting_facts`` a list of [title, sentence id] pairs or {title: [...], sent_id: [...]}, and
-    ``context`` {title: [...], sentences|content: [[...], ...]} or a list of [title, [sentences]] pairs, every
-    title text. A hop whose text is missing or not text is no input error: it is dropped as
-    empty_supporting_text, as before."""
+    """What makes a row unreadable by the alignment, field by field, checked for every row before any look-up
+    (a mistyped row is one line naming it, never a TypeError halfway). A hop whose text is missing or not text
+    is no input error: it is dropped as empty_supporting_text."""
     rid = str(row.get("id"))
     out: list[Problem] = []
 

@@ -1,18 +1,11 @@
 """``judge align --engine ray``: the alignment of :mod:`judge.align` on Ray Data, for corpora whose title index
 does not fit one machine (the 21M-chunk wiki-18 on small workers).
 
-Each row is cut into its units (one per supporting fact or hop) on the driver; each unit goes to the shard
-of its base title (the title without trailing parentheticals, so the suffix fallback finds its chunks in the
-same shard). A Ray Data ``groupby(shard).map_groups`` gives each shard's units to one task, which builds the
-title index for its shard only and aligns them with the same rule as the local engine
-(:func:`judge.align.align_unit`). The driver puts each row back together in hop order
-(:func:`judge.align.combine`), so the output and the report equal the local engine's.
-
-The corpus is split once by shard (:func:`split_corpus`: one pass on the driver, checking every line as the
-local index does, written beside the corpus and reused while the corpus is unchanged), so each shard's task
-reads only its part: a nth of the corpus, not the whole of it. Every node must reach the corpus and its split
-at the same path (shared storage); where the split cannot be written, each shard reads the whole corpus and
-keeps its share.
+Each row's units (one per supporting fact or hop) go to the shard of their base title (so the suffix fallback
+finds its chunks in the same shard); ``groupby(shard).map_groups`` gives each shard to one task, which indexes
+its titles only and aligns with the local rule (:func:`judge.align.align_unit`); the driver puts rows back
+together in hop order (:func:`judge.align.combine`), so output and report equal the local engine's. Every node
+must reach the corpus and its split at the same path (shared storage).
 """
 
 from __future__ import annotations
@@ -42,12 +35,9 @@ def split_key(corpus: Path, shards: int) -> str:
 
 
 def split_corpus(corpus: str | Path, shards: int, root: str | Path | None = None) -> Path | None:
-    """The corpus split by shard, written once and reused while the corpus is unchanged: in ``root`` (default
-    ``.judge-split`` beside the corpus), a folder holding ``titles-{i}.jsonl`` (the chunk lines whose base title
-    is in shard i, as bytes) and ``ids-{i}.tsv`` (each chunk id of id shard i with its line in the corpus), so
-    shard i's task reads only its part. The one pass checks every line as the local index does (its problems
-    raise DatasetError naming corpus lines). None when ``root`` cannot be written (each shard then reads the
-    whole corpus and keeps its share, as before)."""
+    """The corpus split by shard, written once (``root``, default ``.judge-split`` beside the corpus) and reused
+    while the corpus is unchanged, so shard i's task reads only its part; the one pass checks every line as the
+    local index does. None when ``root`` cannot be written (each shard then reads the whole corpus)."""
     corpus = Path(corpus)
     root = Path(root) if root is not None else corpus.parent / SPLIT_DIR
     try:
@@ -127,10 +117,9 @@ def _align_shard(batch: dict, corpus: str, shards: int, split: str | None = None
 
 def align_on_ray(rows: list[dict], corpus: str | Path, workers: int | None = None, timings: list | None = None,
                  address: str | None = None, split_dir: str | Path | None = None, split: bool = True) -> tuple[list[dict], AlignStats]:
-    """The kept rows and the stats, as :func:`judge.align.align` gives them, computed on Ray Data.
-    ``timings``: a list that receives each shard's build and alignment seconds (benchmarks). ``address``: the
-    cluster (None: a local Ray). ``split``: shards read their part of the corpus split once (:func:`split_corpus`,
-    in ``split_dir``); every node must reach the corpus, and the split, at the same path."""
+    """The kept rows and the stats, as :func:`judge.align.align` gives them, computed on Ray Data. ``timings``
+    receives each shard's seconds (benchmarks); ``address``: the cluster (None: a local Ray); ``split``: shards
+    read their part of the corpus split once (:func:`split_corpus`)."""
     from judge.raylib import RayUnavailable, connect
 
     connect(address)  # Ray missing or the cluster unreachable: a clear error, before any work

@@ -1,19 +1,8 @@
-"""The writing door: every file judge writes (a run directory's files, a starter project, a comparison's
-Markdown, an agreement page, aligned rows) is opened here (the reading door is judge.input_files).
-
-
-- A file appended to (results.jsonl, calls.jsonl, run.log) or locked (run.lock) is opened with O_NOFOLLOW,
-  and must be a plain file with one name (a hard link would write into another file's data).
-- A file replaced whole (summary.json, reports, a rewritten results.jsonl) is written to a new temporary
-  file beside it (O_EXCL, a random name) and moved over the name: a link at the name is replaced, never
-  written through, so the file it pointed at is left as it was.
-- A new file (judge init, an agreement page) is created with O_EXCL|O_NOFOLLOW: refused when anything,
-  a dangling link included, already has its name.
-- An output path that is one of the command's inputs, or a file of a run directory, is refused.
-- An output that is a character device or a pipe (/dev/null, /dev/stdout, ``>(cmd)``) is written as such,
-  never replaced by a regular file; a block device, a socket or a directory is refused in one line.
-- New files and folders take their modes from the umask (0666 and 0777 masked), as any tool's output does; a
-  file replaced keeps the mode it had.
+"""The writing door: every file judge writes is opened here (the reading door is judge.input_files); the rules
+are SECURITY.md's. Appended or locked files: O_NOFOLLOW, a plain file with one name. Files replaced whole: a
+temporary file beside it moved over the name (a link at the name is replaced, never written through). New
+files: O_EXCL|O_NOFOLLOW. An output that is an input or a run directory's file is refused; a character device
+or a pipe is written as such; modes come from the umask, and a replaced file keeps its own.
 """
 
 from __future__ import annotations
@@ -173,11 +162,9 @@ def _open_stream(path: Path):
 
 @contextlib.contextmanager
 def output(path: Path, binary: bool = False, follow_streams: bool = False):
-    """A file object for the whole content of ``path``, all or nothing. A regular file (or none) is written to
-    a temporary file beside it and moved over the name when the block ends without an error (a link at the
-    name is replaced, never followed; a file replaced keeps its mode, a new one takes the umask's). A
-    character device or a pipe is written as such (``follow_streams``: also through a link, as /dev/stdout
-    is); a block device, a socket or a folder is refused (UnsafePath)."""
+    """A file object for the whole content of ``path``, all or nothing (the module's rules); a character device
+    or a pipe is written as such (``follow_streams``: also through a link, as /dev/stdout is); a block device,
+    a socket or a folder is refused (UnsafePath)."""
     path = Path(path)
     kwargs = {} if binary else {"encoding": "utf-8", "errors": "surrogatepass"}
     if _stream_target(path, follow_streams):

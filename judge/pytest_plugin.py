@@ -1,20 +1,8 @@
-"""A pytest plugin (registered by entry point) for prompt-regression tests in a user's own test suite.
-
-    def test_answers_stay_grounded(judge_grounding):
-        run = judge_grounding.run("configs/my_prompt.yaml")          # or an existing run directory
-        judge_grounding.assert_grounded(run, max_hallucination=0.1)  # absolute bounds (or the config's thresholds)
-        judge_grounding.assert_no_regression(run, baseline="main")   # a pinned baseline (judge baseline save), or a run directory
-
-``assert_no_regression`` gates with judge.scoring.compare.DEFAULT_GATES unless ``gates`` are given (the same
-specs as ``judge compare --gate``). A failure is short: one line per gate that failed, then one line per
-regressed claim (record, model+prompt, label change, reason, passage), then where the run and its report
-are; the plugin's own frames are hidden.
-
-Runs go to ``--judge-runs-dir DIR`` (or the ``judge_runs_dir`` ini option, or $JUDGE_RUNS_DIR), so CI can
-upload them as an artifact; without any, to pytest's temporary folder. Baselines are looked up in
-``--judge-baselines-dir`` / ``judge_baselines_dir`` / $JUDGE_BASELINES_DIR / ./baselines.
-
-The same functions are importable: ``from judge.pytest_plugin import assert_grounded, assert_no_regression``.
+"""A pytest plugin (registered by entry point) for prompt-regression tests in a user's own test suite
+(docs/regression.md): the ``judge_grounding`` fixture, ``assert_grounded`` and ``assert_no_regression``
+(importable too). A failure is one line per failed gate and regressed claim, then where the run is; the
+plugin's own frames are hidden. Runs go to ``--judge-runs-dir`` (ini ``judge_runs_dir``, $JUDGE_RUNS_DIR), else
+pytest's temporary folder.
 """
 
 from __future__ import annotations
@@ -59,9 +47,8 @@ def _cut(text: str | None, n: int = PASSAGE_CHARS) -> str:
 
 
 def run_config(config, runs_dir: str | Path = "runs", **kwargs) -> Path:
-    """Run a config (a path, a dict or a RunConfig; see judge.evaluate) and return its run directory, scored
-    and reported. Fails like ``judge run`` exits 3: when too many claims ended in judge_error, a stage failed
-    for every record, or nothing was judged (the message gives the causes and the run's path)."""
+    """Run a config (a path, a dict or a RunConfig) and return its run directory, scored and reported; fails
+    where ``judge run`` exits 3, naming the causes and the run."""
     __tracebackhide__ = True
     from judge.api import evaluate
 
@@ -84,9 +71,8 @@ def _run_dir(run_or_config, runs_dir: str | Path) -> Path:
 
 
 def check_bounds(**bounds) -> None:
-    """The plugin's bounds, checked before anything is read: a rate in [0, 1] (NaN and infinity refused: every
-    comparison with NaN is False, so ``min_faithfulness=nan`` would pass any run), a count a whole number >= 0.
-    judge.boundary.ArgumentError (a judge.InputError) naming the bound."""
+    """The bounds checked before anything is read (NaN refused: ``min_faithfulness=nan`` would pass any run);
+    ArgumentError naming the bound."""
     import math
 
     from judge.boundary import ArgumentError
@@ -104,13 +90,10 @@ def check_bounds(**bounds) -> None:
 def assert_grounded(run_or_config, min_faithfulness: float | None = None, max_hallucination: float | None = None,
                     max_judge_errors: int | None = None, runs_dir: str | Path = "runs", *, labels: list | None = None,
                     max_corrected_hallucination: float | None = None, min_corrected_faithfulness: float | None = None) -> dict:
-    """Fail unless the run's faithfulness and hallucination rate (overall, and of each model under test:
-    MODEL+VARIANT with prompt variants) and its judge errors are within bounds. With no bound given, the run
-    config's ``thresholds`` apply. The message names the claims that are not grounded and the report.
-
-    ``max_corrected_hallucination`` / ``min_corrected_faithfulness``: bounds on the far end of the 95% interval
-    of the rate corrected by human labels (overall and per model; the gate ``corrected_...<=X`` of judge
-    compare); ``labels``: filled labelling sheets to score the run with first (else the run's last score)."""
+    """Fail unless the run's faithfulness, hallucination rate and judge errors (overall and per model under
+    test) are within bounds (default: the config's ``thresholds``), naming the claims not grounded.
+    ``max_corrected_hallucination`` / ``min_corrected_faithfulness``: bounds on the far end of the human-label
+    corrected rate's interval; ``labels``: filled sheets to score the run with first."""
     __tracebackhide__ = True
     from judge.runs.run import Run
     from judge.runs.decision import decide
@@ -166,10 +149,8 @@ def regression_lines(result: dict, shown: int = SHOWN_REGRESSIONS) -> list[str]:
 def assert_no_regression(run_or_config, baseline: str | Path, gates: list[str] | None = None, runs_dir: str | Path = "runs",
                          allow_missing: bool = False, baselines_dir: str | Path | None = None,
                          prompt: str | None = None, baseline_prompt: str | None = None) -> dict:
-    """Fail when a gate fails against the baseline: a run directory or the name of a pinned baseline (judge
-    baseline save). ``gates``: specs as for ``judge compare --gate`` (default DEFAULT_GATES: no claim newly
-    not grounded, and no hallucination-rate or faithfulness drop the records show). ``prompt`` /
-    ``baseline_prompt``: compare only the answers of those prompt variants, model by model."""
+    """Fail when a gate fails against ``baseline`` (a run directory or a pinned baseline's name); ``gates``: as
+    ``judge compare --gate`` (default DEFAULT_GATES); ``prompt`` / ``baseline_prompt``: those variants only."""
     __tracebackhide__ = True
     from judge.runs.baseline import resolve_baseline
     from judge.runs.run import Run

@@ -1,11 +1,6 @@
-"""FlashRAG multi-hop QA rows and the wiki-18 chunk corpus (100-word chunks sharing their article's title).
-
-Rows: ``{id, question, golden_answers, metadata{...}}``, every field kept verbatim; ids must be unique (the
-long-context seed and the predictions are keyed by id). Corpus lines in either form:
-``{"id", "contents": "\\"Title\\"\\ntext"}`` or ``{"id", "title", "text"}``; one text per id.
-
-The title index maps each title to the byte offsets of its chunks in the corpus file; chunk text is read on
-demand, so the index of the full 21M-chunk corpus holds titles and offsets, not text.
+"""FlashRAG multi-hop QA rows (unique ids, every field kept) and the wiki-18 chunk corpus, whose lines are
+``{"id", "contents": "\\"Title\\"\\ntext"}`` or ``{"id", "title", "text"}``. The title index holds byte
+offsets, never text, so the full 21M-chunk corpus's index fits.
 """
 
 from __future__ import annotations
@@ -181,9 +176,7 @@ def duplicate_id_problems(shown: str, ids_lines) -> list[Problem]:
 
 
 class TitleIndex:
-    """Title -> byte offsets of the title's chunks in the corpus file, built in one pass. ``share=(i, n)``:
-    only the titles whose base title is in shard i of n (and, for the duplicate-id check, only the ids in
-    shard i), so n workers each hold a nth of the index."""
+    """Title -> byte offsets of its chunks, built in one pass; ``share=(i, n)``: only shard i's titles (and ids)."""
 
     def __init__(self, corpus_path: str | Path, share: tuple[int, int] | None = None, check_ids: bool = True):
         """``check_ids=False``: a corpus part whose ids are checked elsewhere (judge.align_ray's split corpus)."""
@@ -290,11 +283,8 @@ def strip_suffix(title: str) -> str | None:
 
 
 def write_atomic(path: str | Path, parts, inputs: tuple[str | Path, ...] = ()) -> int:
-    """Write the text ``parts`` all or nothing through the one writing door (judge.files.output): to a
-    temporary file beside ``path``, moved into place only when every part was written, so a failure halfway
-    (a DatasetError from the generator) leaves no partial output and no earlier output damaged; a device or
-    pipe (/dev/null, /dev/stdout) is written as such, never replaced. Refuses to write over one of
-    ``inputs``, through a link, or into a run directory. Returns the number of parts."""
+    """Write the text ``parts`` all or nothing through the writing door (judge.files.output): a failure halfway
+    leaves no partial output; refuses an input, a link or a run directory. Returns the number of parts."""
     from judge.files import output
     from judge.input_files import os_error_reason
 

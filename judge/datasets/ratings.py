@@ -1,16 +1,8 @@
 """Human ratings as one table shape, whatever the file: items x annotators x dimensions, on the file's own
-scale. Agreement statistics (judge.metrics.agreement) work on this shape.
-
-Sources:
-- ``hebrew-qa``: the records' ``human_ratings`` (4 annotators x 5 dimensions, 0-2);
-- ``dialsummeval``: DialSummEval's human_judgment.jsonl (3 annotators x 4 dimensions, 1-5, kept as 1-5);
-  an item is one (dialogue id, system) pair;
-- ``faithbench``: FaithBench batches (span labels by several annotators). Annotators who saw no error left
-  no record, so "consistent" votes are inferred: within a batch file, every annotator who annotated any
-  sample of that batch is taken to have reviewed all of its samples, and a sample on which they left no
-  annotation counts as *consistent* from them. Each annotator's vote on a sample is the most severe label
-  they gave it, on one ordinal dimension ``hallucination``: 0 consistent, 1 benign, 2 questionable,
-  3 unwanted. An annotation with no label counts as questionable, and is reported in the notes.
+scale (judge.metrics.agreement works on it): ``hebrew-qa`` records' ``human_ratings``, DialSummEval's
+human_judgment.jsonl, FaithBench batches. FaithBench annotators who saw no error left no record, so within a
+batch every annotator of any sample is taken to have reviewed all of them (docs/scores.md); a vote is the most
+severe label given, 0 consistent to 3 unwanted, and an annotation with no label counts as questionable.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
-"""The model-call cache (diskcache): a finished call is never paid for twice.
+"""The model-call cache (diskcache): a finished call is never paid for twice; errors are never stored.
 
-Key: sha256 over the model id, api_base, messages, response schema, instructor mode, temperature, seed,
-max_tokens and the prompt template's hash. Value: the validated result with its usage and cost. Errors are
-never stored.
-
-A cache directory is an input like any other (CI restores it from a cache a pull request can write), so its
-bytes are data, never code: a value is stored as bytes judge encodes itself, ``FORMAT`` + a sha256 digest over
-key and payload + the payload in JSON, and read back as bytes by :class:`DataDisk`, which never unpickles (an
-entry an older version pickled, or one planted, is a miss, with one warning for the whole cache) and reads a
-value file only by the name diskcache gives it (never a link, a path out of the folder, or a file over
-``MAX_ENTRY_BYTES``). The digest is checked before any decoding; an entry that fails it, is not JSON within
-the input limits, or no longer validates is a miss, and is re-asked. A database whose settings were edited
-(diskcache runs its ``sqlite_*`` settings as PRAGMA statements) is not opened. A cache directory that cannot
-be opened or written (read-only, corrupt) turns the cache off with one warning; the run goes on without it.
-
-The digest catches corruption and edits; it is no signature: whoever can write the folder can write a valid
-entry, and so choose a cached verdict (never run code). Restore a cache only from your own branch's runs.
+A cache directory is an input (CI restores it from a cache a pull request can write), so its bytes are data,
+never code: SECURITY.md, "a cache entry is data, never code". Values are ``FORMAT`` + a sha256 digest over key
+and payload + JSON, read back as bytes by :class:`DataDisk` (never unpickled); an entry that fails any check is
+a miss. The digest is no signature: restore a cache only from your own branch's runs.
 """
 
 from __future__ import annotations
@@ -62,8 +50,7 @@ def encode_entry(key: str, value: dict) -> bytes:
 
 def decode_entry(key: str, blob) -> dict:
     """The value stored under ``key``; ValueError (one line) when the bytes are not an entry judge wrote for
-    that key. The digest is compared before the payload is parsed, and the payload is parsed as JSON through
-    the input boundary (depth, size, numbers), never as anything that can run code."""
+    it. The digest is compared before the payload is parsed as JSON through the input boundary."""
     from judge.boundary import parse_json
     from judge.problems import DatasetError
 
@@ -88,9 +75,8 @@ def decode_entry(key: str, blob) -> dict:
 
 @lru_cache(maxsize=1)
 def data_disk():
-    """diskcache's Disk, less pickle: keys are text, values bytes (stored and fetched as they are); an entry
-    of another mode (a pickle, a text file) or a value file judge did not name is handed back as a REFUSED
-    marker, never decoded; a file is removed only by such a name."""
+    """diskcache's Disk, less pickle: an entry of another mode or a value file judge did not name is handed
+    back as a REFUSED marker, never decoded; a file is removed only by such a name."""
     import diskcache
     from diskcache.core import MODE_BINARY, MODE_PICKLE, MODE_RAW, UNKNOWN
 
@@ -145,9 +131,8 @@ def data_disk():
 
 
 def _settings_problem(directory: Path) -> str | None:
-    """Why an existing cache database must not be opened: it is a link or not a file, or its Settings table
-    holds a key diskcache does not write or a ``sqlite_*`` value that is not a plain word or number
-    (diskcache formats those into PRAGMA statements). None when it may be opened (or does not exist yet)."""
+    """Why an existing cache database must not be opened (a link, not a file, or Settings diskcache would run
+    as PRAGMA statements that it does not write); None when it may be opened."""
     from diskcache.core import DEFAULT_SETTINGS, METADATA
 
     db = directory / "cache.db"
@@ -213,9 +198,7 @@ class CallCache:
         return cache
 
     def _disable(self, reason: str) -> None:
-        """Turn the cache off with one warning. Writes run in threads, so several may fail at once: the
-        first reason is kept and said; the store object stays, so a call already past the check fails (and
-        is caught) rather than meeting None."""
+        """Turn the cache off with one warning (the first reason; writes fail in threads, several at once)."""
         with _DISABLE_LOCK:
             if self.disabled_reason is not None:
                 return
@@ -224,9 +207,7 @@ class CallCache:
         log.warning("%s; running without the cache", reason)
 
     def get(self, key: str, check: Callable[[dict], T] = lambda value: value) -> T | None:
-        """``check(value)`` of the stored value, or None: a miss when the cache is off, under --refresh, the key
-        was never stored, or the entry cannot be trusted (not judge's format, its digest does not match, not
-        JSON, ``check`` refuses it). An untrusted entry is dropped, so its call is re-asked and stored anew."""
+        """``check(value)`` of the stored value, or None; an untrusted entry is dropped, so its call is re-asked."""
         blob = None
         if self.enabled and not self.refresh:
             try:

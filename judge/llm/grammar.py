@@ -1,30 +1,12 @@
-"""The grammar an embedded model decodes under, built from the response schema of the call.
+"""The grammar an embedded model decodes under, built from the response schema of the call (docs/reliability.md).
 
-llama.cpp samples only tokens its grammar allows, so an embedded model's reply always parses as the schema's
-JSON. Three things on top of llama.cpp's own JSON-schema converter:
-
-- **Every array is bounded.** An array takes its schema's ``maxItems`` (``DEFAULT_MAX_ITEMS`` where the schema
-  has none), and an array of enum values (the ids of the passages a judge may cite) holds each value at most
-  once, in the order the enum lists them: a small model that repeats one id cannot loop until max_tokens.
-- **An array that must hold one item per value of a key** (a batch judge's one verdict per claim id: exactly
-  n items whose required key is an enum of n values) lists its items in the enum's order, one each, so a
-  verdict cannot be given twice to one claim and missed for another.
-- **Strings hold no raw control characters** (a raw newline inside a JSON string is invalid JSON that a strict
-  parser refuses); they may still write them escaped (``\\n``).
-- **A schema the converter cannot turn into a grammar is an error**, not a silent fall-back to "any JSON"
-  (llama-cpp-python's ``response_format`` falls back without a word).
-
-Every property of an object is written (the prompt asks for them all; a default is no reason to skip one).
-String length bounds are dropped from the grammar (llama.cpp expands ``maxLength`` into one nested rule per
-character, which a length of a few thousand takes past its limits); lengths are still enforced, because
-instructor validates the answer against the full model and re-asks. max_tokens bounds a string.
-
-Two decoders read it. With xllamacpp (the prebuilt runtime), llama.cpp's own JSON-schema sampler takes
-``grammar_schema(schema, lengths=True)``: length bounds kept, arrays bounded, a rationale capped; an array of
-enum values is bounded by ``maxItems`` there (a repeated id is dropped when the verdict is read). With
-llama-cpp-python (the source-built fall-back), ``gbnf`` writes the GBNF grammar; it imports llama_cpp, so it
-runs in the embedded model's child process (judge/llm/local_worker.py), never in the parent that must survive
-a native crash.
+llama.cpp samples only tokens its grammar allows, so an embedded reply always parses. On top of llama.cpp's own
+converter: every array is bounded (an array of enum values holds each at most once, in enum order, so a small
+model that repeats one id cannot loop until max_tokens); an array of one item per enum value lists them one
+each; strings hold no raw control characters; a schema that cannot be converted is an error, never a silent
+"any JSON". String length bounds are dropped from the GBNF grammar (llama.cpp expands ``maxLength`` into one
+rule per character); instructor still enforces them. ``gbnf`` imports llama_cpp, so it runs in the embedded
+model's child process (judge/llm/local_worker.py), never in the parent that must survive a native crash.
 """
 
 from __future__ import annotations
@@ -44,9 +26,8 @@ EMBEDDED_RATIONALE_CHARS = 64
 
 
 def grammar_schema(schema: Any, root: Any = None, *, lengths: bool = False) -> Any:
-    """The schema as the grammar sees it: every array given a ``maxItems``, an array of one item per value of
-    a key spelt out item by item (``prefixItems``); string length bounds dropped for our GBNF converter, or
-    kept (a rationale's capped at ``EMBEDDED_RATIONALE_CHARS``) with ``lengths`` for llama.cpp's sampler."""
+    """The schema as the grammar sees it: arrays bounded, one-item-per-value arrays spelt out (``prefixItems``);
+    string lengths dropped, or kept with ``lengths`` (a rationale's capped) for llama.cpp's sampler."""
     root = schema if root is None else root
     if isinstance(schema, list):
         return [grammar_schema(v, root, lengths=lengths) for v in schema]

@@ -1,11 +1,7 @@
-"""The LLM port: every model call of the project goes through :meth:`LLM.structured`.
-
-One call = cache look-up -> budget check -> per-model concurrency slot and pacing -> transport retries
-(tenacity: 429 honouring Retry-After, 5xx, timeouts, connection errors; exponential backoff with jitter,
-capped in attempts and time) around one instructor call through ``litellm.acompletion`` (which re-asks
-on invalid answers, bounded) -> cost -> cache. The attempts and tokens of every request instructor makes
-(re-asks included; its final response shows only the last one) are counted by the function instructor
-calls, into the record of the call in progress (a context variable: each concurrent call is its own task).
+"""The LLM port: every model call of the project goes through :meth:`LLM.structured`: cache look-up -> budget
+-> per-model concurrency and pacing -> transport retries (tenacity) around one instructor call through
+``litellm.acompletion`` -> cost -> cache. Every request instructor makes (re-asks included) is counted into the
+record of the call in progress (a context variable: each concurrent call is its own task).
 """
 
 from __future__ import annotations
@@ -77,9 +73,8 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def _masked(response_model: type[T], data: dict) -> T:
-    """A model's answer with every fragment of a configured key masked (judge.redact): a key echoed in a
-    successful answer reaches neither the cache, nor the run, nor the next stage's provider. Where the mask
-    no longer validates (a string at its length limit), each masked character becomes '*'."""
+    """A model's answer with every configured key's fragment masked before it reaches the cache, the run or the
+    next provider; where the mask no longer validates, each masked character becomes '*'."""
     masked = redact_value(data)
     if masked == data:
         return response_model.model_validate(data)
@@ -155,15 +150,10 @@ class LLM:
     ) -> tuple[T, CallRecord]:
         """A validated ``response_model`` from ``cfg``'s model, and the record of the call.
 
-        With ``keep_truncated``, an answer cut at max_tokens is completed as partial JSON and kept, with
-        ``record.truncated`` set (a free-text answer cut short is still an answer; a verdict is not).
-
-        Raises BudgetExceeded before a new (uncached) call once the budget is spent, and LLMCallError when
-        the call still fails after its retries; the error carries the record with the tokens spent. ``controls``:
-        how many control claims the call carries, for its record (calls.jsonl).
-
-        ``sample`` > 0: the same question asked again as a distinct call (its own cache entry; the seed moved
-        by it, so a provider that honours seeds samples anew), to see whether a judge's verdict repeats."""
+        ``keep_truncated``: an answer cut at max_tokens is completed as partial JSON and kept (``record.truncated``).
+        Raises BudgetExceeded before an uncached call once the budget is spent, LLMCallError (with the record)
+        when the retries are spent. ``controls``: control claims the call carries; ``sample`` > 0: the same
+        question again as a distinct call (own cache entry, seed moved), to see whether a verdict repeats."""
         cfg.watch_secrets()  # known in this process too (a Ray worker gets the config unpickled, never validated)
         messages = redact_messages(messages)  # no key, in any form, is sent to a provider in a prompt
         if sample and cfg.seed is not None:
@@ -309,10 +299,8 @@ _RECORD: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar("jud
 
 
 async def _counted_acompletion(*args: Any, **kwargs: Any) -> Any:
-    """``litellm.acompletion``, counting each request and its tokens into the record of the call in progress.
-
-    Counting here rather than through instructor's hooks: with hooks, instructor checks each handler's
-    signature per event and deep-copies the usage totals per attempt, about 2 ms of CPU a call (bench/README)."""
+    """``litellm.acompletion``, counting each request and its tokens into the call in progress (instructor's
+    hooks cost about 2 ms of CPU a call: bench/README)."""
     from judge.llm.litellm_setup import litellm
 
     record = _RECORD.get()
@@ -337,12 +325,8 @@ def _client(mode: str):
 
 @lru_cache(maxsize=256)
 def _response_schema(response_model: type[BaseModel]) -> type[BaseModel]:
-    """The model wrapped as instructor's ResponseSchema once, not on every call.
-
-    Instructor wraps an unwrapped model in a fresh class per call (pydantic ``create_model``), which also
-    defeats its own schema cache: about 2 ms of CPU a call. A model that is already a ResponseSchema is used
-    as it is. The result is re-validated into ``response_model`` by :meth:`LLM.structured`.
-    """
+    """The model wrapped as instructor's ResponseSchema once: instructor wraps it anew on every call, defeating
+    its schema cache (about 2 ms of CPU a call); :meth:`LLM.structured` re-validates into ``response_model``."""
     from judge.llm.litellm_setup import instructor
 
     return instructor().openai_schema(response_model)

@@ -1,17 +1,9 @@
 """A call cache served by one Ray actor, for clusters whose nodes share no disk.
 
-The actor holds a diskcache directory on its own node; workers reach it through :class:`ActorStore`, which
-has the three methods :class:`~judge.llm.cache.CallCache` uses of diskcache (get, set, delete) and an awaitable
-``aget``, so the cache's rules (digest check, errors never stored, a bad entry re-asked) stay in one place. The
-actor stores and hands back the bytes judge encoded (judge.llm.cache.open_store): it never unpickles an entry.
-
-The actor is threaded (``ACTOR_THREADS`` calls at once: diskcache is safe across threads, each with its own
-SQLite connection), and a worker never waits on it inside its event loop: look-ups are awaited (``aget``),
-writes run in the port's writer threads, and dropping a bad entry is a message not waited for.
-
-With shared storage, point ``cache_dir`` at it instead (the default, ``ray.cache: shared_dir``): diskcache is
-safe across processes and nodes on one filesystem, and every worker reads and writes it directly, with no
-actor in the way. That is the recommendation at scale (bench/README.md, "Ray engine: workers that die").
+Workers reach it through :class:`ActorStore` (the get, set and delete :class:`~judge.llm.cache.CallCache` uses,
+and an awaitable ``aget``), so the cache's rules stay in one place; the actor stores and hands back the bytes
+judge encoded, never unpickling. With shared storage, point ``cache_dir`` at it instead (the default, ``ray.cache:
+shared_dir``): the recommendation at scale (bench/README.md, "Ray engine: workers that die").
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """A cluster-wide limit per model: one named Ray actor holds the model's rpm/tpm budget and adaptive
-concurrency, so a hundred workers together never send more than the provider allows.
+concurrency (the local engine's :class:`~judge.llm.limits.ModelLimiter`, one rule in one place), so a hundred
+workers together never send more than the provider allows; workers reach it through :class:`RayModelLimiter`.
 
-The actor wraps the same :class:`~judge.llm.limits.ModelLimiter` the local engine uses (one rule, one place);
-it is an async actor, so waiting callers park inside it without blocking each other. Workers reach it
-through :class:`RayModelLimiter`, which has the limiter's async interface, and the port takes it through
-its ``limiter_factory``. Needs the ``ray`` extra; imported only by the Ray engine.
-
-A slot is a **lease** with an owner (one attempt of one batch, named by the driver) and an expiry:
-
-- one round trip a request: ``acquire`` is awaited and returns the lease; its end (``finish``: the slot
-  freed, and whether the call succeeded or met a 429) is one message the worker does not wait for;
-- a worker killed while it holds slots cannot free them, so the driver frees every lease of that attempt
-  when Ray reports the attempt lost (``release_owner``); a lease granted afterwards to an owner already
-  declared dead (its acquire was parked in the actor) is freed at once;
-- a lease held longer than the longest a live attempt can hold one (the port's hard limit on one attempt,
-  plus a margin) expires: the backstop for an owner that is gone without the driver hearing of it.
+A slot is a **lease** with an owner (one attempt of one batch) and an expiry (docs/runs.md): the driver frees
+the leases of an attempt Ray reports lost (``release_owner``), a lease granted to an owner already declared dead
+is freed at once, and one held longer than a live attempt can hold it expires.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
-"""Prediction-powered inference for a mean: PPI++ with power tuning (Angelopoulos, Bates, Fannjiang, Jordan and
-Zrnic, Science 2023; Angelopoulos, Duchi and Zrnic, "PPI++", arXiv:2311.01453), in the form of the authors'
-``ppi_py.ppi_mean_ci`` (written here: ppi-python pulls numba, pandas, statsmodels, scikit-learn and gdown).
-
-n labelled items have a human label ``y`` and the judge's value ``yhat``; the judge's value is known for all
-N items of the population (``yhat_all``). For a tuning weight lambda:
+"""Prediction-powered inference for a mean: PPI++ with power tuning (Angelopoulos, Duchi and Zrnic, "PPI++",
+arXiv:2311.01453), in the form of ``ppi_py.ppi_mean_ci``, written here (ppi-python pulls numba, pandas,
+statsmodels, scikit-learn and gdown); the stratified estimator the labels use and why: docs/labels.md.
 
     estimate = lambda * mean(yhat_all) + mean(w * (y - lambda * yhat))
     variance = lambda^2 * var(yhat_all) / N + var(w * (y - lambda * yhat)) / n
 
-lambda = 0 is the labels alone (the classical interval), lambda = 1 is plain PPI. Power tuning picks the
-lambda in [0, 1] that minimises this estimated variance, so the interval is never wider than the labels-only
-one computed the same way (lambda = 0 is a candidate). ``w``: sampling weights of the labelled items (1 /
-inclusion probability, normalised to mean 1), so a stratified sample stays unbiased.
+lambda = 0 is the labels alone, 1 plain PPI; power tuning picks the lambda in [0, 1] of least variance, so the
+interval is never wider than the labels-only one. ``w``: sampling weights (normalised to mean 1).
 """
 
 from __future__ import annotations
@@ -131,18 +126,12 @@ class Stratum:
 
 
 def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
-    """The stratified mean of labels with an interval that cannot vanish (issue 47 item 1).
+    """The stratified mean of labels with an interval that cannot vanish (issue 47 item 1; docs/labels.md).
 
-    With the sample stratified by the judge's verdict, the judge's value is constant within a stratum, so PPI++'s
-    estimate at every lambda is this post-stratified mean: sum_h W_h * mean(labels_h), W_h = N_h / N (the
-    judge's verdicts make the strata; the labels correct each). Its variance is sum_h W_h^2 (1 - n_h / N_h)
-    S_h^2 / n_h, with S_h^2 = p_h (1 - p_h) N_h / (N_h - 1) and p_h = (sum of labels_h + 1) / (n_h + 2) for the
-    variance only: a stratum whose labels all agree with the judge still has a variance (p (1 - p) bounds the
-    variance of any value in [0, 1] of mean p), and one labelled whole has none. The interval is Wilson's on
-    the effective number of labels (p (1 - p) / variance), with Student's quantile on n - strata degrees of
-    freedom, and one item's worth (1 / N) wider either side (CC). A stratum with no label is taken at the
-    judge's value, and the interval widened by its whole share to either side: its rate could be anything
-    from 0 to 1. Measured in bench/ppi_coverage.py (bench/README.md, "Corrected rates")."""
+    Strata are the judge's verdicts, so PPI++'s estimate is this post-stratified mean, sum_h W_h mean(labels_h).
+    Its variance uses p_h = (k_h + 1) / (n_h + 2), so a stratum whose labels all agree still has one; the
+    interval is Wilson's on the effective number of labels, Student's quantile, 1 / N wider either side. A
+    stratum with no label is taken at the judge's value and widened by its whole share (bench/ppi_coverage.py)."""
     total = sum(s.size for s in strata)
     if total <= 0:
         raise ValueError("stratified_mean: the strata hold no item")
@@ -175,10 +164,8 @@ def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
 
 
 def labels_alone(y, w, size: int, z: float = Z95) -> MeanEstimate:
-    """The labels without the judge: their weighted mean (weights: items of the labelled item's stratum over its
-    labels) with the same interval as :func:`stratified_mean` gives one stratum: the rate (k + 1) / (n + 2) for
-    the variance, on Kish's effective number of labels (unequal weights count as fewer), the finite-population
-    correction, Wilson on Student's quantile. What a simple random sample of the labels would say."""
+    """The labels without the judge: their weighted mean with :func:`stratified_mean`'s interval for one
+    stratum (Kish's effective number of labels): what a simple random sample of the labels would say."""
     y, w = np.asarray(y, dtype=float), np.asarray(w, dtype=float)
     n = len(y)
     if n == 0 or size <= 0:
@@ -197,10 +184,8 @@ def labels_alone(y, w, size: int, z: float = Z95) -> MeanEstimate:
 
 
 def wilson(point: float, smoothed: float, var: float, z: float = Z95) -> tuple[float, float]:
-    """A Wilson (score) interval around ``point`` for a mean of values in [0, 1] whose estimated variance is
-    ``var``: on the effective sample size n = p(1 - p) / var, p the ``smoothed`` rate (never 0 or 1). Unlike
-    the normal interval it is not symmetric: near 0 or 1 it reaches further toward the middle, where a few
-    labels leave the rate most uncertain (a normal interval's upper end misses a small rate too often)."""
+    """A Wilson interval around ``point`` for a mean of values in [0, 1] of estimated variance ``var``, on the
+    effective sample size p(1 - p) / var: near 0 or 1 it reaches further toward the middle, as it should."""
     if var <= 0:
         return point, point
     m = smoothed * (1 - smoothed) / var

@@ -1,16 +1,8 @@
-"""A retrieval run against a BEIR benchmark's qrels: hit@k, recall@k, MRR@10, nDCG@10 (computed by
-ir-measures over pytrec_eval; ranx was tried first, but its numba compilation costs 4-35 s per process),
-overall and stratified by query fields, strict and dup_group-tolerant.
-
-dup_group tolerance (the benchmark card: "use dup_group, in queries.jsonl, to group duplicated editions of
-the same work"): a query's ``dup_group`` names the work ("author+title, normalised") its anchor chunk comes
-from. A chunk's work is read from a corpus field the user names, else from the corpus's own ``dup_group``
-field, else derived from the chunk's author and title (:func:`judge.datasets.beir.work_key`). The works of a
-dup_group are those of its queries' anchors (``chunk_fonte``) and qrels chunks, plus the dup_group's own
-value where chunks carry it verbatim. Tolerant hit@k counts a hit on any chunk of those works, so another
-edition of the same work is not punished. Only hit@k is given tolerant: with every chunk of a work relevant,
-recall and nDCG would measure the work's length. Strict figures use the qrels as published. Queries without
-qrels are left out (and counted).
+"""A retrieval run against a BEIR benchmark's qrels: hit@k, recall@k, MRR@10, nDCG@10 (ir-measures over
+pytrec_eval; ranx's numba compilation costs 4-35 s per process), overall and by query fields, strict and
+dup_group-tolerant (docs/formats.md): tolerant hit@k counts a hit on any chunk of the query's work, so another
+edition of the same work is not punished; only hit@k, since with every chunk of a work relevant recall and
+nDCG would measure the work's length. Queries without qrels are left out (and counted).
 """
 
 from __future__ import annotations

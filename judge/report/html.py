@@ -1,14 +1,7 @@
 """report.html: one self-contained page (no network; one inline script, admitted by its hash), right-to-left
-where the text is.
-
-At the top, on the first screen, the claims that are not grounded (most severe first, each linked to its claim)
-or, when there are none, the first answers' claims with their labels (judge.report.html_lead); then the score
-sections, those with nothing to say for this run a line each, and the glossary. Per record: the source with candidate spans and cited evidence highlighted (coloured by the verdict
-that cites it, each cited span opening with its evidence ids), and each claim with every judge's verdict,
-rationale, check flags and, when it is not grounded, its nearest passage with the search's score. Clicking a
-claim outlines its spans; clicking a span goes back to its claim; filters by label, model and disagreement.
-Summary charts are inline SVG. Every string that comes from a dataset or a model goes through
-``html.escape`` and sits in a ``<bdi>`` or an element with ``dir`` (bidi-isolated).
+where the text is: the not-grounded claims first (judge.report.html_lead), the score sections, the glossary,
+then each record's source with its spans highlighted and each claim with every judge's verdict. Every string
+from a dataset or a model goes through ``html.escape`` inside a ``<bdi>`` or an element with ``dir``.
 """
 
 from __future__ import annotations
@@ -121,10 +114,8 @@ def _fmt(v) -> str:
 
 
 def highlighted(text: str, cited: list[tuple[int, int, str, str, str]], candidates: list[tuple[int, int, str]]) -> str:
-    """The text with candidate spans (light) and cited spans (coloured by the worst verdict citing them) marked;
-    each cited span opens with its evidence ids; every mark names the claims that cite it (``data-c``) or were
-    offered it (``data-n``), for the click from a claim to its spans and back. All of the text is escaped.
-
+    """The text, escaped, with candidate spans (light) and cited spans (coloured by the worst verdict citing
+    them, opening with their evidence ids) marked, each naming its claims (``data-c`` cited, ``data-n`` offered).
     ``cited``: (start, end, label, claim anchor, evidence id); ``candidates``: (start, end, claim anchor)."""
     cuts = {0, len(text)}
     for s, e, *_ in cited:

@@ -1,15 +1,7 @@
 """Corrected rates: the judge's verdicts on every claim, corrected for its bias by a person's labels on a random
-sample of them, by prediction-powered inference (PPI++ with power tuning, judge.metrics.ppi).
-
-Per level (claims; answers: grounded or not) and per model under test (and all together): the judge's raw
-rate, the corrected rate with its 95% interval, the labels-only rate and interval, and how many more labels
-would halve the interval; the judge's precision and recall per label against the labels, with exact
-(Clopper-Pearson) intervals. Each labelled item is weighted by 1 / its inclusion probability (the sheet's
-stratified draw, judge.labels.sample), times its stratum's share of items left unlabelled or skipped.
-
-At answer level, faithfulness is the share of answers grounded (every claim supported) and the hallucination
-rate the share not grounded. Every caveat is a line in the section (few labels, labels all of one kind, items
-left unlabelled), never silent.
+sample of them (judge.metrics.ppi; docs/labels.md). Per level (claims, answers) and model under test: the raw
+rate, the corrected rate and the labels-only rate with their 95% intervals, the labels that would halve the
+interval, and the judge's precision and recall against the labels. Every caveat is a line, never silent.
 """
 
 from __future__ import annotations
@@ -22,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judge.labels.sheet import ANSWER, CLAIM, Labels, Sheet, SheetRow, item_id
+from judge.labels.sheet import ANSWER, CLAIM, Labels, SheetRow, item_id
 from judge.metrics.ppi import MeanEstimate, Stratum, labels_alone, labels_to_halve, stratified_mean
 from judge.scoring.base import Block, Section, Table
 from judge.verdicts import (
@@ -117,14 +109,10 @@ def _exact(k: int, n: int) -> list[float]:
 
 
 def estimate(cells: list[Stratum], y: np.ndarray, w: np.ndarray) -> tuple[Interval, Interval, bool]:
-    """(corrected, labels only, whether the labels are all the same) of one slice: ``cells``, the slice's strata
-    (the run's items by model and the judge's verdict, each with its labels: judge.metrics.ppi.stratified_mean),
-    and the slice's labelled values ``y`` with their sampling weights ``w`` (items of the cell over labels in
-    it). The corrected interval is the stratified one (its variance cannot vanish when the labels agree with
-    the judge); the labels only, a simple random sample's interval of the same labels: what they would give
-    without the judge's verdicts. Labels all of one value show no variation: the labels-only interval is then
-    the exact (Clopper-Pearson) one. The corrected interval is never wider than the labels-only one: when it
-    would be, the labels-only one is given."""
+    """(corrected, labels only, whether the labels are all the same) of one slice: ``cells``, its strata (items
+    by model and verdict, with their labels), and its labelled values ``y`` with sampling weights ``w``. Labels
+    all of one value: the labels-only interval is the exact one. The corrected interval is never wider than
+    the labels-only one: when it would be, the labels-only one is given."""
     corrected = _interval(stratified_mean(cells))
     n, size = len(y), sum(c.size for c in cells)
     alone = _interval(labels_alone(y, w, size))
