@@ -1,8 +1,5 @@
-"""The numeric JUDGE_* environment variables, read and checked in one place.
-
-A bad value (``JUDGE_MAX_RECORD_MB=abc``) is an environment problem: exit 2 with one line naming the variable,
-raised before a command does any work (:func:`check`, called by the CLI's error boundary) and again wherever
-the value is read, so library callers get the same line."""
+"""The numeric JUDGE_* environment variables, read and checked in one place: a bad value is one line naming the
+variable (exit 2), before a command does any work (:func:`check`) and wherever the value is read."""
 
 from __future__ import annotations
 

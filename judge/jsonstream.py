@@ -1,10 +1,6 @@
 """JSON written piece by piece, and lists held on disk, so that a run's scores never sit whole in memory.
-
-:func:`iter_json` yields exactly the text of ``json.dumps(value, ensure_ascii=False, indent=1)`` in pieces;
-:func:`json_parts` groups them into parts of whole lines (a secret, always inside one JSON string, is never
-cut between two parts, so each part can be redacted on its own). :class:`DiskList` is a list of JSON values
-appended one at a time and read back from a temporary file: scores.json's ``per_answer`` holds one row per
-answer, and a run of ten million answers must not hold them.
+:func:`json_parts` cuts only between whole lines, so a secret (always inside one JSON string) is never split
+between two parts and each part can be redacted on its own.
 """
 
 from __future__ import annotations

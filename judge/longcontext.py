@@ -1,13 +1,7 @@
-"""``judge longcontext``: long-context variants of aligned rows, built as the dataset card describes.
-
-For each row with ``metadata.gold_doc_ids``: its gold chunks, plus ``num_docs - len(gold)`` random distractor
-chunks drawn from the whole corpus (never a gold id), shuffled; one ``random.Random(f"{seed}:{sample_id}")``
-per row draws the distractors and then shuffles, so each row is deterministic on its own (whatever else is
-in the file) and gold positions vary across rows. The card is silent on how distractors are drawn: here,
-uniformly from corpus positions without replacement (``rng.randrange(len(corpus))``, repeats and gold ids
-redrawn), then gold ids (in their order) followed by distractors are shuffled with the same generator.
-Context: ``Document {i}:\\n{title}\\n{text}`` joined by a blank line; ``gold_positions`` are 1-indexed.
-A row that cannot be built is an input error naming the row; the output is written all or nothing.
+"""``judge longcontext``: long-context variants of aligned rows, built as the dataset card describes: each row's
+gold chunks plus ``num_docs - len(gold)`` distractors drawn uniformly from the corpus (never a gold id), shuffled,
+by one ``random.Random(f"{seed}:{sample_id}")`` per row, so each row is deterministic on its own. Context:
+``Document {i}:\\n{title}\\n{text}`` joined by a blank line; ``gold_positions`` 1-indexed; all or nothing.
 """
 
 from __future__ import annotations

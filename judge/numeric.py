@@ -1,8 +1,6 @@
-"""The one bounded parse of a number (issue 36, item 12): a number written as text in any file judge reads
-(a TREC column, a qrels grade, a rank) through :func:`parse_number`, and the limits JSON and YAML numbers are
-held to (judge.boundary uses them): no NaN or Infinity (JSON has neither), nothing beyond a float's range
-(1e999), no whole number of thousands of digits (Python refuses to convert more than 4,300, with a
-ValueError that named no file)."""
+"""The one bounded parse of a number written as text (issue 36, item 12), and the limits JSON and YAML numbers
+are held to (judge.boundary): no NaN or Infinity, nothing beyond a float's range, no whole number of thousands of
+digits (Python refuses over 4,300, with a ValueError that named no file)."""
 
 from __future__ import annotations
 
@@ -40,9 +38,8 @@ def digits_message(digits: int) -> str:
 
 
 def parse_number(text: str, *, integer: bool = False, minimum: float | None = None, maximum: float | None = None) -> float | int:
-    """The one bounded parse of a number written as text (a TREC column, a qrels grade, a rank): a finite
-    number (a whole one with ``integer``) within [minimum, maximum]; BadNumber with the reason otherwise,
-    before anything is converted that could be slow or raise (5,000 digits, NaN, inf, 1e999, -3 ranks)."""
+    """A finite number (a whole one with ``integer``) within [minimum, maximum], or BadNumber with the reason,
+    before anything slow or raising is converted (5,000 digits, NaN, inf, 1e999)."""
     raw = text.strip()
     shown = repr(raw if len(raw) <= 30 else raw[:29] + "…")
     digits = sum(ch.isdigit() for ch in raw[:MAX_DIGITS + 10])

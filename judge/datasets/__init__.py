@@ -1,10 +1,6 @@
-"""Dataset adapters: one per format, all streaming the same typed models.
-
-``iter_load(path, format=None)`` streams ``(item, gold spans, position)`` one record at a time with every
-span checked; ``load(path, format=None)`` returns the Records (Answers for answer files) and raises
-:class:`judge.problems.DatasetError` naming the bad records (the first N and a count); ``load_checked``
-returns what could be read together with the problems, for ``judge validate``. Runs stream their inputs
-through :mod:`judge.runs.inputs` and never hold a whole dataset.
+"""Dataset adapters: one per format, all streaming the same typed models. ``iter_load`` streams (item, gold
+spans, position) with every span checked; ``load`` raises :class:`judge.problems.DatasetError` naming the bad
+records; ``load_checked`` returns the items with the problems. Runs stream through :mod:`judge.runs.inputs`.
 """
 
 from __future__ import annotations
@@ -131,8 +127,6 @@ def load_checked(
     path: str | Path, format: str | None = None, records_path: str | Path | None = None, answer_model: str | None = None
 ) -> Loaded:
     """Read a dataset into lists and collect its problems (schema, spans, duplicates; the first N and a count).
-    For callers that need every item; ``judge validate`` streams (judge.validate).
-
     ``answer_model`` names the model of a plain record's single ``answer`` (default "answer")."""
     path = Path(path)
     format, _ = resolve_format(path, format)
@@ -149,9 +143,8 @@ def load_checked(
 
 
 def join_records(path: Path, offsets: dict[str, array], records_path: Path, problems: list[Problem]) -> Iterator[SpanRef]:
-    """The gold spans of an answers file joined to the records they point into, each checked: the records are
-    streamed, and each record's answers read back from their byte offsets (``offsets``: record id -> ordinal,
-    offset, ordinal, offset, ... in file order). A record id no record has is a problem."""
+    """The gold spans of an answers file joined to its records, each checked: the records are streamed, and
+    each record's answers read back from their byte offsets (``offsets``: record id -> ordinal, offset, ...)."""
     found: set[str] = set()
     record_problems = ProblemList(str(records_path))
     from judge.input_files import open_input

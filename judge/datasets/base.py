@@ -77,9 +77,7 @@ class ProblemList(list):
 
 @dataclass
 class Loaded:
-    """Everything an adapter read: typed items, every problem, the gold spans.
-
-    ``problems`` keeps the first N of them and a count (:class:`ProblemList`)."""
+    """Everything an adapter read: typed items, every problem (the first N and a count), the gold spans."""
 
     path: str
     format: str
@@ -129,10 +127,8 @@ def _children(value: dict | list):
 
 
 def scan(obj: Any) -> tuple[str, tuple[str, int, str] | None] | None:
-    """One walk over a decoded record: ("deep", None) when it nests deeper than MAX_DEPTH; ("surrogate",
-    (field path, character index, the surrogate)) for the first string holding a lone UTF-16 surrogate (a
-    broken \\u escape JSON allows but no text can hold); None when clean. Iterative, with memory in the
-    depth only (never a list of every node), so a hostile record costs nothing extra to check."""
+    """One iterative walk over a decoded record (memory in the depth only): ("deep", None) past MAX_DEPTH,
+    ("surrogate", (field path, index, the surrogate)) for the first lone UTF-16 surrogate, else None."""
     if isinstance(obj, str):
         m = _SURROGATE.search(obj)
         return ("surrogate", ("", m.start(), m.group())) if m else None
@@ -264,10 +260,8 @@ _escapes_seen: dict[tuple, bool] = {}
 
 
 def has_surrogate_escapes(path: Path) -> bool:
-    """Whether a file holds any \\uD800-\\uDFFF escape (a quick byte scan, remembered per file version).
-
-    ijson's fast C backend turns a lone surrogate into "?" without a word; a file with such escapes is
-    parsed with its exact pure-Python backend instead, so a lone one is found and named, never altered."""
+    """Whether a file holds any \\uD800-\\uDFFF escape (remembered per file version): ijson's C backend turns a
+    lone surrogate into "?" without a word, so such a file is parsed by the pure-Python backend."""
     from judge.input_files import input_stat, open_input
 
     st = input_stat(path)
@@ -285,9 +279,8 @@ def has_surrogate_escapes(path: Path) -> bool:
 
 
 def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -> Iterator[tuple[int, Any]]:
-    """(index, item) of every element of the JSON array at ``prefix`` ("item": the top-level array; "data.item":
-    the array under the top-level key "data"), streamed with ijson's events: one item in memory at a time,
-    nesting and size bounded, so a hostile file gives one problem, never a crash. Other content is skipped."""
+    """(index, item) of every element of the JSON array at ``prefix`` ("item", "data.item"), streamed one item
+    at a time, nesting and size bounded, so a hostile file gives one problem, never a crash."""
     import ijson
     from ijson.common import ObjectBuilder
 
@@ -349,9 +342,8 @@ def iter_json_items(path: Path, problems: list[Problem], prefix: str = "item") -
 
 
 def read_text(path: Path, problems: list[Problem], limit: int | None = None) -> str | None:
-    """A whole small file (a qrels table, a manifest) as text; datasets are streamed with iter_jsonl/iter_json_items.
-    With ``limit``: None (and no problem) when the file is longer than that many bytes, for a caller that then
-    reads it line by line instead."""
+    """A whole small file (a qrels table, a manifest) as text; with ``limit``: None (and no problem) when the
+    file is longer, for a caller that then reads it line by line."""
     f = _open(path, problems)
     if f is None:
         return None

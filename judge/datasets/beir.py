@@ -1,22 +1,10 @@
-"""BEIR-style retrieval benchmarks: queries, qrels, a chunk corpus, and the corpus fingerprint.
+"""BEIR-style retrieval benchmarks: queries, qrels, a chunk corpus, and the corpus fingerprint (docs/formats.md).
 
-- queries.jsonl in the 17-field schema of the Portuguese education benchmark (``query_id``, ``texto``,
-  ``regime``, ``tipo``, ...) or plain BEIR (``_id``, ``text``, anything else kept as fields);
-- qrels: ``qrels/test.tsv`` with 3 columns (``query-id corpus-id score``, header optional) or the 4-column
-  TREC variant (``query-id iteration corpus-id score``): the column count decides, so the constant
-  iteration column is never read as a corpus id;
-- corpus: JSONL (``_id`` or ``id`` or ``chunk_id``, ``title``, ``text``, any other field kept) or parquet; one
-  text per id: a duplicated id is refused (the last text would silently win, and the fingerprint, computed
-  over the distinct ids, would still match);
-- fingerprint: sha256 of the corpus chunk ids, sorted in code-point order and joined with ``\\n``, UTF-8;
-  shown as its first 16 hex digits. A manifest.json (``corpus_fingerprint`` / ``sha256_chunk_ids``) or a
-  config value states the expected one (16 to 64 hex digits; a shorter prefix would match almost any corpus);
-  a mismatch is refused, because the gold ids would silently stop meaning anything, unless the caller
-  overrides it, and then every figure is marked as computed on a mismatched corpus.
-
-17-field queries are checked against the value domains the card lists (``regime`` pinpoint|classe, ``modo``
-single|multichunk, ``tipo``, ``registro``, ``comprimento``, ``clareza``, ``persona``; ``overlap_lexical`` a
-number in [0, 1]): an unknown value would otherwise become a stratum of its own.
+A qrels file's column count decides its layout (3 columns, or 4-column TREC), so the constant iteration column
+is never read as a corpus id. A duplicated chunk id is refused (the last text would silently win, and the
+fingerprint would still match). A fingerprint mismatch is refused, since the gold ids would silently stop
+meaning anything, unless overridden, and then every figure is marked. 17-field queries are checked against the
+card's value domains: an unknown value would otherwise become a stratum of its own.
 """
 
 from __future__ import annotations
@@ -213,9 +201,8 @@ def _chunk(obj, file: str, where: str, problems: list[Problem]) -> Chunk | None:
 
 
 def work_key(chunk: Chunk) -> str | None:
-    """The work a chunk belongs to, as the card's dup_group defines it ("autor+título normalizados"): author
-    and title, accents and case folded, a trailing parenthetical (an edition: "Dom Casmurro (edição 1899)")
-    dropped. The source (fonte) is left out on purpose: editions of one work in two sources must meet."""
+    """The work a chunk belongs to, as the card's dup_group defines it: author and title folded, a trailing
+    parenthetical (an edition) dropped; not the source, so editions of one work in two sources meet."""
     title = str(chunk.fields.get("titulo") or chunk.title or "")
     author = str(chunk.fields.get("autor") or chunk.fields.get("author") or "")
     title = re.sub(r"\s*\([^()]*\)\s*$", "", title)

@@ -1,9 +1,5 @@
-"""An on-disk index of a run's inputs, so records and answers are joined without holding either in memory.
-
-One pass over the records stores each record's id and position (duplicates refused by the primary key);
-one pass over an answers file stores each answer's record id and byte offset (answers written inside the
-dataset, or reference answers, are stored whole). A record's answers are then read back by offset when the
-record's turn comes. SQLite in a temporary directory: nothing to install, nothing left behind.
+"""An on-disk index of a run's inputs (records' ids and positions, answers' byte offsets), so records and answers
+are joined without holding either in memory. SQLite in a temporary directory: nothing to install or left behind.
 """
 
 from __future__ import annotations

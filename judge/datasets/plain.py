@@ -1,11 +1,5 @@
-"""The plain format for users' own data: JSONL, one record a line.
-
-``{"id", "question"?, "source" | "sources": [{"id", "title"?, "text"}], "answer"? | "answers": {model: text},
-"reference_answer"?, "gold_claims"?}``. A record with an answer is evaluated as recorded (an ``answer``
-alone is credited to the model name ``answer``, or the run config's ``dataset.answer_model``); a record
-without one is answered by the config's models under test. ``gold_claims`` ({text, label, support?}) label
-the claims of ``answer``; with ``answers`` they are a mapping {model: [claims]}. Support spans are offsets
-into the record's source(s), checked like every other gold span.
+"""The plain format for users' own data: JSONL, one record a line (docs/formats.md). A record with an answer is
+evaluated as recorded; one without is answered by the config's models under test.
 """
 
 from __future__ import annotations

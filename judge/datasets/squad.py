@@ -1,8 +1,5 @@
-"""SQuAD-style reading-comprehension files (HeQ, FaQuAD): ``{data: [{title, paragraphs: [{context, qas}]}]}``.
-
-Each question becomes a record whose one claim is its first gold answer; every other distinct answer span
-is an alternative gold set (several annotators, or v1.1's alternative spans). Unanswerable questions
-(``is_impossible``) become records with no claims, flagged in ``meta``. Extra fields are kept in ``meta``.
+"""SQuAD-style reading-comprehension files (HeQ, FaQuAD): each question a record whose one claim is its first
+gold answer, every other distinct answer span an alternative gold set; unanswerable ones have no claims.
 """
 
 from __future__ import annotations

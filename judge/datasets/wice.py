@@ -1,9 +1,5 @@
-"""WiCE claim-level entailment data (JSONL): a claim, the cited page's sentences, gold sentence sets.
-
-The evidence sentences are joined with newlines into one source text, keeping each sentence's exact
-offsets; each alternative ``supporting_sentences`` set becomes a gold attribution set (any one counts as
-correct), and the 3-way label is kept (``not_supported`` becomes ``unsupported``). WiCE has no question:
-the record's question is the claim itself.
+"""WiCE claim-level entailment data (JSONL): the evidence sentences joined by newlines into one source (exact
+offsets kept), each ``supporting_sentences`` set a gold attribution set, the claim itself as the question.
 """
 
 from __future__ import annotations

@@ -30,9 +30,8 @@ KEPT_NAMES = {CLAIM: "labels-scored.jsonl", ANSWER: "labels-answers-scored.jsonl
 
 
 def own_sheets(run: Run) -> list[Path]:
-    """The run's own sheets that hold at least one label, one per level: the sheet judge label wrote, or the copy
-    of the one judge score was last given (labels given once stay with the run: issue 47 item 5), whichever
-    was written last."""
+    """The run's own sheets holding a label, one per level: judge label's, or the copy of the one judge score
+    was last given (issue 47 item 5), whichever was written last."""
     out = []
     for level, name in SHEET_NAMES.items():
         found = []

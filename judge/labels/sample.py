@@ -1,13 +1,7 @@
-"""``judge label``: which claims (or answers) of a run a person labels, drawn so that the corrected rate stays
-unbiased and the draw can be repeated and extended.
-
-The population is the run's judged claims (a judge_error claim counts in neither rate; an unsure one counts, as
-in the raw rates) or its answers with a judged claim. It is stratified by the model under test and the panel's
-verdict (claims) or the panel's answer-level label, so every model's rate has labels of its own; each stratum's
-items are put in a seeded random order, and a sample of n takes each stratum's first n_h. The n_h come from a
-fixed sequence of seats (one per stratum, largest first, then D'Hondt by stratum size), so a larger sample
-always contains a smaller one: ``--more`` adds items and relabels nothing, and each stratum stays a simple
-random sample with inclusion probability n_h / N_h, written on every line.
+"""``judge label``: which claims (or answers) of a run a person labels (docs/labels.md). Strata: model under
+test and verdict; each stratum in a seeded random order, its seats fixed (one each, largest first, then D'Hondt),
+so a larger sample always contains a smaller one: ``--more`` adds items and relabels nothing, and each stratum
+stays a simple random sample with inclusion probability n_h / N_h.
 """
 
 from __future__ import annotations
@@ -72,9 +66,8 @@ def design_of(run: Run, level: str, items: set[str], seed: int) -> tuple[str, di
 
 
 def check_draw(sheet, run: Run) -> list:
-    """A sheet's lines are the run's own seeded draw (issue 50 item 3): its items, at its seed, are what the
-    draw picks from the run; the strata and inclusion probabilities written on its lines are never used (the
-    estimate takes each item's model and verdict from the run). One problem when they are not."""
+    """One problem unless a sheet's lines are the run's own seeded draw (issue 50 item 3); the strata and
+    probabilities its lines state are never used (the estimate takes them from the run)."""
     from judge.problems import Problem
 
     out = []

@@ -1,12 +1,6 @@
 """The labelling sheet: plain JSONL, one sampled claim (or answer) a line, written by ``judge label`` and filled
-by a person in report.html's labelling mode, in any editor, or from gold labels by a script.
-
-Each line carries what a person needs to label it (question, answer, claim, the passages offered with their
-context), the run it was drawn from, and how it was drawn (the stratum and the inclusion probability, so the
-estimate stays unbiased). ``label`` is empty until labelled: one of the four claim labels (a claim line) or
-grounded / not_grounded (an answer line), or ``skip``. Reading a sheet checks every line and names each
-problem by its line: a line that is no sheet row, a label outside the vocabulary, an item on two lines, lines
-of another run.
+by a person (report.html's labelling mode, any editor) or a script. Each line carries what a person needs and
+how it was drawn; ``label`` stays empty until labelled. Reading a sheet names each problem by its line.
 """
 
 from __future__ import annotations
@@ -31,9 +25,8 @@ MIN_PROBABILITY = 1e-12  # the smallest inclusion probability a sheet writes (ro
 
 
 def item_id(record_id: str, answer_index: int, claim_id: int | None = None) -> str:
-    """A claim's (or, without ``claim_id``, an answer's) id in a run, as a sheet names it: record#answer#claim,
-    with ``%`` and ``#`` in the record id escaped (%25, %23), so that no claim of one record shares the id of an
-    answer of another ("a#0" answer 0 and "a" answer 0 claim 0)."""
+    """A claim's (or answer's) id in a run: record#answer#claim, ``%`` and ``#`` escaped in the record id, so
+    no claim of one record shares the id of an answer of another."""
     record = record_id.replace("%", "%25").replace("#", "%23")
     return f"{record}#{answer_index}" + (f"#{claim_id}" if claim_id is not None else "")
 

@@ -1,8 +1,5 @@
-"""What the embedded models are doing now, for the progress line: on 2 cores a judge call takes a minute and
-assembling weights several seconds, and a bar that sits at 0/3 with no word looks hung.
-
-One process-wide slot per thread that is doing something; the progress bar reads ``current()`` when it
-redraws. Pure bookkeeping: nothing here prints.
+"""What the embedded models are doing now, for the progress line (on 2 cores a judge call takes a minute, and a
+bar at 0/3 with no word looks hung): one slot per busy thread, read by ``current()``; nothing here prints.
 """
 
 from __future__ import annotations

@@ -81,10 +81,8 @@ class ModelConfig(BaseModel):
         return self
 
     def watch_secrets(self) -> None:
-        """The key this model is called with, and any credential written into its api_base, are secrets from
-        the moment the config is read (judge.redact): masked in every error, log and file from then on.
-        Called again by the port before each call: a config that reached a process without being validated
-        (unpickled in a Ray worker) registers them there too."""
+        """This model's key and its api_base's credentials are secrets from the moment the config is read
+        (judge.redact); the port calls this again before each call, for a config unpickled in a Ray worker."""
         from judge.redact import watch_env, watch_url
 
         watch_env(self.api_key_env)
@@ -118,9 +116,8 @@ class ModelConfig(BaseModel):
     @field_validator("api_base")
     @classmethod
     def _api_base_is_a_url(cls, value: str | None) -> str | None:
-        """A URL that can be split into host and port (broken IPv6 brackets, a port out of range or a control
-        character are refused at load, one line, never a retried connection error). Its text is never echoed:
-        it may hold user:password."""
+        """A URL that splits into host and port, refused at load in one line otherwise; its text is never
+        echoed (it may hold user:password)."""
         if value is None:
             return None
         from urllib.parse import urlsplit
@@ -173,9 +170,8 @@ def read_yaml(path: str | Path, what: str = "config file"):
 
 
 def model_entries(models, where: str, field: str = "models") -> dict[str, dict]:
-    """The ``models:`` mapping as name -> a dict of fields, checked before anything is built from it: a
-    mapping of names (text) to mappings (or nothing), else ConfigFileError naming ``where`` and the field.
-    ``models: {m: "openai/gpt-4o"}`` or ``m: 5`` is one line, never a TypeError."""
+    """The ``models:`` mapping as name -> dict of fields, checked before anything is built from it:
+    ConfigFileError naming ``where`` and the field, never a TypeError."""
     from judge.problems import shown
 
     if models is None:

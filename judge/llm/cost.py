@@ -1,7 +1,5 @@
-"""What a call cost: config price overrides first, local models free, else litellm's local price map.
-
-An unknown price gives ``None``, never a crash; the models met without one are kept (:func:`unpriced`) so that
-a run says so once, in one line, at its end.
+"""What a call cost: config price overrides first, local models free, else litellm's local price map; an
+unknown price is ``None``, and the models met without one are said once at the end (:func:`unpriced`).
 """
 
 from __future__ import annotations
@@ -25,11 +23,8 @@ MAX_CALL_TOKENS = 10_000_000  # tokens one request may be said to use: beyond an
 
 
 def reported_tokens(value, kind: str, model: str) -> int:
-    """A token count as a provider reported it, made safe to add up and to price: a negative count (which
-    would refund the budget: -1,000,000 tokens a call gave "cost $-240" and a $0.01 budget never stopped the
-    run) is counted as 0, a count beyond MAX_CALL_TOKENS (10**30 made a run unreadable) as MAX_CALL_TOKENS,
-    so that it spends the budget rather than escaping it; anything not a number as 0. Each with one warning
-    per model."""
+    """A reported token count made safe to add up and price: negative (which would refund the budget) as 0,
+    beyond MAX_CALL_TOKENS as MAX_CALL_TOKENS (it spends the budget), not a number as 0; one warning per model."""
     try:
         if value is None:
             return 0

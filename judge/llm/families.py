@@ -131,11 +131,9 @@ def resembled(key: str) -> str | None:
 
 
 def normalise_family(family: str) -> str:
-    """One spelling per family, so a rule on families cannot be bypassed by case, spaces, punctuation,
-    width, look-alike letters, a company suffix or a provider prefix: " Anthropic", "anthropic/", "Meta
-    Llama", "meta-llama", "OpenAI Inc" and "ＯｐｅｎＡＩ" are anthropic, anthropic, meta, meta, openai and openai.
-    A name holding the spelling of a known family ("my-openai") is that family (a config's `family:` is
-    refused for it, see override_problem). Any other name stays itself (lower case, spaces as '-')."""
+    """One spelling per family, so a rule on families cannot be bypassed by case, spaces, punctuation, width,
+    look-alike letters, a company suffix or a provider prefix ("ＯｐｅｎＡＩ Inc" is openai); a name holding a
+    known family's spelling ("my-openai") is that family; any other stays itself (lower case, '-')."""
     key = canonical_key(family)
     known = _known(key)
     if known is None:
@@ -151,9 +149,8 @@ def normalise_family(family: str) -> str:
 
 
 def id_family(model: str, api_base: str | None = None) -> str | None:
-    """The family a model id tells by itself: a known model-name prefix (gpt-, claude, llama, ...), or a
-    provider that serves only its own models when no api_base sends the call elsewhere ("openai/x" against
-    your own server says only that the server speaks OpenAI's protocol). None when the id tells nothing."""
+    """The family a model id tells by itself (a name prefix, or a provider serving only its own models when no
+    api_base sends the call elsewhere), or None."""
     parts = [p.strip() for p in model.strip().split("/")]
     for name in parts[1:] if len(parts) > 1 else parts:
         for pattern, family in _COMPILED:
@@ -165,11 +162,8 @@ def id_family(model: str, api_base: str | None = None) -> str | None:
 
 
 def override_problem(model: str, api_base: str | None, family: str) -> str | None:
-    """Why a config's ``family:`` override cannot stand, or None. An override only tells the family of a model
-    the registry cannot place: one that contradicts the family of a known model id is refused (a gpt-4o-mini
-    judge is openai, whatever its config says), and so is one that spells a known family in a way the alias
-    table does not know ("my-openai"). Recorded answers' families (model ids "answers/...", built by the
-    cross-family check from data) are data, not overrides."""
+    """Why a config's ``family:`` override cannot stand, or None: one contradicting a known model id's family
+    is refused (a gpt-4o-mini judge is openai), and so is a known family misspelt ("my-openai")."""
     if model.startswith("answers/") or not family.strip():
         return None
     key = canonical_key(family)
@@ -222,9 +216,8 @@ def unknown_answer_models(answers) -> list[str]:
 
 
 def check_cross_family(judge: Model | str, others: list[Model | str], allow_same_family: bool = False) -> list[str]:
-    """Raise SameFamilyError if the judge shares a family with any of ``others`` (answerers, decomposer).
-
-    With ``allow_same_family`` it returns the clashes instead, for the report to flag."""
+    """Raise SameFamilyError if the judge shares a family with any of ``others``; with ``allow_same_family``,
+    return the clashes for the report to flag."""
     jf = family_of(judge)
     clashes = [
         f"{_label(judge)} ({jf}) judges {_label(o)} ({family_of(o)})"

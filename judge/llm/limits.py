@@ -1,8 +1,5 @@
-"""Per-model concurrency and pacing: a semaphore whose size adapts, plus rpm and tpm pacing.
-
-A 429 halves the model's concurrency (down to 1); every ``GROW_AFTER`` successes add one slot back, up to
-the configured maximum. Requests per minute are paced by spacing starts at least 60/rpm seconds apart;
-tokens per minute by waiting until the last minute's tokens leave room for the estimate of this call.
+"""Per-model concurrency and pacing: a semaphore whose size adapts (a 429 halves it, ``GROW_AFTER`` successes
+add a slot back), plus rpm and tpm pacing.
 """
 
 from __future__ import annotations
@@ -84,9 +81,8 @@ class ModelLimiter:
                 self._cond.notify(1)
 
     async def finish(self, outcome: str, lease=None) -> None:
-        """The end of one attempt in one step: ``outcome`` "ok" (a success counts toward growing back),
-        "rate_limited" (a 429: the limit halves before the slot is freed) or "error". ``lease``: what
-        :meth:`acquire` returned (the cluster-wide limiter's lease; unused here)."""
+        """The end of one attempt: ``outcome`` "ok", "rate_limited" (the limit halves before the slot is freed)
+        or "error"; ``lease``: what :meth:`acquire` returned (used by the cluster-wide limiter only)."""
         if outcome == "rate_limited":
             await self.rate_limited()
         await self.release()

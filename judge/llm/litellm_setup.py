@@ -36,9 +36,8 @@ def instructor():
 
 
 def _memoize_async_validator_check() -> None:
-    """Instructor walks every attribute of the response model's MRO, several times a call, to refuse async
-    validators (about 2 ms of CPU a call). The answer depends only on the class: remember the classes that
-    passed. A class that fails is still refused every time."""
+    """Instructor walks the response model's MRO several times a call to refuse async validators (about 2 ms
+    of CPU): remember the classes that passed."""
     try:
         from instructor.v2.validation import async_validators as mod
     except ImportError:  # another instructor layout: nothing to speed up

@@ -1,14 +1,9 @@
 """The embedded local provider: llama.cpp in a child process, registered with litellm as ``local/<name>``.
 
-llama.cpp is native code, and a build that does not fit the CPU dies with SIGILL (an AVX-512/AMX Xeon
-with a native build does); so each embedded model runs in its own child process
-(judge/llm/local_worker.py), kept alive across calls because loading a model per call is too slow. A
-crash becomes a clear error for that call (:class:`LocalModelCrashed`), never the death of the run or of
-pytest, and the next call starts a fresh child. One call at a time per model (llama.cpp is not
-re-entrant); decoding is constrained by a grammar built from the JSON schema the caller asks for
-(instructor's json_schema mode, or the tool's parameters; judge/llm/grammar.py), so the output always parses
-and no array can grow until max_tokens. Needs the ``local`` extra; without it a clear
-error says how to install it or what to use instead.
+llama.cpp is native code, and a build that does not fit the CPU dies with SIGILL, so each embedded model runs
+in its own long-lived child (judge/llm/local_worker.py): a crash is an error for that call
+(:class:`LocalModelCrashed`), and the next call starts a fresh child. One call at a time per model (llama.cpp
+is not re-entrant), decoding under a grammar (judge/llm/grammar.py). Needs the ``local`` extra.
 """
 
 from __future__ import annotations

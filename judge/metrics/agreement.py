@@ -1,7 +1,5 @@
-"""Agreement: Krippendorff's alpha (the ``krippendorff`` package), perfect agreement, Cohen's kappa.
-
-Perfect agreement has two readings, both reported: over *items* (the dataset card's: the share of items on
-which every annotator gives the same score on every dimension) and over *units* (item x dimension).
+"""Agreement: Krippendorff's alpha (the ``krippendorff`` package), perfect agreement over items (the dataset
+card's) and over units (item x dimension), Cohen's kappa.
 """
 
 from __future__ import annotations

@@ -9,10 +9,8 @@ from judge.verdicts import CLAIM_LABELS, LABELS
 
 
 def classification(gold: list[str], predicted: list[str], labels: tuple[str, ...] = LABELS) -> dict:
-    """Pairs (gold[i], predicted[i]). A prediction outside ``labels`` (unsure, judge_error: judge.verdicts) counts
-    as wrong and gets a column of its own in the confusion matrix, where some pair has it; it lowers its gold
-    label's recall and no label's precision. Macro-F1 averages over the labels present in gold or predictions
-    (a label nobody used does not count). A gold label outside ``labels`` is no pair of the scores."""
+    """Pairs (gold[i], predicted[i]). A prediction outside ``labels`` counts as wrong, in a confusion column of
+    its own; macro-F1 averages over the labels anyone used; a gold label outside ``labels`` is no pair."""
     if len(gold) != len(predicted):
         raise ValueError("gold and predicted differ in length")
     return classification_counts(Counter(zip(gold, predicted)), labels)

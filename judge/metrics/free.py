@@ -1,14 +1,9 @@
-"""Verdicts that cost no model call, against gold labels; and the evidence ceiling.
+"""Verdicts that cost no model call, against gold labels; and the evidence ceiling (docs/scores.md).
 
-- **Free verdicts**: over every claim of the run, the share triage settled and the share no model was asked
-  about (gold or not); per claim with a gold label, whether triage settled it, whether no model was asked at
-  all (triage, or a panel of the deterministic judge alone), and the labels they gave. Coverage is the share
-  of gold-labelled claims settled; precision per label is the share of each free label that gold agrees
-  with. A free verdict is only worth having where that precision is about 1.
-- **Evidence ceiling**: of the claims gold calls supported and gives support spans for, the share whose
-  whole gold support was offered to the judges (each gold span at least half covered by the offered
-  candidates, the search's own "found" rule; any alternative gold set counts). A perfect judge in candidate
-  mode cannot do better than this on those claims, so it is reported beside the judges' accuracy on them.
+Free verdicts: the share triage settled and the share no model was asked about, and per label the precision
+gold gives them (a free verdict is only worth having where it is about 1). Evidence ceiling: of the gold-
+supported claims with support spans, the share whose whole gold support was offered to the judges (each span
+at least half covered): a perfect judge in candidate mode cannot do better on them.
 """
 
 from __future__ import annotations

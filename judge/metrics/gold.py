@@ -1,8 +1,5 @@
-"""The gold an answer is scored against, and its predicted claims paired with the gold claims.
-
-Gold comes from an answers file's ``gold_claims`` (their labels and support spans) or, for the reference
-answers and for answers that are one gold claim (WiCE), from the records' own claims. Predicted claims are
-matched to gold claims by answer offsets when both have them, else by text (judge.metrics.matching).
+"""The gold an answer is scored against (an answers file's ``gold_claims``, or the records' own claims), and its
+predicted claims paired with the gold claims (by answer offsets, else text: judge.metrics.matching).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The judge against human raters.
-
-The judge's verdicts become 0-2 scores by the rule in judge.verdicts (``scale_scores``).
-Agreement: ordinal Krippendorff's alpha of the judge against the pool of the other raters, and of each
-human against the others (the human ceiling), both leave-one-out so that they are comparable: with H
-humans, the judge is compared with the median of every subset of H-1 humans, each human with the median of
-the other H-1, and the alphas are averaged. 95% confidence intervals by bootstrap over items (seeded).
-Spearman's rho of the judge's f against the mean human score.
+"""The judge against human raters: verdicts as 0-2 scores (judge.verdicts.scale_scores); ordinal alpha of the
+judge and of each human against the others, both leave-one-out so they compare (the median of every H-1
+humans); bootstrap intervals over items (seeded); Spearman's rho against the mean human score.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""How far to trust a judge, as pure functions over labels already collected (judge.scoring.agreement
-collects them from runs): agreement between judges, each judge against gold, self-preference, and cost and
-latency per judge. A claim is identified by (record, model under test, answer text, claim text).
-
-Self-preference: for each judge, the answers written by a model of its own family; the mean faithfulness it
-gives them, against the mean faithfulness the judges of *other* families give the same answers. A positive
-difference means the judge is kinder to its own family than other judges are.
+"""How far to trust a judge, as pure functions over labels collected by judge.scoring.agreement: agreement
+between judges, each against gold, cost and latency, and self-preference (the faithfulness a judge gives its
+own family's answers, against what judges of other families give them). A claim is identified by (record,
+model under test, answer text, claim text).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Matching predicted claims to gold claims when the decompositions differ.
-
-A pair's score is the overlap (IoU) of their answer offsets when both have them, else the text similarity
-(rapidfuzz token-sort ratio / 100); pairs are taken greedily, best first, above a threshold. What stays
-unmatched on either side is returned, to be counted and shown.
+"""Matching predicted claims to gold claims: by the IoU of their answer offsets, else text similarity
+(rapidfuzz token-sort ratio), greedily, best first, above a threshold; the unmatched are returned.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Intervals and tests over records, for rates compared on the same records: a seeded bootstrap of a pooled rate,
-of a paired mean difference and of a statistic of a contingency table, the exact sign test, and McNemar's test of two
-classifiers on the same items. Pure functions over numbers."""
+"""Intervals and tests over records compared on the same records: seeded bootstraps, the exact sign test and
+McNemar's test. Pure functions over numbers."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Answers against golden answers (SQuAD's normalisation: lower case, no punctuation, no articles, single
-spaces), and retrieval gold recall at chunk level against title level.
-
-Title-level recall counts a retrieved chunk as gold when its *title* is a supporting title, so every chunk
-of a supporting article passes; chunk-level recall asks for the aligned gold chunk ids. The gap between the
-two is how much title matching inflates retrieval scores. Supporting titles go through the same lookup as the
-alignment (:meth:`TitleIndex.resolve`: the title, else without its "(disambiguation)"-style suffix), so the
-title-level gold of "The Salt Road (1963 film)" is the chunks of "The Salt Road" that the alignment used.
+"""Answers against golden answers (SQuAD's normalisation), and retrieval gold recall at chunk level against
+title level: the gap is how much title matching inflates retrieval scores. Supporting titles are resolved as
+the alignment resolves them (:meth:`TitleIndex.resolve`).
 """
 
 from __future__ import annotations
@@ -49,11 +44,8 @@ def token_f1(prediction: str, golden: list[str]) -> float:
 
 
 def gold_at_k(retrieved: list[str], gold_ids: list[str], titles: dict[str, str], supporting_titles: set[str], k: int) -> dict:
-    """One row's retrieval against chunk-level and title-level gold, in the top k.
-
-    recall: chunk-level = gold chunk ids found / gold chunk ids; title-level = supporting titles with any
-    chunk found / supporting titles. precision: chunk-level = top-k chunks that are gold ids / k;
-    title-level = top-k chunks whose title is a supporting title / k (every chunk of the article passes)."""
+    """One row's retrieval in the top k against chunk-level gold (ids) and title-level gold (any chunk of a
+    supporting title): recall over the gold, precision over k."""
     top = retrieved[:k]
     gold = set(gold_ids)
     found_titles = {titles.get(c) for c in top}

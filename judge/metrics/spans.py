@@ -1,9 +1,5 @@
-"""Cited evidence against reference spans, by character overlap.
-
-Per claim, the cited spans and the gold spans are each merged into character sets per document; precision
-= shared / cited characters, recall = shared / gold characters, F1 their harmonic mean, IoU = shared /
-union. Totals are micro-averaged (characters summed over claims). The sentence-level hit rate is the share
-of claims with gold spans for which some cited span touches a sentence that holds gold.
+"""Cited evidence against reference spans, by character overlap per document: precision, recall, F1, IoU,
+micro-averaged over claims; and the share of claims with some cited span touching a gold sentence.
 """
 
 from __future__ import annotations
