@@ -4,6 +4,12 @@ The LLM decomposer returns self-contained claims with a quote of the answer each
 whatever made it, passes the boundary of :mod:`judge.stages.claims` (a located quote, the answer's words,
 no question or instruction, short answers read with the question). The ``sentences`` decomposer (one claim
 per sentence) needs no model, and is the fallback when the LLM call fails or none of its claims is kept.
+
+A claim is bounded: a sentence (or a whole answer) longer than :data:`MAX_CLAIM_CHARS` is no claim a judge
+can read, and every reading of a claim (its words, numbers, alignment, checks) costs memory in its length
+(~300 bytes a character: a 5 MB one-sentence answer peaked at 1.4 GB). Such a piece is set aside before any
+of that, as a dropped claim whose reason gives its length and its offsets in the answer (the answer itself is
+kept whole, so nothing is lost); the LLM decomposer's claims are bounded by its schema (1,000 characters).
 """
 
 from __future__ import annotations
@@ -13,10 +19,18 @@ from pydantic import BaseModel, Field
 from judge.llm import LLM, LLMCallError, ModelConfig
 from judge.llm.activity import task
 from judge.prompts import Prompt
-from judge.results import Decomposition
+from judge.results import Decomposition, DroppedClaim
 from judge.search import Index
 from judge.stages.claims import ANSWER_DOC, Admitted, AnswerClaim, admit_proposed, admit_sentences
 from judge.text import split_sentences
+
+
+MAX_CLAIM_CHARS = 10_000
+"""The longest piece of an answer (a sentence, or the whole answer) judged as one claim: over three times the
+longest sentence of any answer or source in the shared data (2,912 characters), and small enough that one
+claim's readings stay within a few megabytes."""
+TOO_LONG = "too long to be one claim"
+PREVIEW_CHARS = 200  # of a piece too long to judge, what the dropped claim shows (its offsets say where it all is)
 
 
 class DecomposedClaim(BaseModel):
@@ -42,8 +56,37 @@ def whole_piece(answer: str) -> list[tuple[int, int]]:
 
 def sentence_claims(answer: str, question: str = "") -> Admitted:
     """One claim per sentence of the answer, through the boundary (questions and instructions dropped, short
-    answers read with the question)."""
-    return admit_sentences(answer, question, sentence_pieces(answer))
+    answers read with the question); a sentence too long to be one claim set aside (:func:`bounded_admit`)."""
+    return bounded_admit(answer, question, sentence_pieces(answer))
+
+
+def too_long(answer: str, start: int, end: int) -> DroppedClaim:
+    """The dropped claim of a piece longer than :data:`MAX_CLAIM_CHARS`: its start shown, its length and its
+    offsets in the answer in the reason (``answer[start:end]`` is the whole piece)."""
+    preview = answer[start : start + PREVIEW_CHARS].rstrip() + " \u2026"
+    reason = f"{TOO_LONG}: {end - start:,} characters at answer[{start}:{end}], more than {MAX_CLAIM_CHARS:,}; not judged"
+    return DroppedClaim(text=preview, quote="", reason=reason)
+
+
+def bounded_admit(answer: str, question: str, pieces: list[tuple[int, int]]) -> Admitted:
+    """:func:`judge.stages.claims.admit_sentences` with every piece longer than :data:`MAX_CLAIM_CHARS` set
+    aside unread (:func:`too_long`). The boundary reads such a piece only through its first
+    ``MAX_CLAIM_CHARS`` characters, in its place, so that the other pieces are read as they would be beside
+    it (whether the answer is one piece; whether a short piece comes first); whatever it makes of that stand-in
+    is replaced by the piece's own dropped claim."""
+    long = [(s, e) for s, e in pieces if e - s > MAX_CLAIM_CHARS]
+    if not long:
+        return admit_sentences(answer, question, pieces)
+    stand_ins = [(s, s + MAX_CLAIM_CHARS) if e - s > MAX_CLAIM_CHARS else (s, e) for s, e in pieces]
+    admitted = admit_sentences(answer, question, stand_ins)
+    claims = [c for c in admitted.claims if not any(s <= sp.start_char < e for sp in c.spans for s, e in long)]
+    dropped = list(admitted.dropped)
+    for s, _ in long:  # the stand-in dropped (a question, an instruction ...): its text ends where the stand-in does
+        cut = s + MAX_CLAIM_CHARS
+        mine = next((d for d in dropped if len(d.text) > MAX_CLAIM_CHARS // 2 and answer.startswith(d.text, cut - len(d.text))), None)
+        if mine is not None:
+            dropped.remove(mine)
+    return Admitted(claims=claims, dropped=[*dropped, *(too_long(answer, s, e) for s, e in long)])
 
 
 def _fallback(answer: str, question: str, cfg: ModelConfig, prompt: Prompt, reason: str, dropped=()) -> tuple[Admitted, Decomposition]:
@@ -58,7 +101,7 @@ async def decompose(
     """Claims admitted at the boundary (judge.stages.claims), how they were made (with what was dropped),
     and the call records."""
     if method == "whole":
-        admitted = admit_sentences(answer, question, whole_piece(answer))
+        admitted = bounded_admit(answer, question, whole_piece(answer))
         return admitted.claims, Decomposition(method="whole", dropped=admitted.dropped), []
     if cfg is None or method == "sentences":
         admitted = sentence_claims(answer, question)
