@@ -1,6 +1,5 @@
-"""Ray, for whatever runs on it (the Ray run engine, alignment on Ray Data): connecting to a cluster or starting
-a local Ray on the loopback only, and RayUnavailable, said as what Ray said (authentication refused, a version
-mismatch, an unreachable cluster) before any work starts.
+"""Ray, for whatever runs on it: connecting to a cluster or starting a local Ray on the loopback only, and
+RayUnavailable, said as what Ray said, before any work starts.
 """
 
 from __future__ import annotations
@@ -28,9 +27,8 @@ def _ray_problem(e: BaseException, where: str, log: str = "") -> str:
 
 
 def connect(address: str | None) -> None:
-    """``ray.init`` on ``address`` (None: a new local Ray on this machine, bound to 127.0.0.1, no dashboard, never
-    another cluster found on the machine), or a clear RayUnavailable. Ray's native log lines written while it
-    connects are kept back (a refused token retries for about 20 s, a line a second) and searched for the cause."""
+    """``ray.init`` on ``address`` (None: a new local Ray bound to 127.0.0.1, no dashboard, never another cluster
+    found on the machine), or a clear RayUnavailable, its cause searched in the native log lines kept back."""
     import os
     import tempfile
 
@@ -74,9 +72,8 @@ def connect(address: str | None) -> None:
 
 
 def _loopback_only() -> None:
-    """Ray turns 127.0.0.1 into the machine's reachable address (``_node_ip_address`` alone binds nothing to the
-    loopback) unless it is told this is no cluster, the switch it keeps for Windows and macOS: set here for a
-    local Ray, in this process and its children, so its servers listen on 127.0.0.1 only."""
+    """Keep a local Ray's servers on 127.0.0.1 (in this process and its children): Ray turns the loopback into
+    the machine's address unless told this is no cluster, the switch it keeps for Windows and macOS."""
     import os
 
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"

@@ -1,9 +1,5 @@
-"""Where the files that ship with the package live: prompts and configs.
-
-prompts/ and configs/ at the top of the checkout are the source of truth; a wheel carries copies of them
-as ``judge/_prompts`` and ``judge/_configs`` (setup.py copies them at build time, so they cannot drift). The
-packaged copy wins where it exists (an installed wheel); a checkout or an editable install reads the
-top-level folders.
+"""Where the files that ship with the package live: prompts and configs. A wheel carries copies of the top-level
+prompts/ and configs/ (setup.py copies them at build time); the packaged copy wins where it exists.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""``judge init DIR``: a starter project that runs as soon as it is written, with no model and no key.
-
-Four files: a run config with the deterministic judge, a three-record English example in the plain JSONL
-format (``{"id", "question", "source", "answer"}`` per line), the models file shipped with the package,
-where a hosted or embedded judge is one name away, and the shipped answer prompt as a prompt variant to
-edit (the config shows, commented out, how variants, baselines and thresholds are set). Existing files are never overwritten.
+"""``judge init DIR``: a starter project that runs as soon as it is written, with no model and no key: a config
+with the deterministic judge, a three-record plain JSONL example, the shipped models file and answer prompt.
+Existing files are never overwritten.
 """
 
 from __future__ import annotations
@@ -71,9 +68,8 @@ cache_dir: .cache/judge
 
 
 def write_starter(directory: str | Path) -> list[Path]:
-    """Write the starter project into ``directory`` (created if needed) and return the files written.
-
-    Raises FileExistsError, naming the files, when any of them is already there."""
+    """Write the starter project into ``directory`` and return the files written; FileExistsError, naming the
+    files, when any is already there."""
     target = Path(directory)
     files = {
         CONFIG_NAME: CONFIG,

@@ -134,10 +134,8 @@ class Repair:
 
 
 def propose_repair(ref: SpanRef, indexes: dict[str, Index]) -> Repair:
-    """Where a broken span's excerpt really is (or None).
-
-    An exact occurrence nearest the stated offset wins; else a normalised one; else the span search's
-    best fuzzy alignment, if it scores at least REPAIR_MIN_SCORE."""
+    """Where a broken span's excerpt really is (or None): the exact occurrence nearest the stated offset, else a
+    normalised one, else the span search's best fuzzy alignment scoring at least REPAIR_MIN_SCORE."""
     new, method, score = _locate(ref, indexes)
     text = ref.source[new[0] : new[1]] if new else None
     return Repair(ref.record_id, ref.field, (ref.start, ref.end), new, method, score, ref.raw_path, ref.style, text)
@@ -222,9 +220,8 @@ def write_repaired(path: str, format: str, repairs: list[Repair], out_path: Path
 
 
 def validate(path: str, format: str | None = None, records_path: str | None = None, repair: bool = False) -> tuple[list, dict, list[Repair]]:
-    """(the problems, the report, the repairs proposed when ``repair``) in one pass over the file (and one
-    over ``records_path``, for an answers file): items are counted and dropped as they stream; what is kept
-    grows only with the item count (a digest per item; a record id and offsets per answer) and the ratings."""
+    """(problems, report, repairs when ``repair``) in one streamed pass over the file (and one over
+    ``records_path``); what is kept grows only with the item count and the ratings."""
     file = Path(path)
     format, _ = resolve_format(file, format)
     problems = ProblemList(str(file))

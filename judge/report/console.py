@@ -1,7 +1,6 @@
 """The console every command prints on (rich, never markup, never control sequences), the one number format
-of the terminal, JSON output, problem lines on stderr, and the progress bar of a run.
-
-Commands compute; these functions only draw what they are given. Numbers are written by report.format.
+of the terminal, JSON output, problem lines on stderr, and the progress bar of a run. Commands compute; these
+functions only draw what they are given.
 """
 
 from __future__ import annotations
@@ -20,9 +19,8 @@ ID = 120  # characters of an id or a model name
 
 
 def data(text, limit: int = TEXT) -> str:
-    """A string from data (a record id, a claim, a model's rationale) inside a line printed on the terminal:
-    one line (a newline in an id cannot start a forged line), control characters and bidi overrides shown,
-    cut to ``limit`` characters with the count of the rest (report.html has the whole text)."""
+    """A string from data inside a terminal line: one line (a newline in an id cannot forge a line), control
+    characters and bidi overrides shown, cut to ``limit`` characters with the count of the rest."""
     return one_line(text, limit)
 
 
@@ -65,9 +63,8 @@ def say(text: str) -> None:
 
 
 class Progress:
-    """The progress line of a run, one line that fits the terminal (80 columns too): records done of all, a bar,
-    the time left once a record has finished (measured on this session's records), which model is doing what
-    (judge.llm.activity: "answering", "judging"), then claims, calls, cache hits, tokens and cost while they fit."""
+    """The progress line of a run, fitting the terminal (80 columns too): records done, a bar, the time left,
+    what the embedded models are doing (judge.llm.activity), then claims, calls, cache hits, tokens and cost."""
 
     BAR = 8  # characters of the bar
 

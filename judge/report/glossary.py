@@ -1,6 +1,5 @@
-"""The glossary: one short line for every term a newcomer meets in the reports. Written once, here; the
-terminal, report.md and report.html import it (and docs/scores.md's Glossary repeats it word for word, which
-tests/test_report_lead.py checks), so a gloss is never written per format."""
+"""The glossary: one short line for every term a newcomer meets in the reports, written once here for every
+format (docs/scores.md repeats it word for word, which tests/test_report_lead.py checks)."""
 
 from __future__ import annotations
 

@@ -280,9 +280,8 @@ RECORDS_LISTED = 5_000
 
 def render(scores: dict, results: Iterable[RecordResult], records: dict[str, Record], *, listed: int = RECORDS_LISTED,
            sheet: list | None = None) -> Iterator[str]:
-    """The page, piece by piece (records are rendered one at a time, so memory does not grow with the run);
-    the first RECORDS_LISTED records in full, and past them those the not-grounded list links to. ``sheet``:
-    the rows of the run's labelling sheets, for the labelling mode."""
+    """The page, piece by piece (one record at a time, so memory does not grow with the run): the first
+    RECORDS_LISTED records, then those the not-grounded list links to; ``sheet``: for the labelling mode."""
     name = scores.get("name") or "run"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:; script-src {SCRIPT_HASH}">',

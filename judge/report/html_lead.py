@@ -1,7 +1,6 @@
-"""The top of report.html, what its first screen shows: the claims that are not grounded (or, when there are
-none, the first answers' claims with their labels), then after the summary sections the ones with nothing to
-say for this run (a line each) and the glossary. Every string that comes from a dataset or a model is escaped
-and bidi-isolated (:func:`data_html`)."""
+"""The top of report.html, its first screen: the claims that are not grounded (or, with none, the first answers'
+claims), then the sections with nothing to say and the glossary; every string from data escaped and
+bidi-isolated (:func:`data_html`)."""
 
 from __future__ import annotations
 
@@ -24,10 +23,9 @@ def data_html(text) -> str:
 
 
 def in_answer_html(pieces) -> str:
-    """An answer with the claim's pieces in <mark>, every piece escaped and bidi-isolated (control characters
-    were defused when the pieces were cut), all in one isolate laid out in the answer's own direction: pieces
-    isolated one by one in an English line ran left to right, so a Hebrew answer's sentences read backwards
-    (dir="auto" would not do: it skips the pieces' own <bdi>s and finds no letter)."""
+    """An answer with the claim's pieces in <mark>, each escaped and bidi-isolated, all in one isolate in the
+    answer's own direction: pieces isolated one by one in an English line read a Hebrew answer backwards (and
+    dir="auto" skips the pieces' own <bdi>s, finding no letter)."""
     inner = "".join(f"<mark>{data_html(p.text)}</mark>" if p.claim else data_html(p.text) for p in pieces)
     return f'<bdi class="answer" dir="{_direction("".join(p.text for p in pieces))}">{inner}</bdi>'
 

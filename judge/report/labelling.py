@@ -1,10 +1,6 @@
-"""report.html's labelling mode: the run's sampled claims (and answers), one at a time, with a button and a key
-per label and "skip", progress, the passages with the offered span marked, right-to-left where the text is.
-
-Labels live in the browser (localStorage, per run) until "export labels" writes the sheet with them filled
-(a download, and a text box to copy from): ``judge score RUN --labels FILE`` reads it. No server, no network:
-the code is part of the page's one script (judge.report.html.SCRIPT), admitted by its hash. Every string from
-the data is escaped; each item's sheet line rides in a data attribute (escaped), parsed by JSON.parse.
+"""report.html's labelling mode (docs/labels.md): the run's sampled items one at a time, a button and a key per
+label. Labels live in the browser (localStorage, per run) until "export labels" writes the filled sheet for
+``judge score RUN --labels FILE``; no server, no network, and every string from the data escaped.
 """
 
 from __future__ import annotations

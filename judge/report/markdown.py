@@ -1,9 +1,6 @@
-"""report.md: the run's score sections as Markdown tables (for a PR comment or a CI log), led by the claims:
-those not grounded, then the first answers each with its claims and labels; the sections with nothing to say
-for the run a line each; the glossary at the end.
-
-Every string from a dataset, a model or a config is data: :func:`md` escapes it, so a ``<script>`` in a
-model name stays text and a ``|`` cannot open a table cell.
+"""report.md: the run's score sections as Markdown tables (for a PR comment or a CI log), led by the claims.
+Every string from data or a config goes through :func:`md`, so a ``<script>`` in a model name stays text and a
+``|`` cannot open a table cell.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
 """The terminal tables of a run: its summary, the not-grounded claims, the score sections, compare and judge
-agreement (rich, on judge.report.console).
-
-Commands compute; these functions only draw what they are given. Numbers are written by report.format.
+agreement (rich, on judge.report.console). Commands compute; these functions only draw.
 """
 
 from __future__ import annotations

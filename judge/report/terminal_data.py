@@ -1,7 +1,5 @@
-"""The terminal tables of the data and model commands: validate, search-eval, retrieval, align, rater
-agreement; families, ping, doctor (rich, on judge.report.console).
-
-Commands compute; these functions only draw what they are given.
+"""The terminal tables of the data and model commands (validate, search-eval, retrieval, align, rater agreement;
+families, ping, doctor). Commands compute; these functions only draw.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A judge calibration: how far each judge of a setup is right on **real claims whose labels are known**
-(DESIGN.md, "Trust comes from labelled real claims"; docs/controls.md), measured once by ``judge calibrate``,
-written to a small JSON file and adopted by every later run whose judge setup has the same key.
-
-The labels are gold claim labels or ``judge label`` sheets; per judge: recall and precision with exact
-intervals, the not-grounded recall, the answer-level balanced accuracy and the **noise floor** (the upper bound
-of the share of labelled grounded claims it flags by chance; judge.scoring.confirm tests changed verdicts
-against it). Planted controls never stand in for labels.
+(DESIGN.md, "Trust comes from labelled real claims"; docs/controls.md), measured once by ``judge calibrate``
+and adopted by every later run whose judge setup has the same key: per judge, recall and precision with exact
+intervals and the **noise floor** judge.scoring.confirm tests changed verdicts against. Planted controls never
+stand in for labels.
 """
 
 from __future__ import annotations

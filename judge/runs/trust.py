@@ -1,12 +1,8 @@
-"""A panel goes on without a judge that is plainly broken: once a run's health is known, a judge of a panel
-that failed the canary (judge.controls.health: it found none of the planted errors of a label, or called every
-supported control not grounded), or whose calibration on labelled real claims shows it misses real errors
-(not-grounded recall below 0.5 at its upper bound), no longer votes. Too few controls is never a reason to leave a judge out (the
-canary tells nothing then; its calibration on labelled claims says how far it is right). Each claim's panel
-label is taken again from the verdicts of the judges left (triage's settlements stay); the excluded judge's own
-verdicts are kept beside them, so reports show them apart (by_judge, agreement) and say the panel excluded it.
-The run then passes or fails on the judges left; with no judge left, nothing is excluded and the run exits 3
-as any run whose judges fail."""
+"""A panel goes on without a judge that is plainly broken: once a run's health is known, a judge that failed
+the canary, or whose calibration shows it misses real errors, no longer votes (too few controls is never a
+reason). Each claim's panel label is taken again from the judges left (triage's settlements stay); the
+excluded judge's verdicts stay beside them, and reports say it was excluded. With no judge left, nothing is
+excluded and the run exits 3 as any run whose judges fail."""
 
 from __future__ import annotations
 
@@ -48,9 +44,8 @@ def mark(health: HealthReport, out: dict[str, str]) -> HealthReport:
 
 
 def apply(store, summary, config, manifest: dict, summarize, again: bool = False):
-    """Exclude the panel's failing judges from a finished run: results re-voted and re-summarized; the summary
-    says whom and why (``panel_excluded``). ``summarize(results)``: the run's summary of results. ``again``:
-    re-vote even with no judge to exclude (merged shards, each re-voted on its own health before)."""
+    """Exclude the panel's failing judges from a finished run, re-vote and re-summarize (``summarize``); the
+    summary says whom and why (``panel_excluded``). ``again``: re-vote anyway (merged shards)."""
     out = excluded(summary.judge_health, list(config.adjudicate.judges))
     if not out and not (again and len(config.adjudicate.judges) > 1):
         return summary

@@ -1,10 +1,5 @@
 """``judge score``: a run's results against whatever gold its data carries, section by section
-(judge.scoring.sections lists them): verdict rates overall, per model, judge, answer, genre and difficulty; gold claim
-labels (panel and each judge; predicted claims matched to gold ones); cited evidence against reference
-spans; cited chunks against qrels; the judge against human raters; agreement between the judges of a
-panel; usage and wall time.
-
-One pass over the results (streamed: memory does not grow with the run); the records are loaded once.
+(judge.scoring.sections lists them), in one streamed pass over the results; the records are loaded once.
 """
 
 from __future__ import annotations
@@ -18,9 +13,8 @@ __all__ = ["SECTIONS", "AnswerItem", "Block", "Section", "Table", "blocks", "gol
 
 
 def sections_of(run: Run, labels=None) -> list[Section]:
-    """Every section, each fed every answer of the run once: the not-grounded claims and the first answers' claims
-    first; agreement joins when the run has a panel, the corrected rates when there are human labels
-    (judge.scoring.corrected.Labels)."""
+    """Every section, each fed every answer once: the claims first; agreement with a panel, the corrected rates
+    with human labels."""
     from judge.scoring.agreement import JudgeAgreement
     from judge.scoring.first_claims import FirstClaimsSection
     from judge.scoring.ungrounded import NotGroundedSection

@@ -1,10 +1,6 @@
-"""Claim-level differences between two runs (``judge compare``): which claims became ungrounded, which were
-fixed, which verdicts flipped, which claims exist in one run only.
-
-Claims are matched per record and model under test (the i-th answer of a model in A with its i-th answer in
-B): by their offsets in the answer when both answers are the same text, then by equal text, then by text
-similarity (rapidfuzz, greedy best pair first, at least ``MIN_SIMILARITY``), so a rewritten answer still
-pairs "opened in 2019" with "opened in 2021".
+"""Claim-level differences between two runs (``judge compare``): claims newly ungrounded, fixed, flipped, or in
+one run only. Claims are matched per record and model by their answer offsets (same answer text), then equal
+text, then rapidfuzz similarity (at least ``MIN_SIMILARITY``), so "opened in 2019" pairs with "opened in 2021".
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Corrected rates in ``judge compare``: with human labels on both runs (each run scored with ``judge score RUN
---labels FILE``), the corrected difference B - A of each rate with its 95% interval (the two samples are
-independent: the variances add); and the bound gate ``corrected_METRIC<=X`` (or ``>=X`` for faithfulness) on
-run B's corrected interval: its upper (lower) bound, overall and for every model under test, must hold.
+"""Corrected rates in ``judge compare``: with human labels on both runs, the corrected difference B - A of each
+rate with its 95% interval (independent samples: the variances add), and the bound gate ``corrected_METRIC<=X``
+(``>=X`` for faithfulness) on run B's corrected interval, overall and for every model under test.
 """
 
 from __future__ import annotations
@@ -47,9 +46,8 @@ def _estimate(value: dict) -> MeanEstimate:
 
 
 def corrected_of(run: Run) -> dict | None:
-    """The corrected rates of a run's last score (scores.json), None when it was scored without labels. The block
-    is read as input (issue 50 item 9): checked against its schema (judge.scoring.corrected.CorrectedScores:
-    rates in [0, 1], low <= estimate <= high), one line naming the file and the field when it is not, exit 2."""
+    """The corrected rates of a run's last score, None when scored without labels; the block is input (issue 50
+    item 9), checked against CorrectedScores: one line naming the file and the field when it fails, exit 2."""
     from pydantic import ValidationError
 
     from judge.problems import DatasetError, Problem

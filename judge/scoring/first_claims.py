@@ -1,8 +1,6 @@
-"""The first answers of a run with their claims and labels: what report.md always lists (and report.html shows
-on its first screen when no claim is not grounded), so that a reader sees what was judged, not only numbers.
-
-One list, built here one answer at a time; the renderers draw it and none re-derives it. Memory stays bounded:
-the first CAP claims are kept (whole answers, the last one cut), the rest only counted.
+"""The first answers of a run with their claims and labels, so that a reader sees what was judged, not only
+numbers: one list, built here one answer at a time (the first CAP claims kept, the rest counted) and drawn by
+every renderer.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Judges against gold claim labels as a user choosing a judge needs it: per judge, the share of gold
-not-grounded claims it flags (recall of not-grounded claims: what a grounding check is for), the precision of
-its flags, recall per label, accuracy, macro-F1 and Cohen's kappa with the gold, each with a 95% interval
-(exact Clopper-Pearson for a share, a seeded bootstrap over claims for macro-F1 and kappa); and every pair of
-judges on the claims both labelled, by McNemar's exact test on the claims only one of them got right
-(grounded or not). Accuracy alone can tie a judge that flags every not-grounded claim with one that flags
-half of them; these figures do not."""
+"""Judges against gold claim labels as a user choosing a judge needs it: per judge the not-grounded recall (what
+a grounding check is for), the precision of its flags, recall per label, accuracy, macro-F1 and kappa, each with
+a 95% interval; every pair by McNemar's exact test. Accuracy alone can tie a judge that flags every not-grounded
+claim with one that flags half of them; these figures do not."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Models under test compared on the same records: "which model is better, and can we tell?"
-
-Per model: faithfulness and hallucination rate over its judged claims, each with a 95% bootstrap interval over
-records (seeded). Per pair of models: the records both answered, the mean paired difference of their
-per-record rates with its interval, records where each is better, and the two-sided exact sign test. The
-ranking orders models by faithfulness and says where it cannot tell them apart: "tied" when neither the sign
-test (p < 0.05) nor the paired interval (excluding 0) separates them, "unclear" when one does and the other does
-not (never "tied" beside an interval that excludes 0); such models share a rank. Reports lead with it when a run has several models
-under test; ``judge compare --model-a/--model-b`` gives the same pair across runs, without any claim diff.
+"""Models under test compared on the same records: "which model is better, and can we tell?" Per model its rates
+with bootstrap intervals over records; per pair the paired difference, records each is better on and the sign
+test; a ranking by faithfulness that says where it cannot tell models apart (:func:`pair_verdict`).
 """
 
 from __future__ import annotations
@@ -89,9 +83,8 @@ def model_rates(model: str, rows: dict[str, tuple[float, int, int]]) -> ModelRat
 
 def pair_verdict(p: float, ci: list[float] | None, a_better: int, b_better: int, higher: bool = True) -> str:
     """"A better" or "B better" when the sign test (p < 0.05) and the paired interval (excluding 0) both tell
-    them apart and agree on the side; "tied" when neither does; "unclear" when they disagree (an interval that
-    excludes 0 beside a sign test that cannot tell, or the reverse): never "tied" beside an interval without 0.
-    ``ci``: of B - A; ``higher``: a higher rate is better (faithfulness), else lower (hallucination rate)."""
+    them apart on the same side; "tied" when neither does; "unclear" when they disagree (never "tied" beside an
+    interval without 0). ``ci``: of B - A; ``higher``: a higher rate is better."""
     holds_zero = ci is None or ci[0] <= 0 <= ci[1]
     sign_tells = p < ALPHA and a_better != b_better
     if holds_zero and not sign_tells:

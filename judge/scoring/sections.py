@@ -1,10 +1,6 @@
-"""Score sections: each one declares the gold it needs, takes the run's answers one at a time, and returns a
-typed result (pydantic). scores.json, the terminal, report.md, report.html and compare all iterate over
-SECTIONS, so a new metric is one new class in this list (README "How to extend").
-
-A section also says how it is drawn (``tables``: titles, headers, rows; every report renders those) and,
-when it has a rate that can be compared run to run, how one record counts toward it (``paired`` and
-``count``, used by compare's paired bootstrap and its gates).
+"""Score sections: each declares the gold it needs, takes the run's answers one at a time, and returns a typed
+result. scores.json, the terminal, report.md, report.html and compare all iterate over SECTIONS, so a new metric
+is one new class in this list (docs/extending.md).
 """
 
 from __future__ import annotations

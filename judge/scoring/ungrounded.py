@@ -1,11 +1,7 @@
-"""The claims that are not grounded (contradicted, unsupported, partially supported), most severe first:
-what the terminal summary, report.md and the top of report.html show before any number.
-
-One list, built here (:func:`not_grounded`, or the :class:`NotGroundedSection` of scores.json that feeds the
-same collector one answer at a time); every renderer draws it and none re-derives it. Each entry carries its
-best passage (the evidence the panel cited, else the nearest candidate the search offered, else none), the
-rationale of a judge that agrees with the panel, the deterministic checks' flags, and the answer the claim comes
-from with the claim marked (so a "claim" that restates the question or is a garbled fragment shows as such).
+"""The claims that are not grounded, most severe first: what the terminal summary, report.md and the top of
+report.html show before any number. One list, built here and drawn by every renderer; each entry carries its
+best passage, an agreeing judge's rationale, the checks' flags and its answer with the claim marked (so a
+"claim" that restates the question or is a garbled fragment shows as such).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The CI recipe of docs/ci.md played end to end against scripted models (issue 39): a copy of docs/ci, a
-scripted writer and a scripted judge (judge.testing.judges, optionally noisy) on one server, and the
-workflow's commands run in process through the real command line, in the order the workflow runs them.
-
-The writer answers with its source's first sentence; a pull request's prompt decides what else it does:
-``REWORD`` in the system prompt makes it say the same facts in other words ("The X first opened its doors in
-1937."), ``BREAK`` makes three answers state a wrong year ("It opened in 1952."), ``BREAK1`` one of them.
+"""The CI recipe of docs/ci.md played end to end against scripted models (issue 39), its commands run in process
+in the workflow's order. The writer answers with its source's first sentence; ``REWORD`` in the system prompt
+rewords it, ``BREAK`` makes three answers state a wrong year, ``BREAK1`` one.
 """
 
 from __future__ import annotations
@@ -70,9 +66,8 @@ def inside(path: Path):
 
 
 def synthetic(config: Path) -> None:
-    """The recipe's config for synthetic data: every real answer here copies its source, so the run's own
-    detector tells any control from a real claim (AUC 1.0) and would leave every judge unverified; its bar is
-    lifted (controls.detector_bar: 1). Real data keeps the default."""
+    """The recipe's config for synthetic data: every answer copies its source, so the detector would tell any
+    control apart (AUC 1.0) and leave every judge unverified; its bar is lifted (controls.detector_bar: 1)."""
     text = config.read_text()
     config.write_text(text.replace("  per_label: 1 ", "  detector_bar: 1                 # synthetic data (judge.testing.ci_sim.synthetic)\n  per_label: 1 ", 1))
 

@@ -1,12 +1,6 @@
-"""Judges the scripted server can play, of known quality, for the tests and benchmarks of the three jobs
-(issue 39): each reads a claim and its passages from the judge prompt and rules by a fixed rule.
-
-- ``good``: rule-based; a number or a negation the passages do not state contradicts (a number added beside
-  those they state, or with no number to conflict with, is unsupported); a name or most content words the passages lack: unsupported;
-- ``mediocre``: looks at numbers only (a wrong name or an added detail passes);
-- ``lenient``: everything is supported;
-- ``noisy(base, rate)``: ``base`` with ``rate`` of its labels replaced by a random label, *unseeded* (as a
-  judge at temperature 0 still flips on borderline claims): two calls on one claim may disagree.
+"""Judges the scripted server can play, of known quality (issue 39): ``good`` (rule-based: a number or negation
+the passages do not state contradicts; a name or most content words they lack is unsupported), ``mediocre``
+(numbers only), ``lenient`` (all supported) and ``noisy(base, rate)`` (``rate`` of labels random, unseeded).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The ``judge`` CLI in a child process, with that child's own peak RSS (VmHWM).
-
-``ru_maxrss`` of a child can report its parent's peak when a big process (pytest) forks it, so the child
-reads /proc/self/status itself and prints the figure on stderr as its last line; the caller cuts it off.
-Shared by the streaming tests and bench/stream_bench.py.
+"""The ``judge`` CLI in a child process, with that child's own peak RSS (VmHWM, read by the child itself:
+``ru_maxrss`` can report the parent's peak when pytest forks it).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks.
-
-Real HTTP on a free port, so litellm and instructor run for real against it. Each request to
-``/v1/chat/completions`` is answered by a *script*: a list of :class:`Reply` (used in order, the last one
-repeating) or a function ``(request_json, request_number) -> Reply``. A reply can carry a JSON object
-(sent as a tool call when the request offers tools, else as message content), raw text (invalid or
-truncated JSON), an HTTP error status with ``Retry-After``, added latency, or a hang past the client's
-timeout (after which the connection is dropped with no answer, so nothing is billed). The server counts requests, peak concurrency and the tokens it reported.
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks: real HTTP, so litellm and
+instructor run for real. Each request is answered by a *script* (a list of :class:`Reply`, the last repeating,
+or a function ``(request_json, request_number) -> Reply``): JSON, raw text, an HTTP error with Retry-After,
+latency or a hang; the server counts requests, peak concurrency and tokens.
 """
 
 from __future__ import annotations

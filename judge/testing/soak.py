@@ -1,9 +1,5 @@
-"""The fault soak: many answers through the scripted server with seeded faults, a server restart, SIGKILLs
-and resumes. Used by tests (short) and by bench/soak.py (full); everything runs real processes and HTTP.
-
-Faults, drawn per request from ``random.Random(f"{seed}:{request number}")``: 10% 429 with Retry-After,
-5% 500, 3% hangs past the client's timeout (the connection is then dropped unanswered), 3% invalid or
-truncated JSON; the rest answer like a judge (every claim supported, citing its first passage).
+"""The fault soak: many answers through the scripted server with seeded faults (429s, 500s, hangs, bad JSON),
+a server restart, SIGKILLs and resumes; tests run it short, bench/soak.py in full.
 """
 
 from __future__ import annotations
