@@ -16,7 +16,7 @@ from pathlib import Path
 from grounding_sets import Item, bm25, makers, overlap
 
 from judge.judges.base import ClaimToJudge, offer
-from judge.stages.evidence import FEATURES, read_evidence
+from judge.stages.evidence import FEATURES, read_evidence  # features() rounds as the rows keep them
 from judge.judges.triage import verbatim_refusal
 from judge.pipeline import candidates
 from judge.config import SearchSection
@@ -43,7 +43,7 @@ def row(item: Item) -> dict:
     return {
         "group": item.group, "text": item.text, "label": item.label, "language": item.language,
         "collapse": item.collapse_contradicted, "answer_level": item.answer_level,
-        "x": [round(vec[n], 6) for n in FEATURES], "support": evidence.model_dump(),
+        "x": [vec[n] for n in FEATURES], "support": evidence.model_dump(),
         "free": bool(found) and verbatim_refusal(offered, texts) is None,
         "overlap": round(overlap(own, item.sources), 6), "bm25": round(bm25(own, item.sources), 6),
     }

@@ -128,7 +128,8 @@ def test_cascade_asks_the_model_judge_only_about_unsure_claims(scripted_server, 
     config.write_text(yaml.safe_dump({
         "name": "cascade", "dataset": {"path": str(data)},
         "models": {"judge-b": {"model": "openai/judge-b", "api_base": server.base_url, "family": "fam-b"}},
-        "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["deterministic", "judge-b"], "cascade": True, "batch_claims": False},
+        "decompose": {"method": "sentences"}, "adjudicate": {"judges": ["deterministic", "judge-b"], "cascade": True, "batch_claims": False,
+                       "deterministic": {"profiles": {"default": {"unsure_from": 0.0}}}},  # every claim short of supported and not contradicted: unsure
         "controls": {"enabled": False}, "cache_dir": str(tmp_path / "cache"),
     }, allow_unicode=True))
     result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs"), "--json", "--no-progress")

@@ -52,6 +52,7 @@ _CAPS = {"unaligned": 8, "longest_unaligned_run": 5, "tail_unaligned_run": 5, "n
          "span_sentences": 3, "connectives_unaligned": 2}
 OWN = ("offered_coverage", "conflicts", "numbers_mismatched", "heading", "absent_share", "absent_key", "absent_run",
        "short", "short_question_coverage", "short_answer_missing", "span_score", "no_candidate", "hebrew")
+FEATURE_DIGITS = 6  # the fit's rows hold each feature to this many digits (bench/no_model_data.py)
 # The order of the weights file; a feature added here (or to the alignment's) means refitting the weights.
 FEATURES: tuple[str, ...] = (*(f"align_{n}" for n in ALIGNMENT), *OWN)
 
@@ -92,8 +93,8 @@ class Evidence(BaseModel):
     def features(self) -> dict[str, float]:
         """The fitted judge's numbers, by name (:data:`FEATURES`): the alignment's, counts bounded, then what
         it cannot see (a number stated otherwise, the whole source, the span's score, the script)."""
-        if self._vector is None:
-            self._vector = self._features()
+        if self._vector is None:  # rounded as the fit's rows are: the trees split AT training values (0.666667, not 2/3)
+            self._vector = {k: round(v, FEATURE_DIGITS) for k, v in self._features().items()}
         return self._vector
 
     def model_copy(self, *, update=None, deep: bool = False) -> Evidence:
