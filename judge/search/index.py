@@ -15,7 +15,6 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import chain, combinations
 
 import numpy as np
@@ -23,9 +22,11 @@ from rapidfuzz import fuzz
 
 from judge.models import Candidate, Span
 from judge.search.bm25 import BM25
-from judge.text import content_words, normalize, split_sentences, word_forms, words
+from judge.text import content_words, normalize, word_forms, words
 from judge.text.bounds import find_word, snap_to_words
 from judge.text.memo import text_memo
+from judge.text.normalize import NormalizedText, normalized
+from judge.text.sentences import Sentence, sentences_of
 from judge.text.tokens import word_spans
 
 _EDGE_PUNCT = " .,;:!?\"'()[]-\u2026"
@@ -42,6 +43,7 @@ FUZZY_MIN_CHARS = 12
 # squared per window, so a 4,000-character claim over a repetitive 8,000-character source took a second a call
 # and a record half a minute (dot leaders, ruled lines); exact, normalised and n-gram matching still see it.
 FUZZY_MAX_CHARS = 400
+INDEX_CACHE_CHARS = 200_000  # the sources whose readings are kept: ~60 bytes a character, ~12 MB when full
 CHARS_PER_TOKEN = 4  # the budget's token estimate, as the evaluation and the scripted server count
 # The budgeted offer, tuned on one half of WiCE test (claim ids by sha1 parity) and reported on the other.
 REPEAT_DECAY = 0.3
@@ -95,25 +97,53 @@ def _normalized(text: str, fold_accents: bool = False) -> str:
     return normalize(text, fold_accents).text
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What an :class:`Index` reads of its source: the same for every record that shares the source."""
+
+    sentences: list[Sentence]
+    norm: NormalizedText
+    norm_ranges: list[tuple[int, int]]  # each sentence's [start, end) in the normalised text
+    bm25: BM25
+
+
+@text_memo(max_chars=INDEX_CACHE_CHARS)
+def _reading(source: str) -> _Reading:
+    """Kept by text: records often share a source (a dialogue under several summaries, a page under several
+    claims), and building the reading was a sixth of a no-model run. Shared, so never written to (the BM25
+    postings it fills on demand are a function of the counts)."""
+    sentences = list(sentences_of(source))  # split once with the checks' views of the source
+    norm = normalized(source)  # the one normalisation of the source, shared with the checks' readings
+    bounds = np.array([(s.start, s.end) for s in sentences], dtype=np.int64).reshape(-1, 2)
+    nstarts = np.searchsorted(norm.starts, bounds[:, 0]).tolist()
+    nends = np.searchsorted(norm.starts, bounds[:, 1]).tolist()
+    ranges = list(zip(nstarts, nends))
+    text = norm.text
+    bm25 = BM25([list(chain.from_iterable(map(word_forms, words(text[a:b])))) for a, b in ranges])
+    return _Reading(sentences, norm, ranges, bm25)
+
+
+@text_memo(max_chars=50_000)  # the sources of the records at work (4 at a time, by default)
+def _folded(source: str) -> NormalizedText:
+    return normalize(source, fold_accents=True)
+
+
 class Index:
     """The sentences, normalised text and term statistics of one source, built once for all its claims."""
 
     def __init__(self, source: str, doc_id: str | None = None):
         self.source = source
         self.doc_id = doc_id
-        self.sentences = split_sentences(source)
-        self.norm = normalize(source)
-        bounds = np.array([(s.start, s.end) for s in self.sentences], dtype=np.int64).reshape(-1, 2)
-        nstarts = np.searchsorted(self.norm.starts, bounds[:, 0]).tolist()
-        nends = np.searchsorted(self.norm.starts, bounds[:, 1]).tolist()
-        self._norm_ranges = list(zip(nstarts, nends))
-        text = self.norm.text
-        self.bm25 = BM25([list(chain.from_iterable(map(word_forms, words(text[a:b])))) for a, b in self._norm_ranges])
+        reading = _reading(source)
+        self.sentences = reading.sentences
+        self.norm = reading.norm
+        self._norm_ranges = reading.norm_ranges
+        self.bm25 = reading.bm25
 
-    @cached_property
-    def folded(self):
-        """Accent-folded normalisation, built only when a claim needs the Portuguese fallback."""
-        return normalize(self.source, fold_accents=True)
+    @property
+    def folded(self) -> NormalizedText:
+        """Accent-folded normalisation, built only when a claim needs the Portuguese fallback (once per source)."""
+        return _folded(self.source)
 
     # -- the search ---------------------------------------------------------------------------------------
     def search(self, claim: str, k: int = 5) -> list[Candidate]:

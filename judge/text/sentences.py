@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from judge.text.memo import text_memo
+
 CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\\]"
 _ENDERS = "[.?!\u061f\u06d4\u0964\u0965\u2026]+"  # what ends a sentence (then closing quotes or brackets)
 # What closes a statement (no question): the full stop, "!", the Arabic full stop, the Devanagari danda (।, ॥)
@@ -192,6 +194,13 @@ def split_sentences(text: str) -> list[Sentence]:
         _append_trimmed(text, last, cut, sentences)
         last = cut
     return sentences
+
+
+@text_memo(max_chars=100_000)  # the two readings of a source follow each other closely
+def sentences_of(text: str) -> tuple[Sentence, ...]:
+    """:func:`split_sentences` kept by text, for a text several stages read (a source: its search index and its
+    checks' views split it once between them)."""
+    return tuple(split_sentences(text))
 
 
 def _append_trimmed(text: str, start: int, end: int, out: list[Sentence]) -> None:
