@@ -109,6 +109,8 @@ def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     # Long texts go through arrays of code points; for short ones (claims, sentences) setting those up costs
     # more than the per-character work it saves.
     codes = _codes(text) if n >= LONG_TEXT else None
+    if codes is None and (one := _one_to_one(text, fold_accents)) is not None:
+        return one
     # Step A: fold whitespace runs and doubled apostrophes into one character at the run's start.
     if _has_runs(text, codes):
         keep = np.ones(n, dtype=bool)
@@ -140,6 +142,17 @@ def normalize(text: str, fold_accents: bool = False) -> NormalizedText:
     space_mask = (norm_codes if norm_codes is not None else _codes(norm)) == 32
     ends = np.where(space_mask, pos_a_ext[single] + 1, ends)
     return NormalizedText(original=text, text=norm, starts=starts.astype(np.int64), ends=ends.astype(np.int64))
+
+
+def _one_to_one(text: str, fold_accents: bool) -> NormalizedText | None:
+    """A short text with nothing to fold or drop, each character becoming one (most claims and spans): its
+    map is the identity, built without the per-step arrays of :func:`normalize`; None for any other text."""
+    repl_table, len_table = _TABLES[fold_accents]
+    if _PAIR_OR_SPACE_RUN.search(text) is not None or text.translate(len_table) != "\x01" * len(text):
+        return None
+    n = len(text)
+    return NormalizedText(original=text, text=text.translate(repl_table), starts=np.arange(n, dtype=np.int64),
+                          ends=np.arange(1, n + 1, dtype=np.int64))
 
 
 def _has_runs(text: str, codes: np.ndarray | None) -> bool:
