@@ -66,8 +66,10 @@ def names_in(text: str) -> list[str]:
     """Capitalised Latin terms (a sentence's capitalised first word only when it is a name, see the module
     docstring), quoted terms and Hebrew acronyms of ``text``, in order."""
     found: list[str] = []
-    nouns_capitalised = detect_language(text[:2000]) in CAPITALISED_NOUNS  # German: "Der Hauptsitz", "Buch"
+    nouns_capitalised = None  # German: "Der Hauptsitz", "Buch"; told only for a text with a capitalised word
     for m in _LATIN_NAME.finditer(text):
+        if nouns_capitalised is None:
+            nouns_capitalised = detect_language(text[:2000]) in CAPITALISED_NOUNS
         tokens = m.group().split()
         if _opens_sentence(text, m.start()) and _not_a_name(tokens[0], text, alone=len(tokens) == 1):
             tokens = tokens[1:]
@@ -103,9 +105,16 @@ def _calendar_word(word: str) -> bool:
     return w in MONTHS or w in WEEKDAYS
 
 
+_BEFORE_OPENING = frozenset(" \t\"'“‘«(*-\u2022")  # what may stand between a sentence's end and its first word
+
+
 def _opens_sentence(text: str, at: int) -> bool:
-    before = text[:at].rstrip(" \t\"'“‘«(*-\u2022")
-    return not before or before[-1] in ".!?:\n\u2026"
+    """What stands before ``at`` (quotes, brackets, bullets and spaces aside) is the text's start or a sentence's
+    end. Read backwards from ``at``: a copy of the text before it, per capitalised word, was quadratic."""
+    i = at
+    while i > 0 and text[i - 1] in _BEFORE_OPENING:
+        i -= 1
+    return i == 0 or text[i - 1] in ".!?:\n\u2026"
 
 
 def _not_a_name(word: str, text: str, alone: bool = True) -> bool:
@@ -136,7 +145,13 @@ def _casing(text: str) -> tuple[frozenset[str], frozenset[str]]:
     each run of its pieces ("O'Brien", "Brien"), read once per text instead of a search of the text per word."""
     inside, written = set(), set()
     for m in _JOINED.finditer(text):
-        pieces = [(m.start() + p.start(), m.start() + p.end()) for p in _PIECE.finditer(m.group())]
+        w = m.group()
+        if not ("'" in w or "\u2019" in w or "&" in w or "-" in w):  # one piece, as most words are
+            written.add(w)
+            if w[0].isupper() and capitalised_at(text, m.start()):
+                inside.add(w)
+            continue
+        pieces = [(m.start() + p.start(), m.start() + p.end()) for p in _PIECE.finditer(w)]
         for i, (a, _) in enumerate(pieces):
             for _, b in pieces[i:]:
                 w = text[a:b]
