@@ -121,12 +121,17 @@ def _cue(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class _SourceView:
-    """A source's sentences, their word forms, an inverted index and their correction cues, built once."""
+    """A source's sentences, their word forms and their correction cues, built once. No inverted index: a
+    claim asks for a few dozen forms, and building one for every form of the source cost more than the
+    claims' look-ups in the sentences' forms, and held a view's largest part in memory."""
 
     bounds: tuple[tuple[int, int], ...]
     forms: tuple[frozenset[str], ...]
-    postings: dict[str, tuple[int, ...]]
     cues: dict[int, str]  # sentence index -> cue
+
+    def holding(self, forms: tuple[str, ...]) -> set[int]:
+        """The sentences that hold any of ``forms``."""
+        return {i for i, fs in enumerate(self.forms) if not fs.isdisjoint(forms)}
 
 
 @text_memo()
@@ -139,12 +144,8 @@ def _view(text: str) -> _SourceView:
     cut = np.searchsorted(nt.starts, [x for a, b in bounds for x in (a, b)])
     sentences = [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(bounds))]
     forms = sentence_forms(text)  # the one per-sentence reading of a source (judge.stages.words), shared with reading.py
-    postings: dict[str, list[int]] = {}
-    for i, fs in enumerate(forms):
-        for f in fs:
-            postings.setdefault(f, []).append(i)
     cues = {i: cue for i, x in enumerate(sentences) if (cue := _cue(x)) is not None}
-    return _SourceView(bounds, forms, {f: tuple(v) for f, v in postings.items()}, cues)
+    return _SourceView(bounds, forms, cues)
 
 
 def _claim_words(claim: str) -> list[str]:
@@ -157,7 +158,7 @@ def _shares(claim_words: list[str], view: _SourceView) -> dict[int, float]:
         return {}
     hits: dict[int, int] = {}
     for w in claim_words:
-        for i in {i for f in word_forms(w) for i in view.postings.get(f, ())}:
+        for i in view.holding(word_forms(w)):
             hits[i] = hits.get(i, 0) + 1
     return {i: n / len(claim_words) for i, n in hits.items()}
 

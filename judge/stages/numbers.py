@@ -269,7 +269,8 @@ def number_spans(norm: str) -> list[tuple[int, int, str, str | None]]:
     i = 0
     while i < len(spans):
         s, e, w = spans[i]
-        value = word_number(w)
+        # word_number's own tests first: a whole source's words are read here, and few are numbers
+        value = word_number(w) if w in NUMBER_WORDS or "\u05d0" <= w[:1] <= "\u05ea" else None
         if value is not None:
             nxt = spans[i + 1] if i + 1 < len(spans) else None
             unit = word_number(nxt[2]) if nxt and w in _TENS and norm[e : nxt[0]] in ("-", " ") else None

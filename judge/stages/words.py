@@ -12,7 +12,7 @@ from judge.stages.names import name_tokens, names_in
 from judge.stages.numbers import ORDINALS, canon_number, number_spans, number_values
 from judge.text.memo import SPAN_CACHE_CHARS, text_memo
 from judge.text.normalize import normalized
-from judge.text.sentences import split_sentences
+from judge.text.sentences import sentences_of
 from judge.text.tokens import STOPWORDS, word_forms, word_spans
 
 
@@ -33,7 +33,7 @@ class Token:
 @text_memo()
 def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
     """The original [start, end) of each sentence of ``text`` (a two-part span's parts are sentences apart)."""
-    return tuple((x.start, x.end) for x in split_sentences(text)) or ((0, len(text)),)
+    return tuple((x.start, x.end) for x in sentences_of(text)) or ((0, len(text)),)
 
 
 @text_memo(max_chars=SPAN_CACHE_CHARS)

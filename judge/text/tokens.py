@@ -15,6 +15,7 @@ import unicodedata
 from functools import lru_cache
 
 from judge.text.letters import ALNUM_RUN, LETTER_RUN
+from judge.text.memo import text_memo
 
 try:  # a C Snowball stemmer; without it matching still works, on surface forms only
     import Stemmer
@@ -125,7 +126,19 @@ def words(normalized_text: str) -> list[str]:
 
 def word_spans(normalized_text: str) -> list[tuple[int, int, str]]:
     """Words of a normalised text with their offsets in it."""
+    if len(normalized_text) >= LONG_TEXT_CHARS:
+        return list(_long_word_spans(normalized_text))
     return [(m.start(), m.end(), m.group()) for m in _WORD.finditer(normalized_text)]
+
+
+LONG_TEXT_CHARS = 2000  # from this length a text's word spans are kept (a source's: read by several views)
+
+
+@text_memo(max_chars=100_000)
+def _long_word_spans(normalized_text: str) -> tuple[tuple[int, int, str], ...]:
+    """A source's words are read by its sentences' forms and by its numbers, one right after the other: kept by
+    text so the source is tokenised once (a tuple: the callers get their own list)."""
+    return tuple((m.start(), m.end(), m.group()) for m in _WORD.finditer(normalized_text))
 
 
 def content_words(normalized_text: str) -> list[str]:
