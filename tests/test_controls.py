@@ -14,7 +14,8 @@ import pytest
 from judge.controls import ControlData, Verified, certain, control_answer
 from bench.detector import auc, grouped_cv_auc
 from judge.controls.health import ControlObservation, GateConfig, exact_interval, judge_health, lower_bound, min_per_label
-from judge.controls.make import aligned_in_order, source_bases
+from judge.controls.make import kept_whole, source_bases
+from judge.stages.alignment import align
 from judge.controls.mix import chance, draw
 from judge.controls.make import ControlsConfig
 from judge.controls.perturb import flip_negation
@@ -132,8 +133,9 @@ def test_support_is_certain_only_when_every_word_aligns_in_order_within_one_sent
     assert not bases_of(record, ["The weather on Mars is mild in the afternoon."])
     assert not bases_of(record, [first.rstrip(".") + "?"])  # a question is no claim
     # the same words in another order may say another thing: a role swap is no base
-    assert aligned_in_order(["peter", "played", "norman", "dike"], ["peter", "played", "norman", "dike", "in", "the", "film"])
-    assert not aligned_in_order(["norman", "dike", "played", "peter"], ["peter", "played", "norman", "dike"])
+    assert kept_whole(align("Peter played Norman Dike.", "Peter played Norman Dike in the film."))
+    assert not kept_whole(align("Norman Dike played Peter.", "Peter played Norman Dike."))
+    assert not kept_whole(align("Peter did not play Norman Dike.", "Peter played Norman Dike."))  # a denial added
     words = first.rstrip(".").split()
     if len(words) >= 6:
         swapped = " ".join(words[len(words) // 2 :] + words[: len(words) // 2]) + "."

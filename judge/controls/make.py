@@ -40,10 +40,9 @@ from judge.controls.reword import reword
 from judge.controls.unsupported import about_subject, added_detail
 from judge.models import Span
 from judge.results import ClaimChecks, ControlClaim, ControlKind
-from judge.stages.alignment import align
+from judge.stages.alignment import Alignment, align
 from judge.stages.evidence import VERBATIM_METHODS, read_evidence
 from judge.text import content_words, normalize, word_forms
-from judge.text.negation import negated
 from judge.verdicts import CONTRADICTED, CONTROL_LABELS, SUPPORTED, UNSUPPORTED
 
 CONTRADICTION_KINDS: tuple[str, ...] = ("recombined", "number", "date", "entity", "negation")
@@ -89,34 +88,25 @@ class Verified:
     triaged: bool
 
 
-def aligned_in_order(claim: list[str], span: list[str]) -> bool:
-    """Every claim word has a partner in ``span`` (by its forms: stems, number forms, Hebrew prefixes), the
-    partners in the claim's order: the same words in another order may say another thing ("A played B's
-    brother" against "B's brother played A")."""
-    at = 0
-    for w in claim:
-        forms = set(word_forms(w))
-        while at < len(span) and not forms & set(word_forms(span[at])):
-            at += 1
-        if at == len(span):
-            return False
-        at += 1
-    return True
+def kept_whole(a: Alignment) -> bool:
+    """Every content word of the claim has its partner in the span, in the claim's order (a passive turned
+    around reads in order; "A played B's brother" against "B's brother played A" does not), no slot filled
+    otherwise or name displaced, and no denial added or dropped: the alignment every reader shares."""
+    x = a.features()
+    return x["aligned_share"] >= 1.0 and x["order"] >= 1.0 and a.negation in ("same", "none") and not a.slots and not a.displaced
 
 
 def certain(text: str, candidates: list, checks: ClaimChecks, triaged: bool | None = None) -> Verified | None:
     """The claim as a base for controls, or None where its support is not certain by alignment: 3+ content
-    words, all aligned in order to one part (sentence) of its best candidate, no number or name missing or
-    stated otherwise, no conflict in the source, no negation added or dropped. ``triaged``: whether triage
+    words, all aligned in order to one part (sentence) of its best candidate by the claim's own alignment
+    (:func:`kept_whole`), no number or name missing or stated otherwise, no conflict in the source. ``triaged``: whether triage
     settles it (the pipeline knows; else the verbatim rule's necessary part is used)."""
     if not candidates or text.rstrip().endswith(("?", "\u061f", ":")) or flagged(checks):
         return None
-    words = content_words(normalize(text).text)
-    if len(words) < 3:
+    if len(content_words(normalize(text).text)) < 3:
         return None
     for part in candidates[0].parts:
-        if aligned_in_order(words, content_words(normalize(part.excerpt).text)) and negated(text) == negated(part.excerpt) \
-                and align(text, part.excerpt).negation in ("same", "none"):
+        if kept_whole(align(text, part.excerpt)):
             free = read_evidence(text, candidates[:1], checks).settles_free() if triaged is None else triaged
             return Verified(text, Span(doc_id=part.doc_id, start_char=part.start_char, end_char=part.end_char, excerpt=part.excerpt), free)
     return None
