@@ -15,14 +15,14 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
-from itertools import chain, combinations
+from itertools import combinations
 
 import numpy as np
 from rapidfuzz import fuzz
 
 from judge.models import Candidate, Span
 from judge.search.bm25 import BM25
-from judge.text import content_words, normalize, word_forms, words
+from judge.text import content_words, normalize, word_forms
 from judge.text.bounds import find_word, snap_to_words
 from judge.text.memo import text_memo
 from judge.text.normalize import NormalizedText, normalized
@@ -118,9 +118,23 @@ def _reading(source: str) -> _Reading:
     nstarts = np.searchsorted(norm.starts, bounds[:, 0]).tolist()
     nends = np.searchsorted(norm.starts, bounds[:, 1]).tolist()
     ranges = list(zip(nstarts, nends))
-    text = norm.text
-    bm25 = BM25([list(chain.from_iterable(map(word_forms, words(text[a:b])))) for a, b in ranges])
-    return _Reading(sentences, norm, ranges, bm25)
+    return _Reading(sentences, norm, ranges, BM25(_sentence_terms(norm.text, ranges)))
+
+
+def _sentence_terms(text: str, ranges: list[tuple[int, int]]) -> list[list[str]]:
+    """The forms of each sentence's words, from one tokenisation of the whole text (a long source's is kept
+    for the checks' views, judge.text.tokens.word_spans): sentences are cut at spaces, which no word holds,
+    so the words of the whole text that start in a sentence are the sentence's own."""
+    spans, k, out = word_spans(text), 0, []
+    for a, b in ranges:
+        while k < len(spans) and spans[k][0] < a:
+            k += 1
+        terms: list[str] = []
+        while k < len(spans) and spans[k][0] < b:
+            terms.extend(word_forms(spans[k][2]))
+            k += 1
+        out.append(terms)
+    return out
 
 
 @text_memo(max_chars=50_000)  # the sources of the records at work (4 at a time, by default)

@@ -105,13 +105,18 @@ def correction_cue(sentence: str) -> str | None:
     return _cue(normalized(sentence).text.strip())
 
 
-def _cue(text: str) -> str | None:
-    """:func:`correction_cue` of a normalised sentence."""
-    for pattern in (_LABEL, _EDITORIAL):
+def _cue(text: str, editorial: bool = True, published: bool = True) -> str | None:
+    """:func:`correction_cue` of a normalised sentence. ``editorial`` / ``published`` False: the whole text the
+    sentence is from holds no editorial phrase / word of publishing, so neither is looked for in it (a match
+    inside a sentence is one in its text: a sentence is cut at spaces, which end every phrase the patterns
+    look behind or ahead of)."""
+    for pattern in (_LABEL, _EDITORIAL) if editorial else (_LABEL,):
+        if pattern is _LABEL and ":" not in text and "-" not in text:
+            continue  # a label is followed by a colon or a dash
         m = pattern.search(text)
         if m and not (pattern is _LABEL and _UPDATE.search(m.group()) and _only_a_time(text[m.end() :])):
             return m.group().strip(" :-")
-    if _PUBLISHED.search(text):
+    if published and _PUBLISHED.search(text):
         for pattern in (_LATIN_WORDS, _HEBREW, _ARABIC):
             m = pattern.search(text)
             if m:
@@ -144,7 +149,8 @@ def _view(text: str) -> _SourceView:
     cut = np.searchsorted(nt.starts, [x for a, b in bounds for x in (a, b)])
     sentences = [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(bounds))]
     forms = sentence_forms(text)  # the one per-sentence reading of a source (judge.stages.words), shared with reading.py
-    cues = {i: cue for i, x in enumerate(sentences) if (cue := _cue(x)) is not None}
+    editorial, published = _EDITORIAL.search(nt.text) is not None, _PUBLISHED.search(nt.text) is not None
+    cues = {i: cue for i, x in enumerate(sentences) if (cue := _cue(x, editorial, published)) is not None}
     return _SourceView(bounds, forms, cues)
 
 

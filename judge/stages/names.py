@@ -117,13 +117,16 @@ def _opens_sentence(text: str, at: int) -> bool:
     return i == 0 or text[i - 1] in ".!?:\n\u2026"
 
 
+_POSSESSIVE_OR_COMMA = re.compile(r"(?:['\u2019]s?)?[,;]*$")
+
+
 def _not_a_name(word: str, text: str, alone: bool = True) -> bool:
     """A capitalised word opening a sentence is no name: a stopword, an opener, a word the text also writes
     in lower case, or (``alone``: no capitalised word follows it) an adverb's or a participle's shape;
     unless the text writes it capitalised inside a sentence too."""
     if word in CAPITALISED_STOPWORDS:
         return True
-    bare = re.sub(r"(?:['\u2019]s?)?[,;]*$", "", word)  # "Además," "Smith's": not every final "s"
+    bare = _POSSESSIVE_OR_COMMA.sub("", word)  # "Además," "Smith's": not every final "s"
     inside, written = _casing(text)
     if bare in inside:
         return False

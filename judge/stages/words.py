@@ -8,6 +8,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
+import numpy as np
+
 from judge.stages.names import name_tokens, names_in
 from judge.stages.numbers import ORDINALS, canon_number, number_spans, number_values
 from judge.text.memo import SPAN_CACHE_CHARS, text_memo
@@ -69,8 +71,11 @@ def sentence_forms(text: str) -> tuple[frozenset[str], ...]:
     nt = normalized(text)
     starts = [a for a, _ in sentence_bounds(text)]
     out: list[set[str]] = [set() for _ in starts]
-    for s, _, w in word_spans(nt.text):
-        out[max(0, bisect_right(starts, int(nt.starts[s])) - 1)].update(word_forms(w))
+    spans = word_spans(nt.text)
+    # each word's sentence, found for all the words at once (a source has tens of thousands)
+    at = np.searchsorted(starts, nt.starts[[s for s, _, _ in spans]], side="right") - 1 if spans else []
+    for k, (_, _, w) in zip(np.maximum(at, 0).tolist(), spans):
+        out[k].update(word_forms(w))
     return tuple(frozenset(x) for x in out)
 
 

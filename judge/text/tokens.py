@@ -125,20 +125,24 @@ def words(normalized_text: str) -> list[str]:
 
 
 def word_spans(normalized_text: str) -> list[tuple[int, int, str]]:
-    """Words of a normalised text with their offsets in it."""
+    """Words of a normalised text with their offsets in it (a list of the caller's own)."""
     if len(normalized_text) >= LONG_TEXT_CHARS:
         return list(_long_word_spans(normalized_text))
-    return [(m.start(), m.end(), m.group()) for m in _WORD.finditer(normalized_text)]
+    return list(_short_word_spans(normalized_text))
 
 
-LONG_TEXT_CHARS = 2000  # from this length a text's word spans are kept (a source's: read by several views)
+LONG_TEXT_CHARS = 2000  # a source's word spans and a span's are kept apart: one source would evict every span
 
 
-@text_memo(max_chars=100_000)
-def _long_word_spans(normalized_text: str) -> tuple[tuple[int, int, str], ...]:
-    """A source's words are read by its sentences' forms and by its numbers, one right after the other: kept by
-    text so the source is tokenised once (a tuple: the callers get their own list)."""
+def _spans(normalized_text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((m.start(), m.end(), m.group()) for m in _WORD.finditer(normalized_text))
+
+
+# A text's words are read by several readings one right after the other: a source's by its sentences' forms
+# and its numbers, a candidate span's by its forms, its numbers and its tokens. Kept by text, each text is
+# tokenised once (~30 bytes a character).
+_long_word_spans = text_memo(max_chars=100_000)(_spans)
+_short_word_spans = text_memo(max_chars=40_000)(_spans)
 
 
 def content_words(normalized_text: str) -> list[str]:
