@@ -30,7 +30,7 @@ from judge.text import normalize, split_sentences
 from judge.text.bounds import find_word
 from judge.text.letters import ALNUM_RUN
 from judge.text.negation import negated
-from judge.text.discourse import leading_discourse, only_discourse
+from judge.text.discourse import NEGATIVE_ANSWERS, YES_NO, leading_discourse, only_discourse
 from judge.text.proposition import QUESTION, latin_script, not_a_proposition, own_clause
 from judge.text.sentences import FULL_STOPS, LIST_MARKER, ends_a_sentence
 from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
@@ -38,8 +38,6 @@ from judge.text.tokens import STOPWORDS, content_words, share_start, word_forms
 ANSWER_DOC = "answer"
 MISSING_SHARE = 0.2  # of a claim's content words other than numbers, at most this share may be missing
 
-POLAR = frozenset("yes no yeah yep nope כן לא sim não nao نعم لا كلا".split())
-NEGATIVE_POLAR = frozenset("no nope לא não nao لا كلا".split())
 # First words of a request to the reader: imperatives that set a task. Only forms that are no past tense,
 # participle or noun as well (Hebrew ``כתוב`` "written", ``בחרו`` "they chose"; Arabic ``صف`` "row"; English
 # "Split", "Output", "Select"): a missed instruction is caught by the trace, a wrongly dropped claim is lost.
@@ -234,9 +232,9 @@ def _first_sentence_end(answer: str) -> int:
 def _polar(text: str) -> str | None:
     """"yes" or "no" when ``text`` is a bare yes/no answer ("Yes.", "No, it is not."), else None."""
     words = [w.lower() for w in _WORD.findall(text)]
-    if not words or words[0] not in POLAR or not all(w in POLAR or w in STOPWORDS for w in words[1:]):
+    if not words or words[0] not in YES_NO or not all(w in YES_NO or w in STOPWORDS for w in words[1:]):
         return None
-    return "no" if words[0] in NEGATIVE_POLAR else "yes"
+    return "no" if words[0] in NEGATIVE_ANSWERS else "yes"
 
 
 def _check(answer: str, question: str, text: str, quote: str, whole_short: bool, index) -> tuple[str | None, list[Span], bool]:

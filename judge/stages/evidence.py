@@ -35,6 +35,7 @@ from judge.stages.numbers import numbers_in, source_numbers
 from judge.stages.slots import present
 from judge.stages.words import sentence_forms
 from judge.text import content_words, word_forms
+from judge.text.discourse import YES_NO
 from judge.text.memo import text_memo
 from judge.text.negation import negated
 from judge.text.normalize import normalized
@@ -43,7 +44,6 @@ from judge.text.tokens import SHARED_START, share_start, text_forms
 
 VERBATIM_METHODS = ("exact", "normalized", "folded")
 TRIAGE_MIN_WORDS = MIN_CONTENT_WORDS  # shorter verbatim fragments ("Anne Rice:", "- Born") state too little to settle free
-YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não nao نعم لا".split())
 PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences in a row
 
 # Counts read as min(count, cap) / cap: a long claim is no more wrong per word past a few.

@@ -13,6 +13,11 @@ from __future__ import annotations
 
 import re
 
+# A bare answer to a yes/no question, and those of them that say no: one list for admitting such an answer
+# (judge.stages.claims) and for reading it with its question (judge.stages.evidence).
+YES_NO = frozenset("yes no yeah yep nope true false כן לא נכון sim não nao نعم لا كلا".split())
+NEGATIVE_ANSWERS = frozenset("no nope false לא não nao لا كلا".split())
+
 _TOKENS = """
 yes|yeah|yep|yup|no|nope|sure|of course|certainly|absolutely|definitely|indeed|right|correct|exactly|okay|ok|
 well|oh|ah|hmm|great question|good question|that's right|that is right|that's correct|that is correct|
