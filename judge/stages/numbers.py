@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from judge.text import word_forms
 from judge.text.normalize import normalized
@@ -131,6 +132,7 @@ def number_kind(number: str) -> str:
 
 
 
+@lru_cache(maxsize=65536)
 def is_month(word: str) -> bool:
     return any(f in MONTHS for f in word_forms(word))
 
@@ -139,6 +141,7 @@ def _month_of(word: str) -> int | None:
     return next((MONTH_NUMBER[f] for f in word_forms(word) if f in MONTH_NUMBER), None)
 
 
+@lru_cache(maxsize=65536)  # each number's context words are read through it, a few dozen a number
 def unit_forms(word: str) -> frozenset[str]:
     """The word's forms, and the unit it spells, if any (קילומטרים and ק"מ meet as "unit:km")."""
     forms = word_forms(word)

@@ -38,6 +38,9 @@ def sentence_bounds(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((x.start, x.end) for x in sentences_of(text)) or ((0, len(text)),)
 
 
+_CLAUSE_BREAKS = frozenset(",;:()[]\u2014\u2013.!?\u2026")  # between two words, they start a new clause
+
+
 @text_memo(max_chars=SPAN_CACHE_CHARS)
 def tokens(text: str) -> tuple[Token, ...]:
     """The words of ``text`` (normalised once, kept by text), with their forms, sentence, kind and value."""
@@ -48,10 +51,12 @@ def tokens(text: str) -> tuple[Token, ...]:
     name_words = {f for n in names_in(text) for t in name_tokens(n) for f in word_forms(t)}
     starts = [a for a, _ in sentence_bounds(text)]
     out, clause, last = [], 0, 0
-    for start, end, w in word_spans(norm):
-        clause += any(ch in ",;:()[]\u2014\u2013.!?\u2026" for ch in norm[last:start]) or " - " in norm[last:start]
+    spans = word_spans(norm)
+    origin = nt.starts[[s for s, _, _ in spans]].tolist() if spans else []  # each word's original offset, at once
+    for (start, end, w), at in zip(spans, origin):
+        between = norm[last:start]
+        clause += not _CLAUSE_BREAKS.isdisjoint(between) or " - " in between
         last = end
-        at = int(nt.starts[start])
         forms = frozenset(word_forms(w))
         value = numbers.get(start)
         if value is None and w[:1].isdigit():
