@@ -112,14 +112,6 @@ def _check_run(summary, printed: dict) -> None:
     decide(summary, scoring_failed=printed.get("scoring_failed")).enforce()
 
 
-def _compare(baseline: Path, run_dir: Path, gates: list, allow_missing: bool = False, prompt_a=None, prompt_b=None, confirm: int = 0,
-             use_cache: bool = True, asker=None) -> dict:
-    from judge.scoring.compare import compare
-
-    return compare(baseline, run_dir, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b, confirm=confirm, use_cache=use_cache,
-                   asker=asker)
-
-
 def _write_md(md_out: Path | None, result: dict) -> None:
     if md_out is None:
         return
@@ -204,10 +196,11 @@ def run(
     finally:
         bar.stop()
     printed = _finished(store, summary)
+    from judge.scoring.compare import compare as compare_runs
     from judge.scoring.confirm import record_reasks, run_asker
 
-    result = (_compare(baseline_dir, store.path, gates, allow_missing, confirm=confirm, use_cache=not no_cache, asker=run_asker(cfg, config, store))
-              if baseline_dir is not None else None)
+    result = (compare_runs(baseline_dir, store.path, gates, allow_missing=allow_missing, confirm=confirm, use_cache=not no_cache,
+                           asker=run_asker(cfg, config, store)) if baseline_dir is not None else None)
     if result is not None:
         _write_md(md_out, result)
     from judge.runs.decision import decide
@@ -347,7 +340,10 @@ def compare(
 
             result = compare_models(path_a, path_b, model_a, model_b)
         else:
-            result = _compare(path_a, path_b, gates, allow_missing, prompt_a, prompt_b, confirm=confirm, asker=asker)
+            from judge.scoring.compare import compare as compare_runs
+
+            result = compare_runs(path_a, path_b, gates, allow_missing=allow_missing, prompt_a=prompt_a, prompt_b=prompt_b, confirm=confirm,
+                                  asker=asker)
     if model_a is not None:
         console.print_json(result) if as_json else terminal.model_pairs(result)
         if md_out is not None:
