@@ -120,7 +120,7 @@ def test_reports_say_how_many_claims_were_unsure():
 def test_cascade_asks_the_model_judge_only_about_unsure_claims(scripted_server, tmp_path):
     server = scripted_server(pipeline_model())
     answers = ["The Golden Gate Bridge opened to traffic in 1952 after four years of construction. The bridge was designed by Joseph Strauss.",
-               "The bridge is 2,737 metres long. Whales sing in the deep ocean at night near Hawaii."]
+               "The bridge is 2,737 metres long. Whales sing in the deep ocean at night near Hawaii. Fog often covers it in winter and spring."]
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps({"id": f"r{n}", "question": "Tell me about the bridge.", "source": SOURCE, "answer": a}) + "\n"
                             for n, a in enumerate(answers)), encoding="utf-8")

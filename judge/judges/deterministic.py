@@ -248,7 +248,7 @@ def no_model_label(p: float, e: Evidence, profile: Profile, checks: ClaimChecks 
         return CONTRADICTED, why
     if kind is None and kept_in_order(x):  # nothing added, nothing changed: no detail to call partial
         return SUPPORTED, f"every word of the claim is in one sentence of its span, in its order ({score} is overruled)"
-    if p >= profile.unsure_from:
+    if p >= profile.unsure_from and (e.coverage or e.offered_coverage):  # too close to call; not a claim no candidate holds a word of
         return UNSURE, f"{why or _why_partial(x)} ({score}, too close to call: unsure from {profile.unsure_from:.2f})"
     return kind or PARTIALLY_SUPPORTED, f"{why or _why_partial(x)} ({score})"
 
