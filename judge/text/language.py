@@ -19,6 +19,7 @@ import re
 from collections import Counter
 
 from judge.text.letters import WORD as _WORD
+from judge.text.memo import text_memo
 # Characters counted by script (in C: a per-character generator cost 3 ms on a 2,000-character text).
 _HEBREW = re.compile("[\u0590-\u05ff]")
 _ARABIC = re.compile("[\u0600-\u06ff]")
@@ -87,6 +88,7 @@ def direction(value: str) -> str:
     return "rtl" if language_code(value) in RIGHT_TO_LEFT else "ltr"
 
 
+@text_memo()  # a record's sources, and the names reader, ask again of the same texts
 def detect_language(text: str) -> str:
     """One of LANGUAGES: by the script most of the letters are in, then in Latin script by function words
     ('en' where none is told: empty text, a name); a script of letters none of ours names is 'und'."""
