@@ -34,13 +34,12 @@ from judge.text import split_sentences
 from judge.text.bounds import is_word_char
 from judge.text.memo import text_memo
 from judge.text.proposition import not_a_proposition
-from judge.text.sentences import FULL_STOPS
+from judge.text.sentences import CLOSERS, FULL_STOPS
 from judge.verdicts import NO_MODEL, SUPPORTED, TRIAGE
 
 __all__ = ["VERBATIM_METHODS", "refusal", "settle", "triage", "verbatim_refusal"]
 
 _TERMINAL = frozenset(FULL_STOPS + "\u2026")
-_CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)]"
 # What may follow a match inside its sentence: a coordinated clause, the source's own statement going on.
 _CLAUSE_FOLLOWS = re.compile(
     r"\s*(?:;|,\s*(?:and|e|y)\s|,\s*\u05d5(?=[\u05d0-\u05ea])|[,\u060c]\s*\u0648(?=[\u0621-\u064a]))", re.IGNORECASE
@@ -126,7 +125,7 @@ def whole_sentences(text: str, start: int, end: int) -> str | None:
     tail = text[end : last[1]]
     if any(is_word_char(ch) for ch in tail) and not _CLAUSE_FOLLOWS.match(tail):
         return "the match ends inside a sentence of the source"
-    closed = text[last[0] : last[1]].rstrip(_CLOSERS + " ")
+    closed = text[last[0] : last[1]].rstrip(CLOSERS + " ")
     if not closed or closed[-1] not in _TERMINAL:
         return "the source sentence has no full stop: a title, a list item or a caption"
     return None

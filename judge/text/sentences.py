@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 from judge.text.memo import text_memo
 
-CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)\\]"
+CLOSERS = "\"'\u05f3\u05f4\u201c\u201d\u2019\u00bb)]"  # what may close a sentence after its full stop
 _ENDERS = "[.?!\u061f\u06d4\u0964\u0965\u2026]+"  # what ends a sentence (then closing quotes or brackets)
 # What closes a statement (no question): the full stop, "!", the Arabic full stop, the Devanagari danda (।, ॥)
 FULL_STOPS = ".!\u06d4\u0964\u0965"
-_TERMINATOR = re.compile(rf"(?:{_ENDERS})[{CLOSERS}]*(?=\s|$)")
+_TERMINATOR = re.compile(rf"(?:{_ENDERS})[{re.escape(CLOSERS)}]*(?=\s|$)")
 _ENDS = re.compile(rf"({_ENDERS})[^\w]*$")  # then closers, markdown emphasis, an emoji, spaces
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
