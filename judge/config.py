@@ -254,6 +254,25 @@ class ConfigError(InputError, ValueError):
     """A run config that cannot be used; the message names the file and the problem."""
 
 
+def _resolved(where: str, base: Path, value, field: str, follow_last: bool = True) -> Path:
+    """A config's path field, absolute (relative ones taken from ``base``); ConfigError naming the file and the
+    field for a value that is no usable path (a NUL character, a name the system refuses, not a string)."""
+    from judge.boundary import shown_path
+
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: field {field}: expected a path, found {value!r}")
+    if "\0" in value:
+        raise ConfigError(f"{where}: field {field}: {shown_path(value)!r}: not a usable path (it holds a NUL character)")
+    try:
+        if Path(value).is_absolute():
+            return Path(value)
+        full = base / value
+        # follow_last False: a link at the path itself is kept as one, so that the reading door can refuse it
+        return full.resolve() if follow_last else full.parent.resolve() / full.name
+    except (OSError, ValueError, RuntimeError) as e:  # a name too long, a link loop
+        raise ConfigError(f"{where}: field {field}: {shown_path(value)}: not a usable path ({e})") from None
+
+
 def load_run_config(path: str | Path) -> RunConfig:
     path = Path(path)
     try:
@@ -317,16 +336,16 @@ def run_config_from_dict(data, base: Path, where: str = "config") -> RunConfig:
     for ref, attr in ((config.dataset, "path"), (config.dataset, "retrieval_run"), (config.answers, "path")):
         value = getattr(ref, attr, None) if ref is not None else None
         if value is not None:
+            resolved = _resolved(path, base, value, f"{'dataset' if ref is config.dataset else 'answers'}.{attr}")
             try:
-                resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
                 found = resolved.exists()
-            except (OSError, ValueError) as e:  # a NUL byte, a name too long
+            except (OSError, ValueError) as e:  # a name too long
                 raise ConfigError(f"{path}: {shown_path(value)}: not a usable path ({e})") from None
             if not found:
                 raise ConfigError(f"{path}: {value} (resolved to {resolved}) does not exist")
             setattr(ref, attr, str(resolved))
-    if not Path(config.cache_dir).is_absolute():
-        config.cache_dir = str((base / config.cache_dir).resolve())
-    if config.calibration is not None and not Path(config.calibration).is_absolute():  # need not exist yet (judge calibrate writes it)
-        config.calibration = str((base / config.calibration).resolve())
+    # every path field resolved through one door (issue 50.10: a NUL in calibration: was a ValueError traceback)
+    config.cache_dir = str(_resolved(path, base, config.cache_dir, "cache_dir"))
+    if config.calibration is not None:  # need not exist yet (judge calibrate writes it)
+        config.calibration = str(_resolved(path, base, config.calibration, "calibration", follow_last=False))
     return config
