@@ -336,9 +336,9 @@ def run_config_from_dict(data, base: Path, where: str = "config") -> RunConfig:
     for ref, attr in ((config.dataset, "path"), (config.dataset, "retrieval_run"), (config.answers, "path")):
         value = getattr(ref, attr, None) if ref is not None else None
         if value is not None:
-            resolved = _resolved(path, base, value, f"{'dataset' if ref is config.dataset else 'answers'}.{attr}")
             try:
-                found = resolved.exists()
+                resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
+                found = resolved.exists()  # a NUL in the name: False, "does not exist"
             except (OSError, ValueError) as e:  # a name too long
                 raise ConfigError(f"{path}: {shown_path(value)}: not a usable path ({e})") from None
             if not found:

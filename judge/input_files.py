@@ -179,13 +179,24 @@ def spooled(name: str, st: os.stat_result | None = None, shown: str | None = Non
     key = (st.st_dev, st.st_ino, st.st_rdev)
     if key in _STREAMS:
         return _STREAMS[key][1]
+    import codecs
+
     cap = int(number("JUDGE_MAX_RECORD_MB") * 1e6)
-    stream = open(name, "rb", buffering=0)
+    stream, first = _open_stream(name, st, shown or name)
+    text = codecs.getincrementaldecoder("utf-8")("strict")  # every stream judge reads is text (JSONL, YAML, TSV)
     fd, copy = tempfile.mkstemp(prefix="judge-stream-")
     try:
         with os.fdopen(fd, "wb") as out:
-            line, lineno = 0, 1
-            while block := _read_stream(stream, shown or name):
+            line, lineno, read = 0, 1, 0
+            while block := (first if first else _read_stream(stream, shown or name)):
+                first = b""
+                try:
+                    text.decode(block)
+                except UnicodeDecodeError as e:  # /dev/urandom: an endless stream of short "lines" that is no text
+                    reason = (f"byte {read + e.start} of this stream is not UTF-8: a stream is read as text (JSONL, YAML); "
+                              "is this the right input?")
+                    raise InputFileError(f"{_shown(name)}: {reason}", reason) from None
+                read += len(block)
                 out.write(block)
                 end = block.rfind(b"\n")
                 lineno += block.count(b"\n")
@@ -202,6 +213,38 @@ def spooled(name: str, st: os.stat_result | None = None, shown: str | None = Non
         atexit.register(forget_streams)
     _STREAMS[key] = (stream, copy)
     return copy
+
+
+FIFO_WRITER_WAIT_S = 2.0  # how long a named pipe may have no writer at all before it is refused (a writer then waits for data as long as it takes)
+
+
+def _open_stream(name: str, st: os.stat_result, shown: str):
+    """(the stream opened for reading, its first bytes). A pipe is opened without blocking: one no process has
+    opened for writing within FIFO_WRITER_WAIT_S is one InputFileError line (a FIFO nobody writes to hung every
+    command that read it); one with a writer is then read as slowly as it writes."""
+    import time
+
+    if not stat.S_ISFIFO(st.st_mode):
+        return open(name, "rb", buffering=0), b""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        until, first = time.monotonic() + FIFO_WRITER_WAIT_S, b""
+        while True:
+            try:
+                first = os.read(fd, 1 << 20)
+            except BlockingIOError:  # a writer holds it open, no data yet: wait for it as a blocking read does
+                break
+            if first:
+                break
+            if time.monotonic() >= until:  # a read of a pipe no process holds open says end of file at once
+                reason = f"is a pipe no process writes to (none opened it within {FIFO_WRITER_WAIT_S:g} s); judge would wait forever"
+                raise InputFileError(f"{_shown(shown)}: {reason}", reason)
+            time.sleep(0.05)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0), first
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read_stream(stream, shown: str) -> bytes:

@@ -34,3 +34,138 @@ def test_a_calibration_file_that_is_a_link_is_refused_before_any_call(tmp_path, 
     data = _jsonl(tmp_path / "data.jsonl", EXAMPLE[:1])
     config = _config(tmp_path, data, calibration="cal.json")
     one_line(cli("run", config, "--runs-dir", tmp_path / "runs", "--no-progress"), "cal.json", "link")
+
+
+# -- classes 3, 1, 11: a pipe no one writes to, an endless device ----------------------------------------------
+
+
+def test_a_fifo_or_an_endless_device_as_labels_models_or_a_run_config_is_one_line(tmp_path, finished):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    one_line(cli("score", finished, "--labels", "/dev/urandom"), "/dev/urandom", "not UTF-8")
+    one_line(cli("score", finished, "--labels", fifo), str(fifo), "no process writes to")
+    one_line(cli("compare", finished, finished, "--confirm", "3", "--models", fifo), str(fifo), "no process writes to")
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / "config.yaml").unlink()
+    os.mkfifo(run / "config.yaml")
+    for args in (("score", run), ("compare", finished, run), ("label", run, "--out", tmp_path / "sheet.jsonl", "--n", "2")):
+        one_line(cli(*args), "config.yaml", "a pipe")
+
+
+def test_a_pipe_with_a_writer_is_read_however_slowly_it_writes(tmp_path, finished):
+    import subprocess
+
+    sheet = tmp_path / "sheet.jsonl"
+    assert cli("label", finished, "--out", sheet, "--n", "2").exit_code == 0
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"exec 3>'{fifo}'; sleep 3; cat '{sheet}' >&3"])
+    try:
+        result = cli("score", finished, "--labels", fifo)
+    finally:
+        writer.wait(timeout=30)
+    assert result.exit_code in (0, 2) and "no process writes to" not in result.output, result.output
+
+
+# -- classes 1, 2, 5: the confirmation's cache, noise floor and records are the user's --------------------------
+
+from judge.testing.judges import panel_script  # noqa: E402
+from judge.testing.server import ScriptedServer  # noqa: E402
+from tests.conftest import cli_inproc  # noqa: E402
+from tests.test_confirm_inputs import SOURCE, _runs  # noqa: E402
+
+
+def _confirm(tmp_path, dirs, models="b.yaml"):
+    result = cli_inproc("compare", dirs["a"], dirs["b"], "--confirm", "3", "--models", str(tmp_path / models), "--json", cwd=tmp_path)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def _edit_yaml(path, edit):
+    data = yaml.safe_load(open(path, encoding="utf-8"))
+    edit(data)
+    open(path, "w", encoding="utf-8").write(yaml.safe_dump(data))
+
+
+def _edit_results(path, edit):
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    for r in rows:
+        for a in r["answers"]:
+            for c in a["claims"]:
+                edit(c)
+    open(path, "w", encoding="utf-8").write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def test_a_cache_named_by_run_bs_config_never_serves_the_reasks(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server, ScriptedServer(panel_script({"checker": "lenient"})) as planted:
+        dirs = _runs(tmp_path, server)
+        # a planted cache of lenient re-asks: the same calls answered by a lenient judge, into a folder of the attacker's
+        _edit_yaml(tmp_path / "b.yaml", lambda c: c.update(cache_dir=str(tmp_path / "planted")))
+        lenient = tmp_path / "lenient.yaml"
+        lenient.write_text((tmp_path / "b.yaml").read_text().replace(server.base_url, planted.base_url))
+        assert _confirm(tmp_path, dirs, "lenient.yaml").returncode == 0  # the lenient judge would pass it
+        assert (tmp_path / "planted" / "cache.db").is_file()
+        _edit_yaml(tmp_path / "b.yaml", lambda c: c.update(cache_dir=str(tmp_path / "cache")))  # the user's own config again
+        _edit_yaml(f"{dirs['b']}/config.yaml", lambda c: c.update(cache_dir=str(tmp_path / "planted")))  # run B names the planted one
+        result = _confirm(tmp_path, dirs)
+    assert result.returncode == 1, result.stdout  # the user's cache and judge: the regression confirmed
+
+
+def test_a_noise_floor_in_run_bs_summary_is_never_read(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        path = f"{dirs['b']}/summary.json"
+        summary = json.load(open(path, encoding="utf-8"))
+        for floor in (0.99, -0.5):
+            summary["judge_calibration"] = {"file": None, "key": "x", "adopted": ["checker"], "floors": {"checker": floor}}
+            json.dump(summary, open(path, "w", encoding="utf-8"))
+            result = _confirm(tmp_path, dirs)
+            assert result.returncode in (1, 2), result.stdout
+            if result.returncode == 1:
+                assert json.loads(result.stdout)["confirmation"]["floor_from"].startswith("assumed")
+
+
+def test_a_calibration_floor_outside_0_1_in_the_users_file_is_one_line(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        (tmp_path / "cal.json").write_text(json.dumps({"key": "k", "setup": {}, "run_dir": "r", "made_utc": "t", "floors": {"checker": -0.5}}))
+        _edit_yaml(tmp_path / "b.yaml", lambda c: c.update(calibration="cal.json"))
+        result = _confirm(tmp_path, dirs)
+    assert result.returncode == 2 and "cal.json" in result.stderr and "floors.checker" in result.stderr, result.stderr
+
+
+def test_a_dataset_forged_into_run_bs_config_never_feeds_a_reask(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        forged = tmp_path / "forged.jsonl"
+        forged.write_text(json.dumps({"id": "bridge", "question": "When did the bridge open?", "source": SOURCE.replace("1937", "1952"),
+                                      "answer": "The bridge opened in 1952."}) + "\n")
+        for side in ("a", "b"):
+            _edit_yaml(f"{dirs[side]}/config.yaml", lambda c: c["dataset"].update(path=str(forged)))
+
+        def forge(c):
+            for cand in c["candidates"]:
+                for part in [cand, *cand.get("parts", [])]:
+                    part["excerpt"] = part["excerpt"].replace("1937", "1952")
+        _edit_results(f"{dirs['b']}/results.jsonl", forge)
+        result = _confirm(tmp_path, dirs)
+    assert result.returncode in (1, 2), result.stdout  # read against the user's dataset: the forged passage is refused
+
+
+def test_a_claim_edited_away_from_its_answer_is_never_reasked(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        _edit_results(f"{dirs['b']}/results.jsonl", lambda c: c.update(text=c["text"].replace("1952", "1937")))
+        result = _confirm(tmp_path, dirs)
+    assert result.returncode == 1, result.stdout
+    refused = json.loads(result.stdout)["confirmation"]["usage"]["refused_passages"]
+    assert any("field text" in r and "1937" in r for r in refused), refused
+
+
+def test_a_models_file_without_a_dataset_reasks_nothing_and_says_why(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        result = _confirm(tmp_path, dirs, "models.yaml")
+    assert result.returncode == 1, result.stdout
+    assert "names no dataset" in json.loads(result.stdout)["confirmation"]["not_reasked"]

@@ -168,9 +168,15 @@ class RunStore:
         from judge.llm.config import ConfigFileError, read_yaml
         from judge.problems import problems_from_validation
 
+        from judge.input_files import InputFileError, open_plain
+
         path = self.path / "config.yaml"
         try:
+            with open_plain(path, "run config"):  # a file judge wrote: a pipe, a device or a folder in its place is never read
+                pass
             data = read_yaml(path, "run config")
+        except InputFileError as e:
+            raise RunDirError(f"{e} (the run directory is corrupt)") from None
         except ConfigFileError as e:
             raise RunDirError(f"{e} (the run directory is corrupt)") from None
         if not isinstance(data, dict):
