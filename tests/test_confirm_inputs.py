@@ -34,8 +34,9 @@ def _runs(tmp_path, server):
     return dirs
 
 
-def _compare(tmp_path, dirs, *extra):
-    return cli_inproc("compare", dirs["a"], dirs["b"], "--confirm", "3", "--models", str(tmp_path / "models.yaml"), "--json", *extra,
+def _compare(tmp_path, dirs, *extra, models="b.yaml"):
+    """--models: the user's own run config (its models, dataset, calibration and cache are what the re-asks read)."""
+    return cli_inproc("compare", dirs["a"], dirs["b"], "--confirm", "3", "--models", str(tmp_path / models), "--json", *extra,
                       cwd=tmp_path)
 
 

@@ -331,9 +331,9 @@ def compare(
         raise BadInput("--model-a/--model-b compare two models; --prompt-a/--prompt-b two prompt variants: give one pair")
     asker = None
     if confirm:  # the re-asking judges: the user's own models file, read before anything else is
-        from judge.scoring.confirm import Asker, default_asker
+        from judge.scoring.confirm import default_asker, user_asker
 
-        asker = Asker(load_models(models), str(models), max_cost_usd=max_cost_usd) if models else default_asker(max_cost_usd)
+        asker = user_asker(models, max_cost_usd, load_models) if models else default_asker(max_cost_usd)
     with reading(path_a, path_b):  # neither run is being written while it is read
         if model_a is not None:
             from judge.scoring.models import compare_models

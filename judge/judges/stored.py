@@ -45,6 +45,24 @@ def passage_problem(record_id: str, claim: ClaimResult, record: Record) -> str |
     return None
 
 
+def claim_problem(record_id: str, claim: ClaimResult, answer: str | None, question: str | None) -> str | None:
+    """Why a stored claim is not its answer's, else None: an answer span that is not the text of its answer at its
+    offsets (judge.runs.rejudge.check_read_back's rule), or a text that says what neither its answer nor its
+    question says (the claims' admission rule, judge.stages.claims.trace: a number missing, or more content words
+    than it tolerates). A claim edited in a run directory after its answer was judged is never re-asked."""
+    from judge.stages.claims import _terms, tolerated, trace
+
+    for k, span in enumerate(claim.answer_spans):
+        if misplaced(span, answer):
+            return (f"record {record_id!r}: claim {claim.text[:60]!r}: field answer_spans[{k}]: the stored excerpt is not the text at "
+                    f"[{span.start_char}, {span.end_char}) of its answer (the run directory was edited): not re-asked")
+    missing, _ = trace(claim.text, answer or "", question or "")
+    if missing and not tolerated(missing, len(_terms(claim.text))):
+        return (f"record {record_id!r}: claim {claim.text[:60]!r}: field text: says what neither its answer nor its question says "
+                f"({', '.join(missing[:5])}; the run directory was edited): not re-asked")
+    return None
+
+
 def stored_claim(cid: str, claim: ClaimResult) -> ClaimToJudge:
     """The stored claim as a judge is shown it: its candidates offered under ``cid`` (the ids "<cid>.<rank>"
     the original call cited them by), its stored checks."""

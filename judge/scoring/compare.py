@@ -141,13 +141,15 @@ def compare(
         from judge.scoring.confirm import default_asker
 
         asker = default_asker()
-    unconfirmable = (same_judges(a, b) or other_setup(b.config, asker)) if confirm and gates else None
+    unconfirmable = (same_judges(a, b) or other_setup(b.config, asker) or asker.no_records()) if confirm and gates else None
     reask, floor, floor_from = None, DEFAULT_FLOOR, None
     if confirm and gates and not unconfirmable:
         from judge.config import ConfigError
 
         try:
             reask, floor, floor_from = reasker_for(b, use_cache, asker)
+            reask.read(a_results)  # a claim that is not its answer's (an edited run) is never re-asked
+            reask.read(b_results)
         except ConfigError as e:  # a judge the user's file lacks: not re-asked, said so (the changes count as they are: stricter, never a pass)
             unconfirmable = str(e)
     core = compare_results(a_results, b_results, gates, a.gold_inputs, b.gold_inputs, seed=seed, bootstrap=bootstrap,

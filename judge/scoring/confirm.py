@@ -196,13 +196,35 @@ def _relabel(results: dict[str, RecordResult], side: str, updates: dict) -> dict
 @dataclass
 class Asker:
     """Who re-asks, and within what: the user's own judges' configs (never a run directory's config.yaml, which
-    a pull request can edit to point a judge, and the user's key, at another server), cache, budget, records."""
+    a pull request can edit to point a judge, and the user's key, at another server), cache, budget, records and
+    noise floor. Nothing of it is read from run A or run B (issue 50: an edited run's cache_dir, dataset or
+    summary.json floors decided a confirmation)."""
 
     models: Mapping  # name -> ModelConfig, from the user's own file
     models_from: str  # that file, for the one line that names a judge it lacks
-    cache_dir: str | None = None  # None: the run's own cache only where it already holds one, else ./.cache/judge
+    cache_dir: str | None = None  # the user's config's cache; None: ./.cache/judge (the current folder's), never a run's
     max_cost_usd: float | None = None  # what is left of the user's budget (None: no budget)
     on_call: Callable | None = None  # each call's record (the run's calls.jsonl, for judge run --baseline)
+    config: object | None = None  # the user's own run config (RunConfig): its dataset (the records re-asked), its calibration (the floor)
+    own_run: bool = False  # run B was made by this process from ``config`` (judge run --baseline): its controls are the user's measure
+
+    @property
+    def cache(self) -> str:
+        return self.cache_dir if self.cache_dir is not None else str(Path(".cache/judge").resolve())
+
+    def records(self) -> Mapping:
+        """The records re-asked about: the user's own dataset's ({} without a run config of the user's)."""
+        from judge.runs.inputs import records_by_id
+
+        return records_by_id(self.config) if self.config is not None else {}
+
+    def no_records(self) -> str | None:
+        """Why nothing can be re-asked (no dataset of the user's to read the claims' sources from), or None."""
+        if self.config is not None:
+            return None
+        return (f"{self.models_from} names no dataset: the re-asks read the claims' sources from your own run config's dataset, never "
+                "from the one run B's config.yaml names (give --models YOUR_RUN_CONFIG: its models:, dataset:, calibration: and "
+                "cache_dir: are read); the changes count as they are")
 
 
 def default_asker(max_cost_usd: float | None = None) -> Asker:
@@ -214,16 +236,53 @@ def default_asker(max_cost_usd: float | None = None) -> Asker:
     return Asker(load_models(path), f"{path} (no --models given)", max_cost_usd=max_cost_usd)
 
 
+def user_asker(path: Path, max_cost_usd: float | None = None, load_models=None) -> Asker:
+    """The user's --models FILE: a run config (a mapping with dataset:) gives its models, dataset, calibration and
+    cache; a models file its models only (nothing is then re-asked: no dataset of the user's)."""
+    from judge.config import load_run_config
+    from judge.llm.config import load_models as read_models, read_yaml
+
+    data = read_yaml(Path(path), "models file")
+    if isinstance(data, dict) and "dataset" in data:
+        cfg = load_run_config(path)
+        return Asker(dict(cfg.models), str(path), cache_dir=cfg.cache_dir, max_cost_usd=max_cost_usd, config=cfg)
+    return Asker((load_models or read_models)(path), str(path), max_cost_usd=max_cost_usd)
+
+
 def user_judges(config, asker: Asker):
-    """Run B's config with each model judge's config the user's own; ConfigError when the user's file lacks one."""
+    """Run B's config with each model judge's config the user's own; ConfigError when the user's file lacks one.
+    The cache is the user's (their config's, else ./.cache/judge), never a folder run B's config.yaml names."""
     from judge.judges.registry import model_judges
-    from judge.runs.rejudge import _cache_dir, rejudge_config
+    from judge.runs.rejudge import rejudge_config
 
     judges = list(config.adjudicate.judges)
     mine = {n: asker.models[n] for n in model_judges(judges) if n in asker.models}  # a judge it lacks: refused by rejudge_config
     new = rejudge_config(config, judges, mine, None, asker.models_from)
-    new.cache_dir = asker.cache_dir if asker.cache_dir is not None else _cache_dir(config.cache_dir)
+    new.cache_dir = asker.cache
     return new
+
+
+def user_floors(asker: Asker, names: list[str], judge_prompt: str | None) -> tuple[dict[str, float], str | None]:
+    """Each judge's noise floor from the user's own calibration file (read through its type: a share in [0, 1]),
+    where it was made with the user's judge setup; ({}, why not) otherwise."""
+    from judge.runs.calibration import judge_setup, read_calibration, setup_key
+
+    cfg = asker.config
+    if cfg is None or not getattr(cfg, "calibration", None):
+        return {}, None
+    cal = read_calibration(cfg.calibration)  # RunDirError (exit 2) for a file that is not one judge calibrate wrote
+    if cal is None or cal.key != setup_key(judge_setup(cfg, judge_prompt)):
+        return {}, None
+    return {n: bounded_floor(cal.floors[n]) for n in names if cal.floors.get(n) is not None}, cfg.calibration
+
+
+def bounded_floor(value) -> float:
+    """A noise floor where it is read: a share in [0, 1] (issue 50.2: -0.5 made every regression noise), else ValueError."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+        raise ValueError(f"a noise floor must be a share in [0, 1], found {value!r}")
+    return float(value)
 
 
 def other_setup(config, asker: Asker) -> str | None:
@@ -258,8 +317,23 @@ class Reasker:
         self.records = records
         self.stopped: str | None = None
         self.refused: list[str] = []  # passages that do not slice their record's source: never shown to a judge
+        self.untraced: dict[tuple[str, str], str] = {}  # (record id, claim text) -> why the claim is not its answer's (read)
         panel = build_panel(config, self.llm, load_prompt("judge"))
         self.judges = [j for j in panel.judges if isinstance(j, ModelJudge) and (trusted is None or j.name in trusted)]
+
+    def read(self, results: Mapping[str, RecordResult]) -> None:
+        """Each claim of ``results`` checked against its answer before any re-ask (the rule a rejudge applies,
+        judge.judges.stored.claim_problem): one whose answer span is not its answer's text, or whose text says
+        what neither its answer nor its question says (an edited run), is never re-asked; its verdict stands."""
+        from judge.judges.stored import claim_problem
+
+        for rid, r in results.items():
+            record = self.records.get(rid)
+            for a in r.answers:
+                for c in a.claims:
+                    why = claim_problem(rid, c, a.answer, record.question if record is not None else "")
+                    if why is not None:
+                        self.untraced.setdefault((rid, c.text), why)
 
     def __call__(self, asked: list[tuple[str, ClaimResult]], samples: int) -> dict[int, list[str]]:
         return asyncio.run(self._all(asked, samples)) if self.judges and asked else {}
@@ -274,6 +348,9 @@ class Reasker:
 
         record = self.records.get(record_id)
         if record is None:
+            return []
+        if (why := self.untraced.get((record_id, claim.text))) is not None:  # not the answer's claim: never shown to a judge
+            self.refused.append(why)
             return []
         out = []
         for s in range(1, samples + 1):
@@ -330,10 +407,12 @@ def same_judges(a, b) -> str | None:
 
 
 def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tuple[Reasker, float, str]:
-    """B's trusted model judges to re-ask (those neither failed nor refused), and their noise floor: the
-    calibration's, else B's supported controls', else DEFAULT_FLOOR."""
+    """B's trusted model judges to re-ask (those neither failed nor refused), about the user's own records, and
+    their noise floor: the user's calibration's, else (a run this process made) its supported controls', else
+    DEFAULT_FLOOR. Never a floor, a dataset or a cache that run B's files name."""
     from judge.runs.calibration import noise_floor
 
+    asker = asker if asker is not None else default_asker()
     health = run.health
     gated = [j for j in (health.judges if health else []) if j.gated]
     # the canary fails only a plainly broken judge and a small run's is mostly "unchecked" (issue 44.3): every gated
@@ -341,15 +420,15 @@ def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tupl
     # questions nothing was re-asked and every flip counted as it came)
     refused = {t.judge for t in (health.refused if health else [])}
     trusted = {j.judge for j in gated if j.status != "failed" and j.judge not in refused} if gated else None
-    reask = Reasker(run.config, run.records, trusted, use_cache=use_cache, asker=asker)
-    pinned = ((run.summary or {}).get("judge_calibration") or {}).get("floors") or {}
-    floors = {j.name: pinned.get(j.name) for j in reask.judges if pinned.get(j.name) is not None}
-    where = "the calibration" if floors else None
-    if not floors and health is not None:
-        floors = {j.name: f for j in reask.judges if (f := noise_floor(health, j.name)) is not None}
+    reask = Reasker(run.config, asker.records(), trusted, use_cache=use_cache, asker=asker)
+    names = [j.name for j in reask.judges]
+    floors, cal_file = user_floors(asker, names, (run.manifest.get("prompts") or {}).get("judge"))
+    where = f"your calibration ({cal_file})" if floors else None
+    if not floors and asker.own_run and health is not None:  # the controls of a run made here, from the user's config
+        floors = {n: bounded_floor(f) for n in names if (f := noise_floor(health, n)) is not None}
         where = "this run's supported controls" if floors else None
     if not floors:
-        return reask, DEFAULT_FLOOR, f"assumed {DEFAULT_FLOOR} (no calibration or supported control measured it)"
+        return reask, DEFAULT_FLOOR, f"assumed {DEFAULT_FLOOR} (no calibration of yours or supported control measured it)"
     return reask, max(floors.values()), f"{where}: " + ", ".join(f"{k} {v:.3f}" for k, v in floors.items())
 
 
@@ -360,6 +439,7 @@ def settled_summary(run, samples: int = SAMPLES, use_cache: bool = True, asker: 
 
     reask, floor, floor_from = reasker_for(run, use_cache, asker)
     results = {r.record_id: r for r in run.results()}
+    reask.read(results)
     found = [t for rid, r in results.items() for i, a in enumerate(r.answers) for j, c in enumerate(a.claims)
              if c.label in NOT_GROUNDED and (t := Target("b", rid, a.model, c, (i, j)))]
     results, settled = _settle(found, results, {}, reask, samples, floor, ALPHA)[1:]
@@ -377,7 +457,8 @@ def run_asker(cfg, config_path: Path, store):
     """judge run --baseline's re-asks: the user's own run config's judges and cache, the budget left, each call
     recorded in the run's calls.jsonl."""
     left = None if cfg.max_cost_usd is None else max(0.0, cfg.max_cost_usd - store.usage().cost_usd)
-    return Asker(dict(cfg.models), str(config_path), cache_dir=cfg.cache_dir, max_cost_usd=left, on_call=store.append_call)
+    return Asker(dict(cfg.models), str(config_path), cache_dir=cfg.cache_dir, max_cost_usd=left, on_call=store.append_call, config=cfg,
+                 own_run=True)
 
 
 def record_reasks(store, summary: dict) -> None:
