@@ -9,6 +9,12 @@ probability p and at random otherwise (gold labels for real claims, the known la
 with ``--embedded``, the embedded local models. Prints a table and the Pearson and Spearman correlations.
 
     python bench/controls_bench.py [--sets he,wice,faithbench] [--wice-limit 120] [--faithbench-limit 80] [--embedded]
+
+Each row also gives, for the same judge in the same run, its recall on the run's planted errors (contradicted
+and unsupported controls caught / made) and on the set's real not-grounded claims (gold not supported, flagged /
+all), and the gap between them (planted minus real; issue 44): the second table. Sets: he, wice, faithbench,
+heq, bundled, dialsummeval. ``noisy-80`` is an honest but noisy judge: the true label with p = 0.8 on every
+claim, real or planted, otherwise one of the other three labels (seeded by the claim's text).
 """
 
 from __future__ import annotations
@@ -131,7 +137,32 @@ def heq_set(tmp: Path, limit: int | None) -> dict:
     return {"name": f"heq{len(rows)}", "dataset": str(dataset), "format": "hebrew-qa", "answers": str(answers_path), "decompose": "sentences"}
 
 
-SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set, "bundled": bundled_set, "heq": heq_set}
+def dialsummeval_set(tmp: Path, limit: int | None) -> dict:
+    """DialSummEval summaries as whole answers (one claim each; the labels are the answer's): supported where
+    all three annotators gave consistency 5, unsupported where their consistency sums to 5 or less (the rule of
+    bench/grounding_sets.py); the summaries between are left out. ``limit``: at most this many, drawn seeded."""
+    rows = [json.loads(line) for line in (SHARED / "external" / "dialsummeval" / "human_judgment.jsonl").read_text(encoding="utf-8").splitlines()]
+    kept = []
+    for n, r in enumerate(rows):
+        total = sum(a["consistency"] for a in r["annotations"])
+        if total == 15 or total <= 5:
+            kept.append((n, r, "supported" if total == 15 else "unsupported"))
+    if limit and limit < len(kept):
+        kept = sorted(random.Random(0).sample(kept, limit), key=lambda k: k[0])
+    records: dict[str, dict] = {}
+    answers = []
+    for n, r, label in kept:
+        rid = f"dse-{r['id']}"
+        records.setdefault(rid, {"id": rid, "question": "Summarize the dialogue.", "source_text": r["dialogue"]})
+        summary = r["summary"].strip()
+        answers.append({"record_id": rid, "model": f"system-{r['model_id']}", "answer": summary, "gold_claims": [{"text": summary, "label": label}]})
+    dataset, answers_path = tmp / "dialsummeval.json", tmp / "dialsummeval_answers.jsonl"
+    dataset.write_text(json.dumps(list(records.values()), ensure_ascii=False), encoding="utf-8")
+    answers_path.write_text("".join(json.dumps(a, ensure_ascii=False) + "\n" for a in answers), encoding="utf-8")
+    return {"name": "dialsummeval", "dataset": str(dataset), "format": "hebrew-qa", "answers": str(answers_path), "decompose": "whole"}
+
+
+SETS = {"he": he_set, "wice": wice_set, "faithbench": faithbench_set, "bundled": bundled_set, "heq": heq_set, "dialsummeval": dialsummeval_set}
 
 
 # -- the scripted judges ------------------------------------------------------------------------------------
@@ -152,6 +183,43 @@ def truth_table(labelled: dict, controls: dict[tuple[str, str], str]) -> dict[tu
     return truth
 
 
+class _ByModel:
+    """Recorded answers looked up by (record id, model) alone: the run may have normalised an answer's text."""
+
+    def __init__(self, answers_path: str):
+        from types import SimpleNamespace
+
+        self.by = {}
+        for line in Path(answers_path).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            gold = [SimpleNamespace(text=g["text"], label=g["label"], support=[]) for g in row["gold_claims"]]
+            self.by[(row["record_id"], row["model"])] = SimpleNamespace(gold_claims=gold)
+
+    def get(self, key):
+        return self.by.get(key[:2])
+
+
+def matched_truth(labelled: dict, run_dir: Path) -> dict[tuple[str, str], str]:
+    """(question, the run's claim text) -> the gold label the run's scoring pairs that claim with
+    (judge.metrics.gold.matched_gold): a claim read with its question, or cut otherwise than the gold, gets the
+    label it is scored against, so that ``right`` is right on every scored claim."""
+    from judge.datasets import load
+    from judge.metrics.gold import matched_gold
+    from judge.results import RecordResult
+
+    records = {r.id: r for r in load(labelled["dataset"], labelled.get("format"))}
+    recorded = _ByModel(labelled["answers"])
+    out = {}
+    for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        r = RecordResult.model_validate_json(line)
+        for a in r.answers:
+            m = matched_gold(records.get(r.record_id), a, recorded)
+            for claim, gold in (m.pairs if m else []):
+                if gold.label is not None:
+                    out[(r.question.strip(), claim.text.strip())] = gold.label
+    return out
+
+
 def _question(request: dict) -> str:
     import html
     import re
@@ -163,6 +231,7 @@ def _question(request: dict) -> str:
 
 
 def scripted(kind: str, truth: dict[tuple[str, str], str], p: float = 1.0, detector=None):
+    """A scripted judge's pipeline model. ``detector``: (control model, per-label models) of train_detector."""
     def label_for(cid: str, request: dict) -> str:
         text = claim_text(request, cid).strip()
         rng = random.Random(f"{kind}:{text}")
@@ -181,6 +250,11 @@ def scripted(kind: str, truth: dict[tuple[str, str], str], p: float = 1.0, detec
             return "supported" if true in (None, "contradicted") else true
         if kind == "strict":
             return "unsupported"
+        if kind == "noisy":  # honest but noisy: the true label with probability p, else one of the other three
+            true = truth.get((_question(request), text))
+            if true is None:
+                return rng.choice(LABELS)
+            return true if rng.random() < p else rng.choice([lbl for lbl in LABELS if lbl != true])
         if kind == "random":
             return rng.choice(LABELS)
         if kind == "surface":
@@ -228,6 +302,7 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
     gold = scores["gold_labels"][judge]
     recall = {r["label"]: f"{r['correct']}/{r['controls']}" for r in health["by_label"]}
     gold_recall = {k: v["recall"] for k, v in gold.get("per_label", {}).items()}
+    planted, real = planted_recall(run_dir, judge), real_recall(gold)
     return {
         "set": labelled["name"],
         "judge": judge,
@@ -246,7 +321,50 @@ def run_one(labelled: dict, judge: str, models: dict, tmp: Path) -> dict:
         "token_share": share,
         "detector_auc": tells.get("detector_auc"),
         "kinds": {r["label"]: f"{r['correct']}/{r['controls']}" for r in health["by_kind"]},
+        "planted": planted,
+        "real": real,
+        "gap": planted["recall"] - real["recall"] if planted["n"] and real["n"] else None,
     }
+
+
+NOT_GROUNDED = ("partially_supported", "unsupported", "contradicted")
+
+
+def planted_recall(run_dir: Path, judge: str) -> dict:
+    """The judge's recall on the run's planted errors (contradicted and unsupported controls, none withdrawn):
+    caught = called partially supported, unsupported or contradicted (unsure or a judge error is a miss), the
+    rule real_recall uses. (The canary itself counts only contradicted and unsupported as caught.)"""
+    from judge.results import RecordResult
+
+    k = n = 0
+    by = {"contradicted": [0, 0], "unsupported": [0, 0]}
+    for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        for c in RecordResult.model_validate_json(line).controls:
+            if c.control.label not in by or c.withdrawn:
+                continue
+            said = next((v.label for v in c.verdicts if v.judge == judge), None)
+            hit = said in NOT_GROUNDED
+            by[c.control.label][0] += hit
+            by[c.control.label][1] += 1
+            k, n = k + hit, n + 1
+    return {"caught": k, "n": n, "recall": k / n if n else None, "by_label": {lbl: f"{a}/{b}" for lbl, (a, b) in by.items()}}
+
+
+def real_recall(gold: dict) -> dict:
+    """The judge's recall on the run's real not-grounded claims (gold partially supported, unsupported or
+    contradicted), from the run's own gold confusion (scores.json): called partially supported, unsupported or
+    contradicted (not supported, not unsure, no judge error) / all such claims; and the same on contradicted and
+    unsupported gold claims only (the labels controls plant)."""
+    confusion = gold.get("confusion", {})
+
+    def share(golds):
+        n = sum(sum(confusion.get(g, {}).values()) for g in golds)
+        k = sum(confusion.get(g, {}).get(p, 0) for g in golds for p in NOT_GROUNDED)
+        return k, n
+
+    k, n = share(NOT_GROUNDED)
+    k_cu, n_cu = share(("unsupported", "contradicted"))
+    return {"caught": k, "n": n, "recall": k / n if n else None, "cu_caught": k_cu, "cu_n": n_cu, "cu_recall": k_cu / n_cu if n_cu else None}
 
 
 PER_LABEL = [24]
@@ -280,9 +398,43 @@ def train_detector(name: str, tmp: Path, limit: int | None):
 def correlations(rows: list[dict]) -> dict:
     from scipy.stats import pearsonr, spearmanr
 
+    rows = [r for r in rows if r["control_accuracy"] is not None]
+    if len(rows) < 3:
+        return {"n": len(rows), "pearson": float("nan"), "spearman": float("nan")}
     x = [r["control_accuracy"] for r in rows]
     y = [r["gold_accuracy"] for r in rows]
+    if len(set(x)) < 2 or len(set(y)) < 2:
+        return {"n": len(rows), "pearson": float("nan"), "spearman": float("nan")}
     return {"n": len(rows), "pearson": float(pearsonr(x, y).statistic), "spearman": float(spearmanr(x, y).statistic)}
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k}/{n} = {k / n:.2f}" if n else "-"
+
+
+def planted_table(rows: list[dict]) -> str:
+    """Planted against real recall, per set and judge (issue 44), and the range of the gap."""
+    out = ["| set | judge | planted recall (C+U caught / made) | real recall (not-grounded flagged / all) | gap | real recall, C+U gold only | exit | canary |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        pl, re_ = r["planted"], r["real"]
+        gap = f"{r['gap']:+.2f}" if r["gap"] is not None else "-"
+        out.append(f"| {r['set']} | {r['judge']} | {_share(pl['caught'], pl['n'])} | {_share(re_['caught'], re_['n'])} | {gap} | "
+                   f"{_share(re_['cu_caught'], re_['cu_n'])} | {r['exit']} | {r['status']} |")
+    gaps = [r for r in rows if r["gap"] is not None]
+    if gaps:
+        lo, hi = min(gaps, key=lambda r: r["gap"]), max(gaps, key=lambda r: r["gap"])
+        out.append("")
+        out.append(f"gap over {len(gaps)} rows with planted errors: {lo['gap']:+.2f} ({lo['set']}, {lo['judge']}) to {hi['gap']:+.2f} ({hi['set']}, {hi['judge']}); "
+                   f"|gap| {min(abs(r['gap']) for r in gaps):.2f} to {max(abs(r['gap']) for r in gaps):.2f}")
+        for name in dict.fromkeys(r["set"] for r in gaps):
+            mine = [r for r in gaps if r["set"] == name]
+            lo, hi = min(mine, key=lambda r: r["gap"]), max(mine, key=lambda r: r["gap"])
+            passed = [r for r in mine if r["exit"] == 0 and r["status"] == "passed"]
+            worst = max(passed, key=lambda r: r["gap"]) if passed else None
+            out.append(f"{name}: gap {lo['gap']:+.2f} ({lo['judge']}) to {hi['gap']:+.2f} ({hi['judge']})"
+                       + (f"; largest among canary passes {worst['gap']:+.2f} ({worst['judge']})" if worst else ""))
+    return "\n".join(out)
 
 
 def main() -> None:
@@ -296,15 +448,17 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the rows here")
     ap.add_argument("--per-label", type=int, default=24)
     ap.add_argument("--heq-limit", type=int, default=1000)
+    ap.add_argument("--dialsummeval-limit", type=int, default=0, help="at most this many DialSummEval summaries (0: all 182 with a clear label)")
     args = ap.parse_args()
     PER_LABEL[0] = args.per_label
     rows = []
+    detectors: dict = {}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for name in args.sets.split(","):
-            limit = {"wice": args.wice_limit, "faithbench": args.faithbench_limit, "heq": args.heq_limit}.get(name)
+            limit = {"wice": args.wice_limit, "faithbench": args.faithbench_limit, "heq": args.heq_limit, "dialsummeval": args.dialsummeval_limit}.get(name)
             labelled = SETS[name](tmp, limit)
-            probe = run_one(labelled, "deterministic", {}, tmp)
+            probe = run_one(labelled, "deterministic", {}, tmp)  # also the deterministic judge's row
             controls = {}
             from judge.results import RecordResult
 
@@ -312,20 +466,32 @@ def main() -> None:
                 r = RecordResult.model_validate_json(line)
                 controls.update({(r.question.strip(), c.control.text.strip()): c.control.label for c in r.controls})
             truth = truth_table(labelled, controls)
+            truth.update(matched_truth(labelled, Path(probe["run_dir"])))
             other = "wice" if name != "wice" else "he"  # the detector is trained on another set
-            detector = train_detector(other, tmp / "train", {"wice": args.wice_limit}.get(other)) if not args.judges or "detector" in args.judges else None
+            if (not args.judges or "detector" in args.judges) and other not in detectors:
+                detectors[other] = train_detector(other, tmp / "train", {"wice": args.wice_limit}.get(other))
+            detector = detectors.get(other)
+            own = None
+            if not args.judges or "detector-same-set" in args.judges:  # the cheater that learnt this very set's controls
+                try:
+                    own = train_detector(name, tmp / "train-own", limit)
+                except ValueError as e:  # too few controls to learn from (the three bundled records)
+                    print(f"{name}: no detector-same-set ({e})", file=sys.stderr)
             judges = {
                 "surface-cheater": scripted("surface", truth),
                 "lenient": scripted("lenient", truth),
                 "fail-one-label": scripted("fail-one-label", truth),
                 "call-shape": scripted("call-shape", truth),
                 "detector": scripted("detector", truth, detector=detector),
+                "detector-same-set": scripted("detector", truth, detector=own) if own is not None else None,
                 "right": scripted("oracle", truth, 1.0),
                 "strict": scripted("strict", truth),
                 "random": scripted("random", truth),
                 "oracle-90": scripted("oracle", truth, 0.9),
                 "oracle-60": scripted("oracle", truth, 0.6),
+                "noisy-80": scripted("noisy", truth, 0.8),
             }
+            judges = {k: v for k, v in judges.items() if v is not None}
             servers = {k: ScriptedServer(s, keep_bodies=False).start() for k, s in judges.items()}
             try:
                 models = {
@@ -341,7 +507,7 @@ def main() -> None:
                         names.append("local-qwen-1.5b")
                 (tmp / "train").mkdir(exist_ok=True)
                 for judge in [n for n in names if not args.judges or n in args.judges.split(",")]:
-                    row = run_one(labelled, judge, models, tmp)
+                    row = probe if judge == "deterministic" else run_one(labelled, judge, models, tmp)
                     rows.append(row)
                     print(json.dumps(row), flush=True)
             finally:
@@ -356,6 +522,8 @@ def main() -> None:
         auc = f"{r['detector_auc']:.2f}" if r["detector_auc"] is not None else "-"
         share = f"{r['token_share']:.1%}" if r["token_share"] is not None else "-"
         print(f"| {r['set']} | {r['judge']} | {r['controls']} | {cr} | {r['exit']} | {r['status']} | {auc} | {share} | {r['gold_claims']} | {gr} | {r['gold_accuracy']:.2f} |")
+    print()
+    print(planted_table(rows))
     print()
     overall = correlations(rows)
     print(f"all rows: n={overall['n']}, Pearson r={overall['pearson']:.2f}, Spearman rho={overall['spearman']:.2f}")
