@@ -169,3 +169,36 @@ def test_a_models_file_without_a_dataset_reasks_nothing_and_says_why(tmp_path):
         result = _confirm(tmp_path, dirs, "models.yaml")
     assert result.returncode == 1, result.stdout
     assert "names no dataset" in json.loads(result.stdout)["confirmation"]["not_reasked"]
+
+
+# -- class 3: an honest sheet that leaves one model unlabelled ------------------------------------------------
+
+
+def _two_models(tmp_path):
+    rows = [{"id": f"r{i}", "question": f"When did place {i} open?", "source": f"Place {i} opened in {1900 + i}. It is {i + 2} km long.",
+             "answers": {"model-a": f"Place {i} opened in {1900 + i}.", "model-b": f"Place {i} opened in {1900 + i + (i % 3 > 0)}."}}
+            for i in range(12)]
+    data = _jsonl(tmp_path / "two.jsonl", rows)
+    result = cli("run", _config(tmp_path, data), "--runs-dir", tmp_path / "runs", "--no-progress")
+    assert result.exit_code == 0, result.output[-2000:]
+    (run,) = (tmp_path / "runs").iterdir()
+    return run
+
+
+def test_a_sheet_leaving_one_model_unlabelled_scores_and_that_model_fails_the_gate(tmp_path):
+    run = _two_models(tmp_path)
+    assert cli("label", run, "--n", "24", "--out", tmp_path / "s.jsonl").exit_code == 0
+    rows = [json.loads(x) for x in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {r["model"] for r in rows} == {"model-a", "model-b"}
+    for blank in ("", "skip"):  # model-a labelled whole (its strata's variance 0), model-b not at all
+        sheet = _jsonl(tmp_path / f"blank{blank}.jsonl", [{**r, "label": blank if r["model"] == "model-b" else "supported"} for r in rows])
+        scored = cli("score", run, "--labels", sheet)
+        assert scored.exit_code == 0, (scored.output[-2000:], scored.exception)
+        claim = json.loads((run / "scores.json").read_text())["corrected"]["levels"]["claim"]["models"]
+        assert claim["model-b"]["hallucination_rate"]["corrected"] is None  # no labels, no interval
+        # the unlabelled half may hold any rate: the overall interval reaches from model-a's labelled 0 to 0 + its whole share
+        rate, faith = (claim["all models"][m]["corrected"] for m in ("hallucination_rate", "faithfulness"))
+        assert rate["low"] <= rate["estimate"] <= rate["high"] and rate["high"] >= 0.5
+        assert faith["low"] <= faith["estimate"] <= faith["high"] and faith["low"] <= 0.5
+        gate = cli("compare", run, run, "--gate", "corrected_hallucination_rate<=1")
+        assert gate.exit_code == 1 and "model-b: no valid corrected interval" in gate.output, gate.output[-3000:]
