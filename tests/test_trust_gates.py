@@ -202,3 +202,50 @@ def test_a_sheet_leaving_one_model_unlabelled_scores_and_that_model_fails_the_ga
         assert faith["low"] <= faith["estimate"] <= faith["high"] and faith["low"] <= 0.5
         gate = cli("compare", run, run, "--gate", "corrected_hallucination_rate<=1")
         assert gate.exit_code == 1 and "model-b: no valid corrected interval" in gate.output, gate.output[-3000:]
+
+
+# -- class 9: the corrected gate reads the run and its sheets, never scores.json's numbers ---------------------
+
+
+def test_an_edited_corrected_block_never_passes_the_corrected_gate(tmp_path):
+    run = _two_models(tmp_path)
+    assert cli("label", run, "--n", "24").exit_code == 0
+    sheet = run / "labels.jsonl"
+    rows = [json.loads(x) for x in sheet.read_text(encoding="utf-8").splitlines()]
+    truth = {}
+    for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        for i, a in enumerate(r["answers"]):
+            for c in a["claims"]:
+                truth[f"{r['record_id']}#{i}#{c['claim_id']}"] = c["label"]
+    _jsonl(sheet, [{**r, "label": truth[r["item"]]} for r in rows])  # the judge's verdicts, as a person would agree
+    assert cli("score", run).exit_code == 0
+    gate = ("compare", run, run, "--gate", "corrected_hallucination_rate<=0.35")
+    honest = cli(*gate)
+    assert honest.exit_code == 1 and "model-b" in honest.output, honest.output[-2000:]
+    scores = json.loads((run / "scores.json").read_text())
+    models = scores["corrected"]["levels"]["claim"]["models"]
+    for edit in ("deleted", "lowered"):
+        edited = json.loads(json.dumps(scores))
+        mine = edited["corrected"]["levels"]["claim"]["models"]
+        if edit == "deleted":
+            del mine["model-b"]
+        else:
+            for m in mine.values():
+                m["hallucination_rate"]["corrected"] = {"estimate": 0.05, "low": 0.0, "high": 0.1, "se": 0.01, "lam": 0.5}
+                m["hallucination_rate"].pop("withheld", None)
+        (run / "scores.json").write_text(json.dumps(edited))
+        result = cli(*gate)
+        assert result.exit_code in (1, 2), (edit, result.output[-2000:])
+    assert models  # (the honest block had every model)
+
+
+def test_a_run_labelled_in_full_still_passes_the_recomputed_corrected_gate(tmp_path):
+    run = _two_models(tmp_path)
+    assert cli("label", run, "--n", "24").exit_code == 0
+    sheet = run / "labels.jsonl"
+    rows = [json.loads(x) for x in sheet.read_text(encoding="utf-8").splitlines()]
+    _jsonl(sheet, [{**r, "label": "supported"} for r in rows])
+    assert cli("score", run).exit_code == 0
+    result = cli("compare", run, run, "--gate", "corrected_hallucination_rate<=1")
+    assert result.exit_code == 0, result.output[-2000:]  # every model labelled: it can pass

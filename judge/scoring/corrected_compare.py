@@ -66,6 +66,24 @@ def corrected_of(run: Run) -> dict | None:
                                             "block; score the run again: judge score RUN --labels FILE)")]) from None
 
 
+def recomputed(run: Run) -> dict | None:
+    """The corrected rates a gate reads, computed again from the run's own results and its own label sheets (the
+    copy judge score kept with the run, or judge label's), never taken from scores.json, which anyone can edit
+    (issue 50 item 9: a model's entry deleted, or its interval lowered, passed the gate). None without labels."""
+    from judge.labels.load import load_labels
+    from judge.scoring.base import AnswerItem
+    from judge.scoring.corrected import Corrected
+
+    labels = load_labels(run)  # DatasetError (exit 2) for a sheet that does not fit the run
+    if labels is None or not labels.sheets:
+        return None
+    section = Corrected(labels)
+    for r in run.results():
+        for a in r.answers:
+            section.add(AnswerItem(r, a, None, None))
+    return section.result({"run": run}).model_dump()
+
+
 def comparison(a: Run, b: Run) -> dict:
     """B - A of every corrected rate both runs have (level, model under test or all, metric), with its 95%
     interval; or why there is none."""
@@ -96,12 +114,18 @@ def bound_gate(spec: str, b: Run, allow_missing: bool) -> dict:
     """One bound gate on run B's corrected rate: its interval's far end, overall and per model, within the bound."""
     name, op, bound = parse_bound(spec)
     level, metric, _ = BOUND_GATES[name]
-    value = ((corrected_of(b) or {}).get("levels") or {}).get(level)
+    corrected_of(b)  # scores.json's block still checked (an edited one is one line, exit 2), its numbers never used
+    value = ((recomputed(b) or {}).get("levels") or {}).get(level)
     if not value or metric not in (value["models"].get(ALL) or {}):  # no labels at this level (too few is a failure, below)
         why = f"run B ({b.path}) has no corrected {level}-level {metric.replace('_', ' ')}: score it with human labels (judge score RUN --labels FILE)"
         why += ": allowed by --allow-missing" if allow_missing else ": cannot be checked (pass --allow-missing to accept that)"
         return {"gate": spec, "kind": "bound", "failed": not allow_missing, "missing": True, "summary": why, "why": why}
     broken, seen = [], []
+    answered = sorted({a.model for r in b.results() for a in r.answers if a.claims})
+    for model in answered:  # a model under test without an entry (no item judged at this level) cannot be checked: it fails
+        if model not in value["models"]:
+            seen.append(f"{model} none (no corrected rate)")
+            broken.append(f"{model}: no valid corrected interval (no corrected rate for it)")
     for model, metrics in value["models"].items():
         e = metrics.get(metric) or {}
         c = e.get("corrected")
