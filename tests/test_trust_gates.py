@@ -249,3 +249,45 @@ def test_a_run_labelled_in_full_still_passes_the_recomputed_corrected_gate(tmp_p
     assert cli("score", run).exit_code == 0
     result = cli("compare", run, run, "--gate", "corrected_hallucination_rate<=1")
     assert result.exit_code == 0, result.output[-2000:]  # every model labelled: it can pass
+
+
+# -- class 12: a run that says complete is held to its own files ------------------------------------------------
+
+
+def _cut(run, edit):
+    results, selected = run / "results.jsonl", run / "selected.ids"
+    lines = results.read_bytes().splitlines(keepends=True)
+    ids = selected.read_text(encoding="utf-8").splitlines(keepends=True)
+    new_lines, new_ids = edit(lines, ids)
+    results.write_bytes(b"".join(new_lines))
+    selected.write_text("".join(new_ids), encoding="utf-8")
+
+
+EDITS = {
+    "results cut to half": (lambda lines, ids: (lines[: len(lines) // 2], ids), "lacks"),
+    "results and selected.ids cut to match": (lambda lines, ids: (lines[: len(lines) // 2], ids[: len(ids) // 2]), "summary.json counts"),
+    "selected.ids emptied": (lambda lines, ids: (lines, []), "does not select"),
+    "a record twice": (lambda lines, ids: (lines + lines[:1], ids), "more than once"),
+    "a foreign record": (lambda lines, ids: (lines, ids[1:]), "does not select"),
+    "a torn last line": (lambda lines, ids: (lines[:-1] + [lines[-1][:-10]], ids), "torn"),
+    "results emptied": (lambda lines, ids: ([], ids), "lacks"),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_a_complete_run_whose_files_were_cut_is_refused_naming_what_is_missing(tmp_path, finished, edit):
+    change, expect = EDITS[edit]
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    (run / "run.lock").unlink(missing_ok=True)
+    _cut(run, change)
+    for args in (("merge", run, "--runs-dir", tmp_path / "merged"), ("label", run, "--n", "2", "--out", tmp_path / "s.jsonl"),
+                 ("score", run), ("baseline", "save", run, "--name", "b", "--baselines-dir", tmp_path / "bl"), ("compare", finished, run)):
+        one_line(cli(*args), str(run), expect)
+
+
+def test_an_untouched_complete_run_passes_the_check(tmp_path, finished):
+    run = tmp_path / "run"
+    shutil.copytree(finished, run)
+    assert cli("compare", finished, run).exit_code == 0
+    assert cli("merge", run, "--runs-dir", tmp_path / "merged").exit_code == 0

@@ -41,6 +41,9 @@ def label(
     if run.summary_model is None or not run.summary_model.complete:  # a killed or stopped run: a sample of part of it reads as the whole
         raise BadInput(f"{run_dir} did not finish ({'its summary.json says incomplete' if run.summary else 'no summary.json'}): judge label "
                        f"samples a finished run directory (finish it first: judge run CONFIG --resume {run_dir})")
+    from judge.runs.selection import check_whole
+
+    check_whole(run.store, run.summary_model)  # complete by its summary, and by its own files (issue 50.12)
     path = out or run.path / SHEET_NAMES[level]
     if out is not None:
         from judge.files import check_output

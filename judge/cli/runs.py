@@ -286,6 +286,10 @@ def score(
     from judge.runs.locks import reading
 
     with reading(run_dir):  # refused while a run writes into it
+        from judge.runs.selection import check_whole
+        from judge.runs.store import RunStore
+
+        check_whole(RunStore.open(run_dir))  # a run that says complete is held to its own files (issue 50.12)
         scores = scored(run_dir, labels or None)
     console.print_json(scores) if as_json else terminal.scores(scores, run_dir)
     for warning in (scores.get("corrected") or {}).get("warnings", []):  # never silent, whatever the format

@@ -24,7 +24,7 @@ from judge.runs.store import RunDirError
 BASELINES_ENV = "JUDGE_BASELINES_DIR"
 DEFAULT_DIR = "baselines"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-FILES = ("run.json", "config.yaml", "results.jsonl", "summary.json", "scores.json", "report.md")
+FILES = ("run.json", "config.yaml", "results.jsonl", "selected.ids", "summary.json", "scores.json", "report.md")
 REQUIRED = ("run.json", "config.yaml", "results.jsonl", "summary.json")
 MARKER = "BASELINE.json"
 
@@ -58,6 +58,9 @@ def save_baseline(run_dir: str | Path, name: str, directory: str | Path | None =
     run = Run.open(source)  # not a run directory, another version's: RunDirError
     if not run.summary:
         raise RunDirError(f"{source} has no summary.json: the run did not finish, so it cannot be a baseline (judge run CONFIG --resume {source})")
+    from judge.runs.selection import check_whole
+
+    check_whole(run.store, run.summary_model)  # a summary that says complete is held to the run's own files (issue 50.12)
     uncalibrated = [f for f in run.failures if REFUSED in f]
     if run.failures and len(uncalibrated) == len(run.failures):
         allow_failed = True  # the one failure a push that could not calibrate has: pinned, marked
@@ -126,7 +129,7 @@ def _read_run_file(src: Path, file: str) -> bytes:
     from judge.input_files import InputFileError, max_file_bytes, read_plain
 
     try:
-        if file != "results.jsonl":
+        if file not in ("results.jsonl", "selected.ids"):  # the two a run's size decides: read line by line, each within its bound
             return read_plain(src, limit=max_file_bytes())
         from judge.runs.store import RunStore
 

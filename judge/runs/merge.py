@@ -11,7 +11,7 @@ from pathlib import Path
 from judge.problems import DatasetError
 from judge.results import RESULTS_SCHEMA_VERSION, RecordResult
 from judge.runs.inputs import dataset_records
-from judge.runs.selection import Selection, record_ids
+from judge.runs.selection import Selection, check_whole, record_ids
 from judge.runs.store import RunDirError, RunStore, record_id_of
 from judge.runs import trust
 from judge.runs.calibration import adopt
@@ -74,6 +74,7 @@ def refuse_unfinished(stores: list[RunStore]) -> None:
     for store in stores:
         summary = load_summary(store.path / "summary.json")  # a device there, an edited field: one line, never read
         if summary is not None and summary.complete:
+            check_whole(store, summary)  # says complete: held to its own files (a shard cut to 2 of its 4 lines merged, issue 50.12)
             continue
         selected = store.manifest().get("records_selected")
         selected = len(selected) if isinstance(selected, list) else selected

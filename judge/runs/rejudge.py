@@ -72,6 +72,9 @@ def rejudge(
 
         raise RunDirError(f"{run_dir} did not finish (no summary.json, or it says incomplete): rejudge reads finished runs only, "
                           f"as merge and baseline save do (finish it first: judge run CONFIG --resume {run_dir})")
+    from judge.runs.selection import check_whole
+
+    check_whole(old.store, old.summary_model)  # its own files agree with its summary (issue 50.12)
     models_from = "--models"
     if extra_models is None:  # the user's default models file: the packaged one, as judge doctor and ping read
         from judge.llm.config import load_models

@@ -142,3 +142,77 @@ def stream_todo(records: Iterable[Record], todo: ToDo) -> Iterator[Record]:
                     return
     finally:
         todo.close()
+
+
+def check_whole(store: RunStore, summary=None) -> None:
+    """A run whose summary.json says complete is held to its own files (issue 50.12): every id selected.ids
+    selects has one result line, no result is of a record it does not select or there twice, the last line is not
+    torn, and both counts are the summary's. RunDirError naming the records otherwise (a shard cut mid-run, a
+    results.jsonl trimmed, a selected.ids emptied to match). The ids go through a temporary SQLite file, never
+    a set in memory. An unfinished run is left to its caller (each refuses it in its own words)."""
+    from judge.runs.summary import load_summary
+
+    summary = summary if summary is not None else load_summary(store.path / "summary.json")
+    if summary is None or not summary.complete:
+        return
+    where = store.path
+    listed = store.manifest().get("records_selected")
+    path = store.path / SELECTION_FILE
+    if isinstance(listed, list):  # a run written before selected.ids: its ids in run.json
+        selected_ids: Iterable[str] | None = (str(x) for x in listed)
+    elif path.is_file() or path.is_symlink():
+        selected_ids = Selection(store, 0)
+    else:  # a baseline pinned before it kept selected.ids: its results held to the summary's counts alone
+        selected_ids = None
+    results = store.results_path
+    if results.is_file():
+        with store._open_read(results) as f:
+            size = f.seek(0, os.SEEK_END)
+            if size:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    raise RunDirError(f"{results}: its last line is torn (no newline), yet {where}/summary.json says the run is complete: "
+                                      "the run directory was cut or edited; run it again (judge run CONFIG --resume)")
+    with tempfile.TemporaryDirectory(prefix="judge-whole-") as tmp:
+        db = sqlite3.connect(os.path.join(tmp, "whole.db"))
+        try:
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                             "CREATE TABLE selected (id TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;"
+                             "CREATE TABLE done (id TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;")
+            for table, ids in (("selected", selected_ids if selected_ids is not None else ()), ("done", store.finished_ids())):
+                for part in chunks(ids):
+                    db.executemany(f"INSERT INTO {table} VALUES (?, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1", ((rid,) for rid in part))
+
+            def some(sql: str) -> tuple[int, list[str]]:
+                count = db.execute(f"SELECT COUNT(*) FROM ({sql})").fetchone()[0]
+                return count, [r[0] for r in db.execute(f"{sql} LIMIT 5")]
+
+            def named(ids: list[str], count: int) -> str:
+                return ", ".join(repr(i[:60]) for i in ids) + (f" and {count - len(ids):,} more" if count > len(ids) else "")
+
+            selected = db.execute("SELECT COUNT(*) FROM selected").fetchone()[0]
+            problems = []
+            if selected_ids is None:  # no selection to hold the results to: their count is the summary's
+                selected = db.execute("SELECT COUNT(*) FROM done").fetchone()[0]
+                db.execute("INSERT INTO selected SELECT id, 1 FROM done")
+            n, ids = some("SELECT id FROM selected WHERE n > 1")
+            if n:
+                problems.append(f"{SELECTION_FILE} names {n:,} record{'s' if n != 1 else ''} more than once ({named(ids, n)})")
+            n, ids = some("SELECT id FROM done WHERE n > 1")
+            if n:
+                problems.append(f"results.jsonl holds {n:,} record{'s' if n != 1 else ''} more than once ({named(ids, n)})")
+            n, ids = some("SELECT id FROM done WHERE id NOT IN (SELECT id FROM selected)")
+            if n:
+                problems.append(f"results.jsonl holds {n:,} record{'s' if n != 1 else ''} the run does not select ({named(ids, n)})")
+            n, ids = some("SELECT id FROM selected WHERE id NOT IN (SELECT id FROM done)")
+            if n:
+                problems.append(f"results.jsonl lacks {n:,} of the {selected:,} selected records ({named(ids, n)})")
+            state = summary.run
+            if not problems and state is not None and (state.records_selected, state.records_finished) != (selected, selected):
+                problems.append(f"{SELECTION_FILE} and results.jsonl hold {selected:,} records where summary.json counts "
+                                f"{state.records_selected:,} selected and {state.records_finished:,} finished")
+        finally:
+            db.close()
+    if problems:
+        raise RunDirError(f"{where}: summary.json says the run is complete, but " + "; ".join(problems)
+                          + ": the run directory was cut or edited (run it again, or finish it: judge run CONFIG --resume DIR)")

@@ -128,7 +128,11 @@ def compare(
     """Deltas (B - A) with their tests, the claim-level differences and the gates' verdicts. ``prompt_a``/
     ``prompt_b``: one prompt variant's answers, compared model by model. A gate whose metric is missing fails
     (one that cannot be checked must not pass a build) unless ``allow_missing``."""
+    from judge.runs.selection import check_whole
+
     a, b = (r if isinstance(r, Run) else Run.open(r) for r in (run_a, run_b))
+    for run in (a, b):  # a run that says complete is held to its own files (issue 50.12): a trimmed one compares as a smaller one
+        check_whole(run.store, run.summary_model)
     a_results = {r.record_id: _variant(r, prompt_a) for r in a.results()}
     b_results = {r.record_id: _variant(r, prompt_b) for r in b.results()}
     if not any(rid in b_results for rid in a_results):  # unrelated runs: nothing to gate on is a wrong input, never a pass
