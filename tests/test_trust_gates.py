@@ -291,3 +291,4 @@ def test_an_untouched_complete_run_passes_the_check(tmp_path, finished):
     shutil.copytree(finished, run)
     assert cli("compare", finished, run).exit_code == 0
     assert cli("merge", run, "--runs-dir", tmp_path / "merged").exit_code == 0
+

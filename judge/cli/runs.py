@@ -199,8 +199,11 @@ def run(
     from judge.scoring.compare import compare as compare_runs
     from judge.scoring.confirm import record_reasks, run_asker
 
+    # a run stopped early (max_cost_usd reached) is no finished run to gate: exit 3 saying so, never compared (with no
+    # record finished the compare said "no finished record in common", exit 2; issue 50.4)
+    incomplete = summary.run is not None and not summary.run.complete
     result = (compare_runs(baseline_dir, store.path, gates, allow_missing=allow_missing, confirm=confirm, use_cache=not no_cache,
-                           asker=run_asker(cfg, config, store)) if baseline_dir is not None else None)
+                           asker=run_asker(cfg, config, store)) if baseline_dir is not None and not incomplete else None)
     if result is not None:
         _write_md(md_out, result)
     from judge.runs.decision import decide
