@@ -269,7 +269,7 @@ EDITS = {
     "selected.ids emptied": (lambda lines, ids: (lines, []), "does not select"),
     "a record twice": (lambda lines, ids: (lines + lines[:1], ids), "more than once"),
     "a foreign record": (lambda lines, ids: (lines, ids[1:]), "does not select"),
-    "a torn last line": (lambda lines, ids: (lines[:-1] + [lines[-1][:-10]], ids), "torn"),
+    "a torn last line": (lambda lines, ids: (lines[:-1] + [lines[-1][:-10]], ids), "lacks"),
     "results emptied": (lambda lines, ids: ([], ids), "lacks"),
 }
 

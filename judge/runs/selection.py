@@ -146,8 +146,8 @@ def stream_todo(records: Iterable[Record], todo: ToDo) -> Iterator[Record]:
 
 def check_whole(store: RunStore, summary=None) -> None:
     """A run whose summary.json says complete is held to its own files (issue 50.12): every id selected.ids
-    selects has one result line, no result is of a record it does not select or there twice, the last line is not
-    torn, and both counts are the summary's. RunDirError naming the records otherwise (a shard cut mid-run, a
+    selects has one whole result line, no result is of a record it does not select or there twice, and both counts
+    are the summary's. RunDirError naming the records otherwise (a shard cut mid-run, a
     results.jsonl trimmed, a selected.ids emptied to match). The ids go through a temporary SQLite file, never
     a set in memory. An unfinished run is left to its caller (each refuses it in its own words)."""
     from judge.runs.summary import load_summary
@@ -164,15 +164,8 @@ def check_whole(store: RunStore, summary=None) -> None:
         selected_ids = Selection(store, 0)
     else:  # a baseline pinned before it kept selected.ids: its results held to the summary's counts alone
         selected_ids = None
-    results = store.results_path
-    if results.is_file():
-        with store._open_read(results) as f:
-            size = f.seek(0, os.SEEK_END)
-            if size:
-                f.seek(size - 1)
-                if f.read(1) != b"\n":
-                    raise RunDirError(f"{results}: its last line is torn (no newline), yet {where}/summary.json says the run is complete: "
-                                      "the run directory was cut or edited; run it again (judge run CONFIG --resume)")
+    # a torn last line is skipped, as every reader skips it (the next writer cuts it): its record, if it has no whole
+    # line, is one the check names as missing
     with tempfile.TemporaryDirectory(prefix="judge-whole-") as tmp:
         db = sqlite3.connect(os.path.join(tmp, "whole.db"))
         try:
