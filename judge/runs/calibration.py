@@ -337,3 +337,25 @@ def adopt(summary, config, manifest: dict):
         trust.append(t)
     return summary.model_copy(update={"judge_health": health.model_copy(update={"trust": trust}),
                                       "judge_calibration": CalibrationNote.model_validate(note)})
+
+
+def user_floors(asker, names: list[str], judge_prompt: str | None) -> tuple[dict[str, float], str | None]:
+    """A confirmation's floors (``asker``: judge.scoring.confirm.Asker, the user's own run config): each judge's noise
+    floor from the user's own calibration file (read through its type: a share in [0, 1]), where it was made with
+    the user's judge setup; ({}, None) otherwise."""
+    cfg = asker.config
+    if cfg is None or not getattr(cfg, "calibration", None):
+        return {}, None
+    cal = read_calibration(cfg.calibration)  # RunDirError (exit 2) for a file that is not one judge calibrate wrote
+    if cal is None or cal.key != setup_key(judge_setup(cfg, judge_prompt)):
+        return {}, None
+    return {n: bounded_floor(cal.floors[n]) for n in names if cal.floors.get(n) is not None}, cfg.calibration
+
+
+def bounded_floor(value) -> float:
+    """A noise floor where it is read: a share in [0, 1] (issue 50.2: -0.5 made every regression noise), else ValueError."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+        raise ValueError(f"a noise floor must be a share in [0, 1], found {value!r}")
+    return float(value)

@@ -170,15 +170,16 @@ def check_whole(store: RunStore, summary=None) -> None:
         db = sqlite3.connect(os.path.join(tmp, "whole.db"))
         try:
             db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                             "CREATE TABLE selected (id TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;"
-                             "CREATE TABLE done (id TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;")
+                             "CREATE TABLE selected (id BLOB PRIMARY KEY, n INTEGER) WITHOUT ROWID;"
+                             "CREATE TABLE done (id BLOB PRIMARY KEY, n INTEGER) WITHOUT ROWID;")
             for table, ids in (("selected", selected_ids if selected_ids is not None else ()), ("done", store.finished_ids())):
                 for part in chunks(ids):
-                    db.executemany(f"INSERT INTO {table} VALUES (?, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1", ((rid,) for rid in part))
+                    db.executemany(f"INSERT INTO {table} VALUES (?, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1",  # bytes: any id, a lone surrogate too
+                                   ((rid.encode("utf-8", "surrogatepass"),) for rid in part))
 
             def some(sql: str) -> tuple[int, list[str]]:
                 count = db.execute(f"SELECT COUNT(*) FROM ({sql})").fetchone()[0]
-                return count, [r[0] for r in db.execute(f"{sql} LIMIT 5")]
+                return count, [r[0].decode("utf-8", "backslashreplace") for r in db.execute(f"{sql} LIMIT 5")]
 
             def named(ids: list[str], count: int) -> str:
                 return ", ".join(repr(i[:60]) for i in ids) + (f" and {count - len(ids):,} more" if count > len(ids) else "")

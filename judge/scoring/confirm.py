@@ -237,8 +237,7 @@ def default_asker(max_cost_usd: float | None = None) -> Asker:
 
 
 def user_asker(path: Path, max_cost_usd: float | None = None, load_models=None) -> Asker:
-    """The user's --models FILE: a run config (a mapping with dataset:) gives its models, dataset, calibration and
-    cache; a models file its models only (nothing is then re-asked: no dataset of the user's)."""
+    """--models FILE: a run config (with dataset:) gives its models, dataset, calibration and cache; a models file its models only."""
     from judge.config import load_run_config
     from judge.llm.config import load_models as read_models, read_yaml
 
@@ -260,29 +259,6 @@ def user_judges(config, asker: Asker):
     new = rejudge_config(config, judges, mine, None, asker.models_from)
     new.cache_dir = asker.cache
     return new
-
-
-def user_floors(asker: Asker, names: list[str], judge_prompt: str | None) -> tuple[dict[str, float], str | None]:
-    """Each judge's noise floor from the user's own calibration file (read through its type: a share in [0, 1]),
-    where it was made with the user's judge setup; ({}, why not) otherwise."""
-    from judge.runs.calibration import judge_setup, read_calibration, setup_key
-
-    cfg = asker.config
-    if cfg is None or not getattr(cfg, "calibration", None):
-        return {}, None
-    cal = read_calibration(cfg.calibration)  # RunDirError (exit 2) for a file that is not one judge calibrate wrote
-    if cal is None or cal.key != setup_key(judge_setup(cfg, judge_prompt)):
-        return {}, None
-    return {n: bounded_floor(cal.floors[n]) for n in names if cal.floors.get(n) is not None}, cfg.calibration
-
-
-def bounded_floor(value) -> float:
-    """A noise floor where it is read: a share in [0, 1] (issue 50.2: -0.5 made every regression noise), else ValueError."""
-    import math
-
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
-        raise ValueError(f"a noise floor must be a share in [0, 1], found {value!r}")
-    return float(value)
 
 
 def other_setup(config, asker: Asker) -> str | None:
@@ -410,7 +386,7 @@ def reasker_for(run, use_cache: bool = True, asker: Asker | None = None) -> tupl
     """B's trusted model judges to re-ask (those neither failed nor refused), about the user's own records, and
     their noise floor: the user's calibration's, else (a run this process made) its supported controls', else
     DEFAULT_FLOOR. Never a floor, a dataset or a cache that run B's files name."""
-    from judge.runs.calibration import noise_floor
+    from judge.runs.calibration import bounded_floor, noise_floor, user_floors
 
     asker = asker if asker is not None else default_asker()
     health = run.health
