@@ -58,7 +58,6 @@ PLEASANTRIES = re.compile(
     r"por favor|espero que (?:isso )?ajude|obrigad[oa]|תודה|בהצלחה|בשמחה|מקווה שעזרתי|شكرا|من فضلك|أتمنى أن)",
     re.IGNORECASE,
 )
-_ARABIC_PREFIXES = ("وال", "بال", "فال", "كال", "لل", "ال", "و", "ب", "ل", "ف", "ك")
 _WORD = re.compile(rf"{ALNUM_RUN}(?:['\u2019]{ALNUM_RUN})*")
 
 
@@ -77,23 +76,16 @@ class Admitted:
     dropped: list[DroppedClaim] = field(default_factory=list)
 
 
-def _forms(word: str) -> set[str]:
-    forms = set(word_forms(word))
-    if "\u0621" <= word[0] <= "\u064a":
-        forms |= {word[len(p) :] for p in _ARABIC_PREFIXES if word.startswith(p) and len(word) - len(p) >= 3}
-    return forms
-
-
 def _terms(text: str) -> list[str]:
     return content_words(normalize(text).text)
 
 
 def _pool(*texts: str) -> set[str]:
-    return {f for t in texts for w in _terms(t) for f in _forms(w)}
+    return {f for t in texts for w in _terms(t) for f in word_forms(w)}
 
 
 def _found(word: str, pool: set[str]) -> bool:
-    forms = _forms(word)
+    forms = set(word_forms(word))
     if forms & pool:
         return True
     return not word[0].isdigit() and any(share_start(f, p) for f in forms for p in pool)

@@ -52,6 +52,9 @@ CONNECTIVES = frozenset(
 )
 
 
+ARABIC_PREFIXES = ("وال", "بال", "فال", "كال", "لل", "ال", "و", "ب", "ل", "ف", "ك")  # longest first
+
+
 def _is_hebrew(word: str) -> bool:
     return "\u05d0" <= word[0] <= "\u05ea"
 
@@ -67,6 +70,8 @@ def word_forms(word: str) -> tuple[str, ...]:
             if len(stem) >= 4 and stem[0] in HEBREW_PREFIXES:
                 stem = stem[1:]
                 forms.append(stem)
+    elif "\u0621" <= word[0] <= "\u064a":  # Arabic: the article and the joined conjunctions and prepositions
+        forms += [word[len(p) :] for p in ARABIC_PREFIXES if word.startswith(p) and len(word) - len(p) >= 3]
     elif word.isalpha() and len(word) > 3:
         if word.endswith("s") and not word.endswith("ss"):
             forms.append(word[:-1])
