@@ -155,7 +155,7 @@ def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     a, b = runs
     assert cli_inproc("label", str(a), "--n", "12", "--out", str(tmp_path / "s.jsonl")).returncode == 0
     rows = _sheet(tmp_path / "s.jsonl")
-    chosen = [r for r in rows if r["stratum"] == "supported"][:5]
+    chosen = sorted(rows, key=lambda r: r["stratum"] != "supported")[:5]  # the supported stratum first (its size follows the judge)
     assert len(chosen) == 5
     for r in chosen:
         r["label"] = "supported"
@@ -177,7 +177,7 @@ def test_bad_labels_are_refused_and_thin_ones_warned(runs, tmp_path):
     # every line labelled, all of one kind and all agreeing with the judge's supported: the labels-only interval is the exact one,
     # and the corrected one never collapses to the raw rate (issue 47 item 1)
     for r in rows:
-        r["label"] = "supported" if r["stratum"] == "supported" else ("unsupported" if r["stratum"] == "unsupported" else r["stratum"])
+        r["label"] = r["stratum"] if r["stratum"] in ("supported", "partially_supported", "unsupported", "contradicted") else "unsupported"  # unsure: no person's label
     agreeing = cli_inproc("score", str(a), "--labels", str(_write(tmp_path / "agree.jsonl", rows)), "--json")
     assert agreeing.returncode == 0, agreeing.stderr
     e = json.loads(agreeing.stdout)["corrected"]["levels"]["claim"]["models"]["all models"]["hallucination_rate"]
@@ -200,8 +200,15 @@ def test_compare_gives_the_corrected_difference_and_gates_on_it(runs):
     warnings = json.loads((b / "scores.json").read_text(encoding="utf-8"))["corrected"]["warnings"]
     assert any(w.startswith("claims of faithful-paraphraser: the labels find fewer hallucinations than the judge") and
                "where over all models they find more" in w for w in warnings), warnings  # a correction against the overall direction: said
-    thin = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1")  # B: 9 labels of hallucinator's claims
-    assert thin.returncode == 1 and "hallucinator: no valid corrected interval (too few labels for this model: 1 more" in thin.stdout, thin.stdout
+    from judge.scoring.corrected import MIN_LABELS
+
+    labelled = sum(1 for r in _sheet(b / "labels.jsonl") if r["model"] == "hallucinator" and r["label"] not in ("", "skip"))
+    thin = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1")  # a model short of MIN_LABELS fails the gate
+    if labelled < MIN_LABELS:
+        assert thin.returncode == 1 and (f"hallucinator: no valid corrected interval (too few labels for this model: "
+                                         f"{MIN_LABELS - labelled} more") in thin.stdout, thin.stdout
+    else:
+        assert "hallucinator: no valid corrected interval" not in thin.stdout, thin.stdout
     assert cli_inproc("label", str(b), "--more", "10", "--from-gold").returncode == 0  # rescored with the extended sheet
     result = cli_inproc("compare", str(a), str(b), "--gate", "corrected_hallucination_rate<=1", "--json")
     assert result.returncode == 0, result.stdout
