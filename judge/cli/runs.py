@@ -317,8 +317,8 @@ def compare(
                                 "--baseline confirms 5 times)."),
     model_a: Optional[str] = typer.Option(None, "--model-a", help="Only run A's answers of this model under test (MODEL or MODEL+VARIANT)."),
     model_b: Optional[str] = typer.Option(None, "--model-b", help="Only run B's answers of this model under test: two models compared on the same records."),
-    models: Optional[Path] = typer.Option(None, "--models", help="With --confirm: the YAML file with your judges' models (a models file, or your run "
-                                          "config; default: the packaged configs/models.yaml; never run B's own config.yaml)."),
+    models: Optional[Path] = typer.Option(None, "--models", help="With --confirm: your own run config (its judges, dataset, calibration and cache re-ask "
+                                          "the changed claims); a plain models file, or none, re-asks nothing and says why. Never run B's config.yaml."),
     max_cost_usd: Optional[float] = typer.Option(None, "--max-cost-usd", min=0, help="With --confirm: stop re-asking once this much is spent."),
 ) -> None:
     """Metric deltas (B - A) with a sign test over records, claims newly not grounded, fixed and flipped; exit 1 when a gate fails."""
