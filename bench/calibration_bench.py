@@ -29,25 +29,40 @@ sys.path.insert(0, str(ROOT))
 
 from bench.controls_bench import SETS, matched_truth, run_one, scripted, train_detector, truth_table  # noqa: E402
 from judge.results import RecordResult  # noqa: E402
+from judge.runs.calibration import MIN_EACH  # noqa: E402
 from judge.testing.server import ScriptedServer  # noqa: E402
 
 JUDGES = ("right", "noisy-80", "lenient", "detector", "surface-cheater")
 LIMITS = {"wice": 200, "faithbench": 80, "heq": 300, "dialsummeval": 0}
+EACH, LEAST = MIN_EACH + 5, 60  # a calibration wants MIN_EACH labelled claims a side; a margin for claims the run cuts otherwise
 
 
-def _half(record_id: str) -> int:
-    return int(hashlib.sha256(record_id.encode()).hexdigest(), 16) % 2
+def _order(record_id: str) -> int:
+    return int(hashlib.sha256(record_id.encode()).hexdigest(), 16)
 
 
 def split(labelled: dict, tmp: Path) -> list[dict]:
-    """The set cut in two by record id (seeded by the id's hash): the calibration half and the held-out half,
-    each a dataset file and an answers file of its own records."""
+    """The set cut in two by record id: records in a seeded order (their id's hash) go to calibration until it
+    holds at least ``EACH`` gold claims on either side (grounded, not grounded) and ``LEAST`` in all, the
+    fewest a calibration counts as enough, with a margin; the rest is held out. Each part is a dataset file and
+    an answers file of its own records."""
     answers = [json.loads(line) for line in Path(labelled["answers"]).read_text(encoding="utf-8").splitlines() if line.strip()]
+    by: dict[str, list] = {}
+    for a in answers:
+        by.setdefault(a["record_id"], []).append(a)
+    cal: set[str] = set()
+    sides = [0, 0]
+    for rid in sorted(by, key=_order):
+        if min(sides) >= EACH and sum(sides) >= LEAST:
+            break
+        cal.add(rid)
+        for a in by[rid]:
+            for g in a["gold_claims"]:
+                sides[g["label"] == "supported"] += 1
     text = Path(labelled["dataset"]).read_text(encoding="utf-8")
     out = []
-    for half in (0, 1):
-        keep = {a["record_id"] for a in answers if _half(a["record_id"]) == half}
-        part = dict(labelled, name=f"{labelled['name']}-{'cal' if half == 0 else 'test'}")
+    for keep, tag in ((cal, "cal"), (set(by) - cal, "test")):
+        part = dict(labelled, name=f"{labelled['name']}-{tag}")
         data = tmp / f"{part['name']}{Path(labelled['dataset']).suffix}"
         if labelled.get("format") == "wice":
             lines = [line for line in text.splitlines() if line.strip() and json.loads(line)["meta"]["id"] in keep]
@@ -149,16 +164,18 @@ def main() -> None:
                     srv.stop()
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    print("\n| set | judge | calibrated on (claims) | not-grounded recall [95%] | held-out real recall | exit with require: calibrated |")
-    print("|---|---|---|---|---|---|")
+    print("\n| set | judge | calibrated on (claims) | not-grounded recall [95%] | grounded flagged (noise) | held-out real recall | exit with require: calibrated |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         c = r.get("calibration") or {}
         rec = c.get("not_grounded_recall") or {}
         lo, hi = rec.get("ci95") or (0, 0)
         interval = f"{rec['k']}/{rec['n']} [{lo:.2f}, {hi:.2f}]" if rec else "-"
+        noise = c.get("noise") or {}
+        noise = f"{noise['k']}/{noise['n']}" if noise else "-"
         refused = (r.get("trust") or {}).get("refused")
         why = f" (refused: {refused})" if refused else ""
-        print(f"| {r['set']} | {r['judge']} | {c.get('claims', '-')} | {interval} | {r.get('real', '-')} | {r.get('exit', r.get('calibrate_exit'))}{why} |")
+        print(f"| {r['set']} | {r['judge']} | {c.get('claims', '-')} | {interval} | {noise} | {r.get('real', '-')} | {r.get('exit', r.get('calibrate_exit'))}{why} |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
 
