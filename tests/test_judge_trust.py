@@ -19,7 +19,7 @@ from tests.conftest import ROOT, cli_inproc
 
 RECORDS = [json.loads(line) for line in (ROOT / "docs" / "ci" / "grounding" / "calibration.jsonl").read_text().splitlines()]
 STARTER = ROOT / "judge" / "data" / "calibration" / "en.jsonl"  # the shipped labelled set: these records, these answers
-FAMILIES = {"good": "fam-g", "mediocre": "fam-m", "lenient": "fam-l", "credulous": "fam-c", "writer": "fam-w"}
+FAMILIES = {"good": "fam-g", "mediocre": "fam-m", "lenient": "fam-l", "credulous": "fam-c", "alarmist": "fam-a", "writer": "fam-w"}
 
 
 def answer(i: int, r: dict) -> tuple[str, str]:
@@ -39,7 +39,8 @@ def project(tmp_path_factory, request):
     from judge.testing.server import ScriptedServer
 
     root = tmp_path_factory.mktemp("trust")
-    server = ScriptedServer(panel_script({"good": "good", "mediocre": "mediocre", "lenient": "lenient", "credulous": "lenient"})).start()
+    server = ScriptedServer(panel_script({"good": "good", "mediocre": "mediocre", "lenient": "lenient", "credulous": "lenient",
+                                           "alarmist": lambda claim, passages: "unsupported"})).start()
     rows = []
     for i, r in enumerate(RECORDS):
         text, label = answer(i, r)
@@ -165,6 +166,27 @@ def test_a_lenient_judge_is_shown_by_its_calibration_to_miss_real_errors_and_ref
     panel, lines = _run(root, config("run-panel", ["good", "lenient"], {"enabled": False}, calibration=str(root / "panel.json")))
     assert set(panel["panel_excluded"]) == {"lenient"} and "misses real errors" in panel["panel_excluded"]["lenient"]
     assert panel["overall"]["labels"]["supported"] == 24  # the good judge's verdicts
+
+
+def test_a_judge_that_flags_everything_is_shown_unfit_and_refused(project):
+    """A judge that calls every claim unsupported finds every real error (recall 24/24) and hides every
+    regression (a claim broken by a pull request was flagged already): its calibration's noise, 24/24 grounded
+    claims flagged, is surely above one half, so require: calibrated refuses it and a panel leaves it out."""
+    root, config = project
+    cal = _calibrate(root, config("cal-alarmist", ["alarmist"], {"enabled": False}), "alarmist.json")
+    j = cal["judges"]["alarmist"]
+    assert j["not_grounded_recall"]["k"] == j["not_grounded_recall"]["n"] == 24 and j["noise"]["k"] == j["noise"]["n"] == 24
+    res = cli_inproc("run", config("run-alarmist", ["alarmist"], {"enabled": False}, calibration=str(root / "alarmist.json"), require="calibrated"),
+                     "--runs-dir", str(root / "runs"), "--no-progress", cwd=root)
+    assert res.returncode == 3, res.stdout[-2000:] + res.stderr
+    assert "judge alarmist refused (require: calibrated): flags grounded claims as often as not: 24/24 flagged" in res.stderr, res.stderr
+    _calibrate(root, config("cal-panel2", ["good", "alarmist"], {"enabled": False}), "panel2.json")
+    panel, _ = _run(root, config("run-panel2", ["good", "alarmist"], {"enabled": False}, calibration=str(root / "panel2.json")))
+    assert set(panel["panel_excluded"]) == {"alarmist"} and "flags grounded claims" in panel["panel_excluded"]["alarmist"]
+    good = _calibrate(root, config("cal-good2", ["good"], {"enabled": False}), "good2.json")["judges"]["good"]
+    ok = cli_inproc("run", config("run-good2", ["good"], {"enabled": False}, calibration=str(root / "good2.json"), require="calibrated"),
+                    "--runs-dir", str(root / "runs"), "--no-progress", cwd=root)
+    assert good["noise"]["k"] == 0 and ok.returncode == 0, ok.stderr  # the honest judge passes the same rule
 
 
 def test_a_calibration_file_is_checked_before_any_model_call(project):

@@ -99,6 +99,9 @@ class JudgeHealth(BaseModel):
         return None if self.status in ("reported", "unchecked") else self.status == "passed"
 
 
+UNFIT_AT = 0.5  # a calibrated judge is unfit where its not-grounded recall is surely below this, or its noise surely not
+
+
 class JudgeTrust(BaseModel):
     """How far one judge is calibrated on labelled real claims (judge.runs.calibration), as a run adopted it:
     what the first line of every report says of it."""
@@ -112,6 +115,22 @@ class JudgeTrust(BaseModel):
     origin: str | None = None  # what was labelled: "gold labels of calibration.jsonl", "human labels (labels.jsonl) of run ..."
     why: str | None = None  # not calibrated: why (and what to do)
     refused: str | None = None  # require: calibrated refused it: why
+    noise: list[int] | None = None  # [k, n]: labelled grounded claims it flagged, of the labelled ones
+    noise_ci95: list[float] | None = None
+
+    def unfit(self) -> str | None:
+        """Why its calibration shows its flags cannot be trusted, or None: it misses real errors (not-grounded
+        recall below UNFIT_AT at its upper bound), or it flags grounded claims as often as not (noise at least
+        UNFIT_AT at its lower bound: a judge that flags everything hides every regression)."""
+        if not self.calibrated:
+            return None
+        if self.recall and self.recall_ci95 and self.recall_ci95[1] < UNFIT_AT:
+            return (f"misses real errors: not-grounded recall {self.recall[0]}/{self.recall[1]}, upper bound "
+                    f"{self.recall_ci95[1]:.2f} < {UNFIT_AT} ({self.source})")
+        if self.noise and self.noise_ci95 and self.noise_ci95[0] >= UNFIT_AT:
+            return (f"flags grounded claims as often as not: {self.noise[0]}/{self.noise[1]} flagged, lower bound "
+                    f"{self.noise_ci95[0]:.2f} >= {UNFIT_AT} ({self.source})")
+        return None
 
 
 def trust_line(trust: list[JudgeTrust]) -> str | None:

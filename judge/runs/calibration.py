@@ -24,7 +24,6 @@ from judge.verdicts import GROUNDED_ANSWER, LABELS, NOT_GROUNDED, NOT_GROUNDED_A
 VERSION = 2
 MIN_EACH = 20  # labelled claims of each side (not grounded, grounded) a calibration wants: a judge right on all 20
 # has a not-grounded recall interval of [0.83, 1.00], one that flags none [0.00, 0.17]: told apart, not by chance
-REQUIRED_RECALL = 0.5  # require: calibrated refuses a judge whose not-grounded recall's upper bound is below this
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a calibration file is a few kilobytes; anything larger is refused unread
 FLOOR_CONFIDENCE = 0.95
 _MODEL_FIELDS = ("model", "api_base", "temperature", "seed", "max_tokens", "family")
@@ -245,18 +244,13 @@ def _trust(cal: Calibration, name: str, source: str) -> JudgeTrust:
     r = j.not_grounded_recall
     origin = cal.origin + ("" if j.enough else f"; too few labels, {j.more_wanted} more wanted")
     return JudgeTrust(judge=name, calibrated=j.enough and r.n > 0, claims=j.claims, recall=[r.k, r.n], recall_ci95=r.ci95, source=source,
+                      noise=[j.noise.k, j.noise.n], noise_ci95=j.noise.ci95,
                       origin=origin, why=None if j.enough else f"too few labels in {source}: {j.more_wanted} more wanted")
 
 
 def refusal(t: JudgeTrust) -> str | None:
     """Why ``require: calibrated`` refuses a judge, or None."""
-    if not t.calibrated:
-        return f"not calibrated ({t.why})"
-    k, n = t.recall
-    hi = (t.recall_ci95 or [0, 1])[1]
-    if hi < REQUIRED_RECALL:
-        return f"misses real errors: not-grounded recall {k}/{n}, upper bound {hi:.2f} < {REQUIRED_RECALL} ({t.source})"
-    return None
+    return f"not calibrated ({t.why})" if not t.calibrated else t.unfit()
 
 
 def _bounded_bytes(path: Path) -> bytes:

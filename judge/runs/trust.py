@@ -1,5 +1,5 @@
 """A panel goes on without a judge that is plainly broken: once a run's health is known, a judge that failed
-the canary, or whose calibration shows it misses real errors, no longer votes (too few controls is never a
+the canary, or whose calibration shows it unfit (JudgeTrust.unfit), no longer votes (too few controls is never a
 reason). Each claim's panel label is taken again from the judges left (triage's settlements stay); the
 excluded judge's verdicts stay beside them, and reports say it was excluded. With no judge left, nothing is
 excluded and the run exits 3 as any run whose judges fail."""
@@ -17,9 +17,9 @@ def excluded(health: HealthReport | None, panel: list[str]) -> dict[str, str]:
     if health is None or len(panel) < 2:
         return {}
     bad = {j.judge: j.verdict for j in health.judges if j.gated and j.status == "failed" and j.judge in panel}
-    for t in health.trust:  # a judge its calibration shows to miss real errors (not-grounded recall below 0.5 at its upper bound)
-        if t.judge in panel and t.calibrated and t.recall_ci95 and t.recall_ci95[1] < 0.5 and t.judge not in bad:
-            bad[t.judge] = f"its calibration shows it misses real errors (not-grounded recall {t.recall[0]}/{t.recall[1]}, upper bound {t.recall_ci95[1]:.2f})"
+    for t in health.trust:  # a judge its calibration shows unfit (JudgeTrust.unfit)
+        if t.judge in panel and t.judge not in bad and (why := t.unfit()):
+            bad[t.judge] = f"its calibration shows it {why}"
     return bad if len([n for n in panel if n not in bad]) >= 1 else {}
 
 
