@@ -20,11 +20,13 @@ from tests.test_llm_port import MESSAGES, Verdict, _until_budget, cfg_for
 @pytest.mark.parametrize("tokens", [-1_000_000, -1])
 def test_negative_usage_never_refunds_the_budget(scripted_server, caplog, tokens):
     server = scripted_server(lambda req, n: Reply(body={"label": "supported", "rationale": "x"}, prompt_tokens=tokens, completion_tokens=1000))
-    cfg = cfg_for(server, model=f"openai/scripted-neg{-tokens}", price=Price(input_per_million=200.0, output_per_million=10.0))
-    llm = LLM(max_cost_usd=0.01)
+    cfg = cfg_for(server, model=f"openai/scripted-neg{-tokens}", price=Price(input_per_million=200.0, output_per_million=10.0), max_tokens=1000)
+    llm = LLM(max_cost_usd=0.015)
     with caplog.at_level(logging.WARNING, logger="judge.llm"):
         done = _until_budget(llm, cfg)
-    assert done == 1  # the first call spends 1000 * 10 / 1e6 = 0.01: the budget is reached, the next is never sent
+    # the first call spends 1000 * 10 / 1e6 = 0.01 (its negative prompt tokens count 0, never a refund); a second's
+    # ceiling (10 prompt characters * 200 / 1e6 + 1000 * 10 / 1e6 = 0.012) would pass 0.015: never sent
+    assert done == 1
     assert llm.totals.cost_usd >= 0.01 and llm.totals.prompt_tokens == 0
     assert sum("below zero" in r.getMessage() for r in caplog.records) == 1  # one warning per model, not per call
 

@@ -292,3 +292,46 @@ def test_an_untouched_complete_run_passes_the_check(tmp_path, finished):
     assert cli("compare", finished, run).exit_code == 0
     assert cli("merge", run, "--runs-dir", tmp_path / "merged").exit_code == 0
 
+
+
+# -- class 4: confirmation re-asks stay within max_cost_usd and are recorded ------------------------------------
+
+PRICE = {"input_per_million": 10000.0, "output_per_million": 10000.0}  # a re-ask here costs 2.67 USD, its ceiling 20.15
+BUDGET = 21.0  # room for one re-ask's ceiling, not two: without the ceiling held, all ten re-asks (26.7 USD) ran at once
+
+
+def _priced(tmp_path, name, **extra):
+    cfg = yaml.safe_load((tmp_path / "b.yaml").read_text())
+    cfg["models"]["checker"]["price"] = PRICE
+    cfg.update(extra)
+    (tmp_path / name).write_text(yaml.safe_dump(cfg))
+    return tmp_path / name
+
+
+def test_compare_confirm_never_spends_past_its_budget(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        _priced(tmp_path, "priced.yaml")
+        before = server.stats.requests
+        result = cli_inproc("compare", dirs["a"], dirs["b"], "--confirm", "5", "--models", str(tmp_path / "priced.yaml"),
+                            "--max-cost-usd", str(BUDGET), "--json", cwd=tmp_path)
+        asked = server.stats.requests - before
+    usage = json.loads(result.stdout)["confirmation"]["usage"]
+    assert asked == usage["calls"] - usage["cache_hits"] == 1, usage
+    assert usage["cost_usd"] <= BUDGET and "max_cost_usd 21.0 reached" in usage["stopped"], usage
+    assert result.returncode == 1, result.stdout  # the claims not re-asked keep their verdicts: the regression stands
+
+
+def test_a_baseline_runs_reasks_are_recorded_and_within_the_runs_budget(tmp_path):
+    with ScriptedServer(panel_script({"checker": "good"})) as server:
+        dirs = _runs(tmp_path, server)
+        config = _priced(tmp_path, "c.yaml", max_cost_usd=BUDGET)
+        before = server.stats.requests
+        result = cli_inproc("run", str(config), "--runs-dir", str(tmp_path / "runs" / "c"), "--baseline", dirs["a"], "--no-progress", cwd=tmp_path)
+        asked = server.stats.requests - before
+    (run,) = (tmp_path / "runs" / "c").iterdir()
+    calls = [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
+    assert asked == sum(not c.get("cached") for c in calls) == 1, calls  # every call the server saw is a line of calls.jsonl
+    assert sum(c.get("cost_usd") or 0 for c in calls) <= BUDGET
+    assert json.loads((run / "summary.json").read_text())["usage"]["cost_usd"] <= BUDGET
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]

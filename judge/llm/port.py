@@ -105,6 +105,7 @@ class LLM:
         self.limiter_factory = limiter_factory
         self.max_cost_usd = max_cost_usd
         self.totals = Usage()
+        self._held = 0.0  # the ceilings of the calls in flight: the budget counts them before they are paid
         self.on_call = on_call  # called with every CallRecord (e.g. to append it to the run's calls.jsonl)
         self._limiters: dict[str, ModelLimiter] = {}
 
@@ -170,8 +171,25 @@ class LLM:
             record.error = f"environment variable {cfg.api_key_env} (api_key_env of {cfg.label}) is not set"
             self._account(record)
             raise LLMCallError(cfg.label, record.error, 0, record)
-        if not self.budget_left:
-            raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f})")
+        ceiling = self._ceiling(cfg, messages)
+        if not self.budget_left or (self.max_cost_usd is not None and self.totals.cost_usd + self._held + ceiling > self.max_cost_usd):
+            raise BudgetExceeded(f"max_cost_usd {self.max_cost_usd} reached (spent {self.totals.cost_usd:.4f}, "
+                                 f"{self._held:.4f} held by calls in flight, this call up to {ceiling:.4f})")
+        self._held += ceiling
+        try:
+            return await self._uncached(cfg, messages, response_model, record, key, keep_truncated)
+        finally:
+            self._held -= ceiling
+
+    def _ceiling(self, cfg: ModelConfig, messages: list[dict]) -> float:
+        """The most one attempt of this call can cost: every prompt character a token, and max_tokens written
+        (0 where no price is known: such a call never counts against the budget, as after it)."""
+        if self.max_cost_usd is None:
+            return 0.0
+        return call_cost(cfg, sum(len(str(m.get("content", ""))) for m in messages), cfg.max_tokens) or 0.0
+
+    async def _uncached(self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord, key: str,
+                        keep_truncated: bool) -> tuple[T, CallRecord]:
         if cfg.embedded_name:
             from judge.llm.local import ensure_registered
 
