@@ -66,27 +66,19 @@ class _Donor:
     language: str
     words: frozenset[str]
     texts: tuple[tuple[str, str], ...]  # (doc_id, text prefix)
-    has_sentences: bool
     claims: tuple[str, ...] = ()  # what the dataset says of it in claim form: gold claims, reference and recorded answers' sentences
     subject: str = ""  # what it is about, where that is a name its sources write (shapes.named_subject)
 
     @classmethod
-    def of(cls, record: Record, language: str, sentences: list[Sentence] | None = None) -> _Donor:
-        """``sentences``: the record's claim sentences, where the caller has them already."""
-        claims = _answer_claims(record)
-        subject = named_subject(record) or ""
-        if sum(len(s.text) for s in record.sources) <= DONOR_CHARS:
-            texts = tuple((s.doc_id, s.text) for s in record.sources)
-            if sentences is None:
-                sentences = _sentences_of(record.id, texts)
-            return cls(record.id, language, _words_of(t for _, t in texts), texts, bool(sentences), claims, subject)
-        out, left = [], DONOR_CHARS
+    def of(cls, record: Record, language: str) -> _Donor:
+        texts, left = [], DONOR_CHARS
         for src in record.sources:
             if left <= 0:
                 break
-            out.append((src.doc_id, src.text[:left]))
-            left -= len(out[-1][1])
-        return cls(record.id, language, _words_of(t for _, t in out), tuple(out), bool(_sentences_of(record.id, out)), claims, subject)
+            texts.append((src.doc_id, src.text[:left]))
+            left -= len(texts[-1][1])
+        words = _words_of(t for _, t in texts)
+        return cls(record.id, language, words, tuple(texts), _answer_claims(record), named_subject(record) or "")
 
     def sentences(self) -> list[Sentence]:
         return _sentences_of(self.record_id, self.texts)
@@ -151,7 +143,7 @@ class ControlData:
                     heapq.heappush(sample, (-rank, r.id))
                 else:
                     del data.donors[heapq.heapreplace(sample, (-rank, r.id))[1]]
-                data.donors[r.id] = _Donor.of(r, language, sentences)
+                data.donors[r.id] = _Donor.of(r, language)
             seen_subjects = subjects.setdefault(language, {})
             if len(seen_subjects) < POOL_CAP and (subject := subject_of(r)) and len(subject) <= 60 and len(subject.split()) >= 2:
                 seen_subjects[subject] = None

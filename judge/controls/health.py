@@ -1,26 +1,7 @@
-"""Judge health on control claims: a canary, never a measure of trust (DESIGN.md, "Controls are a canary").
+"""Judge health on control claims: a canary that fails a plainly broken judge, never a measure of trust.
 
-Per judge and per control label (supported, contradicted, unsupported): recall with an exact
-(Clopper-Pearson) interval. Planted errors are easier than real ones and recall on them did not predict
-recall on real claims (gaps 0.07-0.92, docs/controls.md), so the controls can only *fail* a judge that is
-plainly broken on them; how far a judge is right comes from its calibration on labelled real claims
-(judge.runs.calibration). A judge is
-
-- ``failed``: plainly broken: it never finds a planted error of a label present with at least
-  ``canary_min`` of them (a judge finding ``floor`` of them would have found one at ``confidence``), or it
-  calls none of that many supported controls supported (one label to everything); the verdict says which and
-  how ("misses contradicted: 0 of 7, calls them supported"). Exit 3;
-- ``passed``: not failed, and it found planted errors: the verdict says "caught planted errors" and what it
-  caught, nothing more;
-- ``unchecked``: too few controls for the canary to tell; never a failure (the calibration decides);
-- ``reported``: a rule with no model (the deterministic judge, triage) or a run whose gate is off: its
-  figures are shown, nothing is gated.
-
-A planted error counts as found when the judge calls it unsupported or contradicted, whichever it was made
-as: an added detail read as gainsaid, or a changed name read as never stated, is a flag all the same (the
-glossary: a statement the source does not make is unsupported). Kinds of control (number, date, entity,
-negation, subject, ...) recalled below ``WEAK`` are named in every verdict. A judge error on a control counts
-as a miss. ``unverified`` is read back from runs made before the canary (never written now, never a failure).
+Planted errors are easier than real ones (docs/controls.md: statuses, the gate, why ``canary_min``); how far a
+judge is right comes from its calibration on labelled real claims (judge.runs.calibration).
 """
 
 from __future__ import annotations
@@ -40,7 +21,6 @@ TELL_BAR = 0.7  # a surface feature (or the detector) separating controls from r
 PLANTED = ("planted errors are easier to catch than real ones: the canary says only that a judge is not plainly broken, "
            "not how often it is right; that is its calibration on labelled real claims (judge calibrate), and the rate "
            "corrected by human labels (judge label) is the estimate to trust")
-CANARY = "the canary (planted errors)"
 WEAK = 0.5  # a label or kind recalled less often than this is named as a blind spot
 Status = Literal["passed", "failed", "unchecked", "unverified", "reported"]  # unverified: read back from older runs only
 RULE_HOWS = (DETERMINISTIC, TRIAGE)  # verdicts of rules, not models: reported, never gated

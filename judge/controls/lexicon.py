@@ -127,15 +127,6 @@ MONTHS: dict[str, tuple[str, ...]] = {
 }
 MONTH_PREFIX = {"he": "[ובלמה]?", "ar": "(?:في |و)?"}
 
-# How an unrelated sentence is phrased as a claim about this record's subject.
-ABOUT: dict[str, str] = {
-    "en": "Regarding {subject}, {claim}",
-    "pt": "Quanto a {subject}, {claim}",
-    "es": "En cuanto a {subject}, {claim}",
-    "he": "בהקשר של {subject}, {claim}",
-    "ar": "فيما يتعلق بـ{subject}، {claim}",
-}
-
 
 def month_pattern(language: str) -> re.Pattern | None:
     names = MONTHS.get(language)

@@ -1,29 +1,8 @@
-"""Control claims: claims whose label is known by construction, made from the run's own claims and judged in
-calls of their own, shaped like the answer's real calls, so that nothing in a call (its size, its ids, a near
-copy beside it) tells them from real claims (DESIGN.md, "Controls are a smoke alarm").
+"""Control claims: labels known by construction, made from the run's certain claims and judged in calls shaped
+like the real ones, so that nothing in a call tells them apart (docs/controls.md: the kinds and their rules).
 
-The bases are the answer's claims whose support is certain by alignment (:func:`certain`): every content word
-of the claim aligned, in order, to one sentence of its best candidate, its numbers and names as that sentence
-states them, no negation added or dropped (and a supported control is withdrawn, not counted, where a judge
-flagged the answer it was made from). From each:
-
-- supported: the claim as it stands (or reworded by rule where triage would settle it as it is);
-- contradicted: one fact the aligned sentence states changed: a name, number or date taken from elsewhere
-  in the same source put in its slot (a recombination), a number, month or name swapped for another of the
-  data, or a negation inserted or removed;
-- unsupported: the claim with a detail the source does not state (who says so), or a claim another record's
-  data makes, said of this record's subject, that the source does not make (neither leaves a number, date or
-  name the source could contradict).
-
-The rooms: :mod:`judge.controls.shapes` (what the rules read in a text), :mod:`judge.controls.data` (what
-they draw from across the run), :mod:`judge.controls.reword` (supported), :mod:`judge.controls.perturb`
-(contradicted), :mod:`judge.controls.unsupported`; this module finds the bases and assembles one control
-answer; :mod:`judge.controls.mix` decides which answers get one and how large.
-
-Every contradicted or unsupported control is checked against its own record's sources with the project's
-search: it must not be found verbatim there. Every choice is drawn from a seeded generator keyed by record
-and answer, so the same data and seed give the same controls. ``origin`` is the source span the base claim
-was aligned to (it slices its source exactly).
+Contradicted and unsupported controls must not be found verbatim in their record's sources; every choice is
+drawn from a generator seeded by record and answer, so the same data and seed give the same controls.
 """
 
 from __future__ import annotations
@@ -50,15 +29,7 @@ UNSUPPORTED_KINDS: tuple[str, ...] = ("detail", "about")
 
 
 class ControlsConfig(BaseModel):
-    """How many controls a run judges beside its real claims, and what the gate asks of a judge on them.
-
-    A run asks for ``per_label`` controls of each label; an answer gets a control answer of its own with a
-    probability set so that the run makes about that many (x ``margin``, for answers no control can be made
-    from), never more than ``max_share`` of the claims its judges see (so of their calls and tokens). Where
-    that cap binds the canary has too few to tell and says so (never a failure). The gate (on unless
-    ``gate: false``) fails only a plainly broken judge: one that finds none of ``canary_min(floor, confidence)``
-    planted errors of a label (6 at floor 0.4), or calls that many supported controls all not grounded
-    (judge.controls.health). How far a judge is right is its calibration's (judge.runs.calibration)."""
+    """How many controls a run judges beside its real claims, and what the canary asks (docs/controls.md)."""
 
     model_config = {"extra": "forbid"}
     enabled: bool = True
