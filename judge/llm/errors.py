@@ -17,7 +17,7 @@ class LLMCallError(LLMError):
         self.cause = redact(cause)  # providers echo keys in their errors: none goes further than here
         self.attempts = attempts
         self.record = record  # the CallRecord, with the tokens every attempt spent
-        super().__init__(f"{model}: {cause} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+        super().__init__(f"{model}: {self.cause} (after {attempts} attempt{'s' if attempts != 1 else ''})")
 
 
 class BudgetExceeded(LLMError):

