@@ -84,7 +84,7 @@ def main() -> None:
     ideal = args.calls * args.latency / args.concurrency
     # The server runs in its own process, as a provider would: in-process it would compete for the GIL.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "judge.testing.server", "--latency", str(args.latency), "--body", json.dumps(body)],
+        [sys.executable, str(Path(__file__).with_name("scripted_server.py")), "--latency", str(args.latency), "--body", json.dumps(body)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     base_url = proc.stdout.readline().strip()

@@ -198,14 +198,8 @@ class ScriptedServer:
             if reply.echo_key:
                 key = (http.headers.get("Authorization") or "").removeprefix("Bearer ")
                 message = f"Incorrect API key provided: {key}. You can find your API key at https://example.invalid (Bearer {key})"
-            payload = json.dumps({"error": {"message": message, "type": "scripted"}}).encode()
-            http.send_response(reply.status)
-            if reply.retry_after is not None:
-                http.send_header("Retry-After", f"{reply.retry_after:g}")
-            http.send_header("Content-Type", "application/json")
-            http.send_header("Content-Length", str(len(payload)))
-            http.end_headers()
-            http.wfile.write(payload)
+            retry = {} if reply.retry_after is None else {"Retry-After": f"{reply.retry_after:g}"}
+            _write(http, reply.status, {"error": {"message": message, "type": "scripted"}}, retry)
             return
         text = reply.raw if reply.raw is not None else json.dumps(reply.body, ensure_ascii=False)
         prompt = "".join(
@@ -225,49 +219,22 @@ class ScriptedServer:
             }
             finish = "tool_calls"
         finish = reply.finish_reason or finish
-        payload = json.dumps(
-            {
-                "id": "chatcmpl-scripted",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": request.get("model", "scripted"),
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
-            }
-        ).encode()
-        http.send_response(200)
-        http.send_header("Content-Type", "application/json")
-        http.send_header("Content-Length", str(len(payload)))
-        http.end_headers()
-        http.wfile.write(payload)
-        http.wfile.flush()
+        tokens = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+        _write(http, 200, {"id": "chatcmpl-scripted", "object": "chat.completion",
+                           "created": int(time.time()), "model": request.get("model", "scripted"),
+                           "usage": {**tokens, "total_tokens": prompt_tokens + completion_tokens},
+                           "choices": [{"index": 0, "message": message, "finish_reason": finish}]})
         with self._lock:  # counted once sent: what the server bills is what it delivered
             self.stats.prompt_tokens += prompt_tokens
             self.stats.completion_tokens += completion_tokens
 
 
-def main() -> None:
-    """Serve one fixed structured answer with a fixed latency from a separate process (for benchmarks)."""
-    import argparse
-    import sys
-
-    ap = argparse.ArgumentParser(description=main.__doc__)
-    ap.add_argument("--latency", type=float, default=0.0)
-    ap.add_argument("--body", default='{"label": "supported", "evidence": ["c1"], "rationale": "stated in c1"}')
-    args = ap.parse_args()
-    body = json.loads(args.body)
-    server = ScriptedServer(lambda req, n: Reply(body=body, latency=args.latency), keep_bodies=False).start()
-    sys.stdout.write(server.base_url + "\n")
-    sys.stdout.flush()
-    try:
-        sys.stdin.read()  # serve until the parent closes our stdin
-    finally:
-        server.stop()
-
-
-if __name__ == "__main__":
-    main()
+def _write(http: BaseHTTPRequestHandler, status: int, body: dict, headers: dict | None = None) -> None:
+    payload = json.dumps(body).encode()
+    http.send_response(status)
+    headers = {**(headers or {}), "Content-Type": "application/json", "Content-Length": str(len(payload))}
+    for name, value in headers.items():
+        http.send_header(name, value)
+    http.end_headers()
+    http.wfile.write(payload)
+    http.wfile.flush()
