@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from judge.testing.rss import cli_with_peak_rss
 from judge.testing.scripts import pipeline_model
 from judge.testing.server import Reply, ScriptedServer
 
@@ -91,15 +92,10 @@ def judge_cmd(*args: str) -> list[str]:
 
 
 def run_cli(config: Path, runs: Path, *extra: str, timeout: float = 1800) -> tuple[subprocess.CompletedProcess, float]:
-    """``judge run`` in a child process, measured with /usr/bin/time when present: (result, peak RSS MB)."""
-    cmd = judge_cmd("run", str(config), "--runs-dir", str(runs), "--json", "--no-progress", *extra)
-    timer = Path("/usr/bin/time")
-    rss_file = runs.parent / f".rss-{time.time_ns()}"
-    if timer.exists():
-        cmd = [str(timer), "-f", "%M", "-o", str(rss_file)] + cmd
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    rss = float(rss_file.read_text().strip().splitlines()[-1]) / 1024 if rss_file.exists() else float("nan")
-    return result, rss
+    """``judge run`` in a child process: (result, its peak RSS in MB, NaN where it never said)."""
+    args = ("run", str(config), "--runs-dir", str(runs), "--json", "--no-progress", *extra)
+    result, peak = cli_with_peak_rss(*args, cwd=Path.cwd(), timeout=timeout)
+    return result, peak / 2**20 if peak else float("nan")
 
 
 def restart_when(server: ScriptedServer, runs: Path, lines: int, done: threading.Event) -> dict:
@@ -109,8 +105,8 @@ def restart_when(server: ScriptedServer, runs: Path, lines: int, done: threading
 
     def watch():
         while not done.is_set():
-            dirs = [d for d in runs.iterdir() if d.is_dir()] if runs.exists() else []
-            results = dirs[0] / "results.jsonl" if dirs else None
+            run_dir = _run_dir(runs)
+            results = run_dir / "results.jsonl" if run_dir else None
             if results is not None and results.exists():
                 count = results.read_bytes().count(b"\n")
                 if count >= lines:
@@ -142,11 +138,15 @@ def kill_resume(config: Path, runs: Path, kill_after_lines: list[int], timeout: 
 def _wait_for_run_dir(runs: Path, timeout: float) -> Path:
     deadline = time.time() + timeout
     while time.time() < deadline:
-        dirs = [d for d in runs.iterdir() if d.is_dir()] if runs.exists() else []
-        if dirs:
-            return dirs[0]
+        if run_dir := _run_dir(runs):
+            return run_dir
         time.sleep(0.02)
     raise TimeoutError("no run directory appeared")
+
+
+def _run_dir(runs: Path) -> Path | None:
+    dirs = [d for d in runs.iterdir() if d.is_dir()] if runs.exists() else []
+    return dirs[0] if dirs else None
 
 
 def _wait_for_lines(path: Path, lines: int, proc: subprocess.Popen, timeout: float) -> None:
