@@ -293,9 +293,6 @@ def test_the_ci_recipe_as_written(tmp_path, scripted_server):
     models = {"models": {name: {"model": f"openai/{name}", "api_base": server.base_url, "family": fam, "timeout": 5}
                          for name, fam in (("writer", "fam-w"), ("checker", "fam-j"))}}
     (repo / "grounding" / "models.yaml").write_text(yaml.safe_dump(models))
-    from judge.testing.ci_sim import synthetic
-
-    synthetic(repo / "grounding" / "judge.yaml")  # every answer copies its source: the run's detector bar lifted, said why there
     workflow = yaml.safe_load((repo / "grounding.yml").read_text())
     job = workflow["jobs"]["grounding"]
     env = {**os.environ, **{k: v for k, v in job["env"].items() if "${{" not in str(v)},

@@ -6,10 +6,9 @@ rewords it, ``BREAK`` makes three answers state a wrong year, ``BREAK1`` one.
 from __future__ import annotations
 
 import html
-import os
 import re
 import shutil
-from contextlib import contextmanager
+from contextlib import chdir
 from pathlib import Path
 
 import yaml
@@ -55,23 +54,6 @@ def script(judge: str = "good", noise: float = 0.0):
     return reply
 
 
-@contextmanager
-def inside(path: Path):
-    here = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
-def synthetic(config: Path) -> None:
-    """The recipe's config for synthetic data: every answer copies its source, so the detector would tell any
-    control apart (AUC 1.0) and leave every judge unverified; its bar is lifted (controls.detector_bar: 1)."""
-    text = config.read_text()
-    config.write_text(text.replace("  per_label: 1 ", "  detector_bar: 1                 # synthetic data (judge.testing.ci_sim.synthetic)\n  per_label: 1 ", 1))
-
-
 class Recipe:
     """A fresh copy of docs/ci in ``root`` whose models are the scripted server's."""
 
@@ -81,7 +63,6 @@ class Recipe:
         models = {"models": {name: {"model": f"openai/{name}", "api_base": server.base_url, "family": fam, "timeout": 10}
                              for name, fam in (("writer", "fam-w"), ("checker", "fam-j"))}}
         (root / "grounding" / "models.yaml").write_text(yaml.safe_dump(models))
-        synthetic(root / "grounding" / "judge.yaml")
         self.answer = root / "grounding" / "answer.j2"
         self.original = self.answer.read_text()
         source = (root / "grounding.yml").read_text()
@@ -100,7 +81,7 @@ class Recipe:
         from judge.cli import app
 
         code = 0
-        with inside(self.root):
+        with chdir(self.root):
             for group in command.split(";"):
                 for part in group.split("&&"):
                     part, _, tolerated = part.partition("||")
