@@ -138,11 +138,7 @@ def normalise_family(family: str) -> str:
     known = _known(key)
     if known is None:
         name = re.sub(r"[\s_]+", "-", family.strip().lower()).strip("-/")
-        for part in (p.strip("-") for p in name.split("/")):
-            for pattern, fam in _COMPILED:
-                if pattern.search(part):
-                    return fam
-        known = resembled(key)
+        known = _named_family(p.strip("-") for p in name.split("/")) or resembled(key)
         if known is None:
             return name or "unknown"
     return known
@@ -152,12 +148,18 @@ def id_family(model: str, api_base: str | None = None) -> str | None:
     """The family a model id tells by itself (a name prefix, or a provider serving only its own models when no
     api_base sends the call elsewhere), or None."""
     parts = [p.strip() for p in model.strip().split("/")]
-    for name in parts[1:] if len(parts) > 1 else parts:
+    found = _named_family(parts[1:] if len(parts) > 1 else parts)
+    if found is None and len(parts) > 1 and not api_base:
+        return PROVIDER_FAMILIES.get(parts[0].lower())
+    return found
+
+
+def _named_family(names) -> str | None:
+    """The family the first of ``names`` a registry pattern matches belongs to."""
+    for name in names:
         for pattern, family in _COMPILED:
             if pattern.search(name):
                 return family
-    if len(parts) > 1 and not api_base:
-        return PROVIDER_FAMILIES.get(parts[0].lower())
     return None
 
 
@@ -187,13 +189,7 @@ def family_of(model: Model | str) -> str:
         if model.family and model.family.strip():
             return normalise_family(model.family)  # it never contradicts the id (refused when the config is read)
         model = model.model
-    parts = [p.strip() for p in model.strip().split("/")]
-    names = parts[1:] if len(parts) > 1 else parts
-    for name in names:
-        for pattern, family in _COMPILED:
-            if pattern.search(name):
-                return family
-    return PROVIDER_FAMILIES.get(parts[0].lower(), "unknown") if len(parts) > 1 else "unknown"
+    return id_family(model) or "unknown"
 
 
 def answer_family(model: str, family: str | None = None) -> str:
