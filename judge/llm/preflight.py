@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel
 
 from judge.llm.config import EMBEDDED_PREFIX, ModelConfig
-from judge.llm.errors import LLMError, LocalModelUnavailable
+from judge.llm.errors import LLMError
 
 
 class ModelStatus(BaseModel):
@@ -45,8 +45,6 @@ def _embedded_problem(cfg: ModelConfig) -> str | None:
             metadata.distribution(dist)
         except metadata.PackageNotFoundError:
             return f"weights package {dist} is not installed; {install_hint(EMBEDDED[name].extra)}"
-        except LocalModelUnavailable as e:  # pragma: no cover - defensive
-            return str(e)
     return None
 
 
