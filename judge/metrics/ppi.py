@@ -135,17 +135,17 @@ def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
     total = sum(s.size for s in strata)
     if total <= 0:
         raise ValueError("stratified_mean: the strata hold no item")
-    point = var = below = above = 0.0
+    point = var = guessed = unlabelled = 0.0
     n = 0
     for s in strata:
         if s.size <= 0:
             continue
         share = s.size / total
         k = len(s.labels)
-        if k == 0:
+        if k == 0:  # any rate from 0 to 1: the judge's value moves the point, never the interval
             point += share * s.guess
-            below += share * s.guess
-            above += share * (1 - s.guess)
+            guessed += share * s.guess
+            unlabelled += share
             continue
         n += k
         point += share * (sum(s.labels) / k)
@@ -158,9 +158,9 @@ def stratified_mean(strata: list[Stratum], z: float = Z95) -> MeanEstimate:
         from scipy.stats import t as student
 
         z = float(student.ppf(0.975, max(1, n - labelled)))
-    low, high = wilson(point - below, smoothed, var, z) if n else (point, point)
+    low, high = wilson(point - guessed, smoothed, var, z) if n else (0.0, 0.0)  # the labelled strata's part
     cc = CC / total if var > 0 else 0.0
-    return MeanEstimate(point, low - below - cc, high + above + cc, se, float("nan"), n, total)
+    return MeanEstimate(point, low - cc, high + unlabelled + cc, se, float("nan"), n, total)
 
 
 def labels_alone(y, w, size: int, z: float = Z95) -> MeanEstimate:

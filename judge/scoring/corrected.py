@@ -97,11 +97,11 @@ class CorrectedScores(BaseModel):
     warnings: list[str]
 
 
-def _interval(e: MeanEstimate, reach: float = 0.0) -> Interval:
-    """An Interval of ``e``, its high end ``reach`` further (the share of unlabelled strata a rate could still take),
-    always holding its estimate (an interval that does not is widened to it, never a ValidationError)."""
+def _interval(e: MeanEstimate) -> Interval:
+    """An Interval of ``e``, always holding its estimate (an interval that does not is widened to it, never a
+    ValidationError)."""
     point = min(1.0, max(0.0, e.estimate))
-    low, high = min(point, max(0.0, e.low)), max(point, min(1.0, e.high + reach))
+    low, high = min(point, max(0.0, e.low)), max(point, min(1.0, e.high))
     return Interval(estimate=round(point, 6), low=round(low, 6), high=round(high, 6), se=round(e.se, 6),
                     lam=None if math.isnan(e.lam) else round(e.lam, 6))
 
@@ -117,18 +117,17 @@ def estimate(cells: list[Stratum], y: np.ndarray, w: np.ndarray) -> tuple[Interv
     by model and verdict, with their labels), and its labelled values ``y`` with sampling weights ``w``. Labels
     all of one value: the labels-only interval is the exact one. The corrected interval is never wider than
     the labels-only one: when it would be, the labels-only one is given."""
-    # a stratum with no label (a model left unlabelled, issue 50.3) may hold any rate from 0 to 1: the interval reaches
-    # its whole share above the labelled ones (stratified_mean's high end took it at its judge's value only)
-    total = sum(c.size for c in cells if c.size > 0)
-    reach = sum(c.size * c.guess for c in cells if c.size > 0 and not c.labels) / total if total else 0.0
-    corrected = _interval(stratified_mean(cells), reach)
+    # a stratum with no label (a model left unlabelled, issue 50.3) may hold any rate from 0 to 1: stratified_mean's
+    # interval reaches its whole share above the labelled ones
+    unlabelled = any(c.size > 0 and not c.labels for c in cells)
+    corrected = _interval(stratified_mean(cells))
     n, size = len(y), sum(c.size for c in cells)
     alone = _interval(labels_alone(y, w, size))
     same = len(set(y.tolist())) == 1
     if same and y[0] in (0.0, 1.0):
         lo, hi = _exact(int(y[0]) * n, n)
         alone = alone.model_copy(update={"low": lo, "high": hi})
-    if corrected.high - corrected.low > alone.high - alone.low and not reach:  # (with unlabelled strata the labels alone speak for none of them)
+    if corrected.high - corrected.low > alone.high - alone.low and not unlabelled:  # (with unlabelled strata the labels alone speak for none of them)
         corrected = alone.model_copy(update={"lam": 0.0})
     return corrected, alone, same
 
