@@ -56,7 +56,7 @@ from judge.models import Source  # noqa: E402
 from judge.pipeline import candidates  # noqa: E402
 from judge.config import SearchSection  # noqa: E402
 from judge.search import Index  # noqa: E402
-from judge.stages.checks import check_claim  # noqa: E402
+from judge.stages.evidence import check_claim  # noqa: E402
 from judge.judges.deterministic import DeterministicThresholds, fitted_score, load_weights, no_model_label  # noqa: E402
 from judge.stages.evidence import read_evidence  # noqa: E402
 from judge.text import split_sentences  # noqa: E402

@@ -31,7 +31,7 @@ from judge.datasets import load
 from judge.pipeline import candidates
 from judge.config import SearchSection
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.stages.claims import answer_part
 from judge.stages.decompose import sentence_claims
 from judge.stages.evidence import Evidence, read_evidence

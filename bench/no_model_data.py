@@ -21,7 +21,7 @@ from judge.judges.triage import verbatim_refusal
 from judge.pipeline import candidates
 from judge.config import SearchSection
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.stages.claims import answer_part
 
 SEARCH = SearchSection(k=5)

@@ -23,7 +23,7 @@ from judge.config import RunConfig, SearchSection
 from judge.search import Index
 from judge.search import offer as offer_within  # the budgeted offer; `offer` here is the judges' id-giving one
 from judge.search.index import CHARS_PER_TOKEN
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.stages.claims import drop_unfinished
 from judge.stages.decompose import decompose
 from judge.stages.generate import generate

@@ -8,7 +8,7 @@ import pytest
 
 from judge.models import Candidate, Span
 from judge.stages.alignment import FEATURES, align, judged
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 
 # (record id, source, answer, what the verdict must be)
 CASES = [

@@ -11,11 +11,12 @@ import json
 import pytest
 
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.stages.names import name_present, names_in, related_names, same_name
 from judge.stages.numbers import mentions
-from judge.stages.slots import aligned_mismatches
-from judge.stages.conflicts import correction_cue, find_conflicts
+from judge.stages.alignment import aligned_mismatches
+from judge.stages.cues import correction_cue
+from judge.stages.evidence import find_conflicts
 from judge.judges.deterministic import DeterministicThresholds, fault_kind
 from judge.stages.evidence import read_evidence
 from tests.conftest import shared

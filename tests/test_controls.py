@@ -25,7 +25,7 @@ from judge.datasets import load
 from judge.judges import offer
 from judge.judges.triage import VERBATIM_METHODS
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.text import normalize, split_sentences
 from judge.verdicts import CONTROL_LABELS
 from tests.conftest import BUNDLED_SAMPLE, shared

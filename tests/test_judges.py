@@ -15,7 +15,7 @@ from judge.search import Index
 from judge.scoring.base import AnswerItem
 from judge.metrics.gold import GoldClaim, Matched, matched_gold
 from judge.scoring.sections import ByGenre, ClaimMatching, Evidence, GoldLabels, Human, Overall, PerAnswer
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.judges.deterministic import fault_kind
 from judge.stages.evidence import read_evidence
 from judge.verdicts import CLAIM_LABELS, CREDIT, SEVERITY, rates, scale_scores

@@ -20,7 +20,7 @@ from judge.models import Source
 from judge.report.markdown import render
 from judge.results import JudgeVerdict
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.testing.scripts import pipeline_model
 from judge.verdicts import CLAIM_LABELS, SEVERITY, UNSURE, rates, scale_scores, unsure_line
 from tests.conftest import ROOT, cli_inproc, shared

@@ -85,7 +85,7 @@ def test_a_short_answer_no_passage_holds_is_never_supported_whatever_the_fitted_
     from judge.pipeline import candidates
     from judge.config import SearchSection
     from judge.search import Index
-    from judge.stages.checks import check_claim
+    from judge.stages.evidence import check_claim
     from judge.stages.evidence import FEATURES
 
     source = "The oldest building in the town is the stone mill by the river. It opened in 1830."

@@ -14,7 +14,7 @@ import pytest
 from judge.judges import ClaimToJudge, DeterministicJudge, DeterministicThresholds, JudgeContext, offer
 from judge.models import Source
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.stages.decompose import sentence_claims
 from judge.judges.deterministic import fault
 from judge.stages.evidence import absent_words, read_evidence

@@ -10,7 +10,7 @@ from judge.judges import ClaimToJudge, JudgeContext, offer, triage
 from judge.judges.panel import Panel
 from judge.models import Source
 from judge.search import Index
-from judge.stages.checks import check_claim
+from judge.stages.evidence import check_claim
 from judge.stages.evidence import VERBATIM_METHODS, read_evidence
 from judge.text.bounds import find_word, on_word_boundaries
 from judge.text.proposition import not_a_proposition

@@ -1,50 +1,54 @@
-"""Evidence: one claim read against its offered candidates and its record, built once and carried to every
-reader (DESIGN, "Alignment first"): triage, the no-model judge, the controls and the fitting code read this
-value and nothing else matches a claim against text.
+"""Evidence: one claim read against its candidates and its record, built once and carried to every reader
+(DESIGN, "Alignment first"): triage, the no-model judge, the controls and the fit read this value, and nothing
+else matches a claim against text. It holds the claim's alignment with the ONE span it is judged against
+(:func:`judge.stages.alignment.judged`), the checks' counts (:func:`check_claim`), and what the rest of the
+source says:
 
-An :class:`Evidence` holds the claim's alignment with the ONE span it is judged against
-(:func:`judge.stages.alignment.judged`), the checks' counts, and what the whole source says beyond that span:
-
-- absent: a content word, name or number of the claim that no source of the record writes in any form. The
-  candidates may cover the rest of the claim; what the source never writes cannot be supported by it ("First
-  for Women was *started* first", an invented "William Conrad");
-- a short answer ("Delhi", "yes", "Arthur's Magazine") means what its question asks: it is read as the question
-  and the answer together, against the passage of the source (one sentence or two in a row) that holds every
-  content word of the answer and the most of the question's. "Delhi" is supported by "The Oberoi Group ... head
-  office in Delhi" for "... head office in what city?", not by a sentence that only names Delhi; a "yes" or
-  "no" has no words of its own, so its passage is the one that holds the most of its question.
-
-:meth:`Evidence.features` gives the fitted judge's named numbers (:data:`FEATURES`: the alignment's, then what
-the alignment cannot see). ``judge.judges.base.evidence_of`` builds it once per claim and input (question,
-sources, language) and keeps it on the claim.
+- absent: a content word, name or number of the claim no source of the record writes in any form ("First for
+  Women was *started* first", an invented "William Conrad");
+- a short answer ("Delhi", "yes") means what its question asks: it is read against the passage (one sentence or
+  two in a row) holding every content word of the answer and the most of the question's;
+- conflicts (:func:`find_conflicts`): a sentence where the source corrects itself about the claim
+  (:mod:`judge.stages.cues`), or one saying nearly the same that states the claim's slot otherwise. Each
+  makes the no-model judge say contradicted, so it is called only when the source says the same otherwise.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
+from functools import cached_property
 
+import numpy as np
 from pydantic import BaseModel, PrivateAttr
 
 from judge.models import Candidate
-from judge.results import ClaimChecks
-from judge.stages.alignment import CONNECTIVES, FEATURES as ALIGNMENT, judged, offered_share
+from judge.results import ClaimChecks, Conflict, NumberMismatch
+from judge.stages.alignment import (
+    CONNECTIVES, FEATURES as ALIGNMENT, aligned_mismatches, holds_lead, judged, lead_words, offered_share, present,
+)
 from judge.stages.claims import answer_part
-from judge.stages.names import name_present, names_in
+from judge.stages.cues import FIGURE_WORD, sentence_cues
+from judge.stages.names import name_present, name_tokens, names_in, related_names
 from judge.stages.numbers import numbers_in, source_numbers
-from judge.stages.slots import present
-from judge.stages.words import sentence_forms
+from judge.stages.words import sentence_bounds, sentence_forms
 from judge.text import content_words, word_forms
+from judge.text.bounds import find_word
 from judge.text.discourse import YES_NO
 from judge.text.memo import text_memo
 from judge.text.negation import negated
 from judge.text.normalize import normalized
-from judge.text.proposition import INTERROGATIVES, MIN_CONTENT_WORDS, own_clause
+from judge.text.proposition import INTERROGATIVES, MIN_CONTENT_WORDS, not_a_proposition, own_clause
 from judge.text.tokens import SHARED_START, share_start, text_forms
 
 VERBATIM_METHODS = ("exact", "normalized", "folded")
 TRIAGE_MIN_WORDS = MIN_CONTENT_WORDS  # shorter verbatim fragments ("Anne Rice:", "- Born") state too little to settle free
 PASSAGE_SENTENCES = 2  # a short answer's passage: at most this many sentences in a row
+NUMBER_SLOTS = ("number", "date", "percent")  # the alignment's slot kinds that are numbers
+RELATED_MIN_SHARE = 0.3  # a correction that shares this much of the claim's content words refers to it
+NEAR_DUPLICATE_MIN_SHARE = 0.7  # a sentence that shares this much says the same thing
+ADJACENT_MIN_SHARE = 0.5  # a correction right after a sentence sharing this much refers to that sentence
 
 # Counts read as min(count, cap) / cap: a long claim is no more wrong per word past a few.
 _CAPS = {"unaligned": 8, "longest_unaligned_run": 5, "tail_unaligned_run": 5, "names": 5, "names_unaligned": 5, "numbers": 5,
@@ -205,16 +209,59 @@ def short_answer(claim: str, question: str | None) -> str | None:
     return None if own_clause(claim) else claim  # the boundary's rule (judge.stages.claims.needs_question)
 
 
+class SourceView:
+    """A source read once for every whole-source reading (kept by text: every claim of a record asks for the
+    same sources), each part computed when first asked. No inverted index: a claim asks for a few dozen forms,
+    and one for every form of the source cost more than the look-ups and held the view's largest part."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    @cached_property
+    def bounds(self) -> tuple[tuple[int, int], ...]:
+        return sentence_bounds(self.text)
+
+    @cached_property
+    def forms(self) -> tuple[frozenset[str], ...]:
+        """Each sentence's word forms."""
+        return sentence_forms(self.text)
+
+    @cached_property
+    def every(self) -> frozenset[str]:
+        return frozenset().union(*self.forms)
+
+    @cached_property
+    def starts(self) -> dict[str, list[str]]:
+        """Every form by its first letters (for a shared start)."""
+        out: dict[str, list[str]] = {}
+        for f in self.every:
+            out.setdefault(f[:SHARED_START], []).append(f)
+        return out
+
+    @cached_property
+    def numbers(self) -> frozenset[str]:
+        return source_numbers(self.text)
+
+    @cached_property
+    def cues(self) -> dict[int, str]:
+        """Sentence index -> its correction cue, read in one normalisation of the source."""
+        nt = normalized(self.text)
+        cut = np.searchsorted(nt.starts, [x for a, b in self.bounds for x in (a, b)])
+        return sentence_cues(nt.text, [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(self.bounds))])
+
+    def holding(self, forms: tuple[str, ...]) -> set[int]:
+        """The sentences that hold any of ``forms``."""
+        return {i for i, fs in enumerate(self.forms) if not fs.isdisjoint(forms)}
+
+
 @text_memo()
-def _source_view(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str], dict[str, list[str]]]:
-    """(every word form of the source, each sentence's forms, every number of the source, its forms by their
-    first letters)."""
-    sentences = sentence_forms(text) or (frozenset(),)
-    every = frozenset().union(*sentences)
-    starts: dict[str, list[str]] = {}
-    for f in every:
-        starts.setdefault(f[:SHARED_START], []).append(f)
-    return every, sentences, source_numbers(text), starts
+def _source_view(text: str) -> SourceView:
+    return SourceView(text)
+
+
+def _distinct(text: str) -> list[str]:
+    """The content words of ``text``, each once, in order."""
+    return list(dict.fromkeys(content_words(normalized(text).text)))
 
 
 def _found(word: str, forms: frozenset[str]) -> bool:
@@ -224,9 +271,8 @@ def _found(word: str, forms: frozenset[str]) -> bool:
 def _written(word: str, text: str) -> bool:
     """The source writes the word in some form: its forms (prefixes, plural, stem), or another form of it
     by a shared start (a suffix apart, :func:`judge.text.tokens.share_start`)."""
-    every, _, _, starts = _source_view(text)
-    forms = word_forms(word)
-    return any(f in every for f in forms) or any(share_start(f, o) for f in forms for o in starts.get(f[:SHARED_START], ()))
+    view, forms = _source_view(text), word_forms(word)
+    return any(f in view.every for f in forms) or any(share_start(f, o) for f in forms for o in view.starts.get(f[:SHARED_START], ()))
 
 
 def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int, float]:
@@ -248,7 +294,7 @@ def absent_words(claim: str, sources: tuple[str, ...]) -> tuple[list[str], int, 
 
 def absent_names_numbers(claim: str, sources: tuple[str, ...]) -> list[str]:
     """The claim's names and numbers that no source holds (a name in any fuller or shorter form)."""
-    numbers = set().union(*(_source_view(t)[2] for t in sources)) if sources else set()
+    numbers = set().union(*(_source_view(t).numbers for t in sources)) if sources else set()
     out = [n for n in numbers_in(claim) if not present(n, numbers)]
     return out + [n for n in names_in(claim) if not any(name_present(n, t) for t in sources)]
 
@@ -256,14 +302,11 @@ def absent_names_numbers(claim: str, sources: tuple[str, ...]) -> list[str]:
 def question_reading(claim: str, question: str, sources: tuple[str, ...]) -> tuple[float, bool]:
     """(the share of the question's content words held by the passage of the source that holds every content
     word of the answer and the most of the question's; whether any passage holds the answer's words)."""
-    answer = [w for w in dict.fromkeys(content_words(normalized(claim).text)) if w not in YES_NO]
-    asked = [
-        w for w in dict.fromkeys(content_words(normalized(question).text))
-        if w not in INTERROGATIVES and not any(_found(w, text_forms(a)) for a in answer)
-    ]
+    answer = [w for w in _distinct(claim) if w not in YES_NO]
+    asked = [w for w in _distinct(question) if w not in INTERROGATIVES and not any(_found(w, text_forms(a)) for a in answer)]
     best, holds = 0.0, False
     for text in sources:
-        sentences = _source_view(text)[1]
+        sentences = _source_view(text).forms
         for i in range(len(sentences)):
             for n in range(1, PASSAGE_SENTENCES + 1):
                 if i + n > len(sentences):
@@ -275,3 +318,148 @@ def question_reading(claim: str, question: str, sources: tuple[str, ...]) -> tup
                 share = sum(_found(w, passage) for w in asked) / len(asked) if asked else 1.0
                 best = max(best, share)
     return round(best, 6), holds
+
+
+# -- the checks ----------------------------------------------------------------------------------------------------
+def check_claim(claim: str, candidates: list[Candidate], sources: dict[str | None, str] | None = None) -> ClaimChecks:
+    """The checks of ``claim``, read from its alignment with the span it is judged against (no other candidate
+    rescues a number or a name): numbers with no equal value there or stated otherwise in their slot, names
+    it lacks or holds only where another name fills the slot; with ``sources`` (doc_id -> text), the
+    conflicts of the whole source, that span's own sentences aside."""
+    at, a = judged(claim, [c.text for c in candidates])
+    numbers = numbers_in(claim)
+    names = list(names_in(claim))
+    missing, mismatched, names_missing = numbers, [], names
+    if a is not None:
+        held = {a.claim[i].number for i, _ in a.pairs if a.claim[i].number is not None}
+        missing = [n for n in numbers if not present(n, held)]
+        mismatched = [NumberMismatch(claim=s.claim, candidate=s.span) for s in a.slots if s.kind in NUMBER_SLOTS]
+        other = {s.claim for s in a.slots if s.kind == "name"}
+        text = candidates[at].text
+        found = names_in(text) if names else []
+        names_missing = [n for n in names if not name_present(n, text, found) or any(s in n.lower() or n.lower() in s for s in other)]
+    conflicts = []
+    if sources:
+        own = [(p.doc_id, p.start_char, p.end_char) for p in candidates[at].parts] if candidates else []
+        conflicts = find_conflicts(claim, sources, own)
+    return ClaimChecks(numbers=numbers, numbers_missing=missing, numbers_mismatched=mismatched, names=names,
+                       names_missing=names_missing, conflicts=conflicts)
+
+
+# -- conflicts: what the rest of the source says otherwise ----------------------------------------------------------
+def find_conflicts(claim: str, sources: dict[str | None, str], own: list[tuple[str | None, int, int]] = ()) -> list[Conflict]:
+    """Sentences of ``sources`` (doc_id -> text) that retract or contradict ``claim``: a ``correction`` (a cue
+    that refers to the claim, :func:`_refers`) or a ``near_duplicate`` (most of the claim's words, its slot
+    stated otherwise, :func:`_differs`). ``own``: the (doc_id, start, end) spans the claim was found in; the
+    sentences they touch are never a conflict."""
+    claim_words = [w for w in _distinct(claim) if not w[0].isdigit()]
+    claim_numbers = set(numbers_in(claim))
+    claim_names = names_in(claim)
+    proposition = not_a_proposition(claim) is None  # a short answer names nothing a sentence could name otherwise
+    out: list[Conflict] = []
+    for doc_id, text in sources.items():
+        if doc_id is None and len(sources) > 1:
+            continue  # the single-source alias of a named source
+        view = _source_view(text)
+        shares = _shares(claim_words, view)
+        candidates = sorted(set(view.cues) | {i for i, sh in shares.items() if sh >= NEAR_DUPLICATE_MIN_SHARE})
+        for i in candidates:
+            start, end = view.bounds[i]
+            if any(d == doc_id and start < e and a < end for d, a, e in own):
+                continue
+            sentence = text[start:end]
+            if i in view.cues:
+                why = _refers(claim, claim_numbers, shares, i, sentence)
+                if why:
+                    out.append(_conflict("correction", doc_id, start, end, text, f"correction cue {view.cues[i]!r}; {why}"))
+                    continue
+            if shares.get(i, 0.0) >= NEAR_DUPLICATE_MIN_SHARE:
+                detail = _differs(claim, claim_names if proposition else [], sentence)
+                if detail:
+                    out.append(_conflict("near_duplicate", doc_id, start, end, text, detail))
+    return out
+
+
+def _shares(claim_words: list[str], view: SourceView) -> dict[int, float]:
+    """Share of the claim's words each sentence holds (sentences holding none are left out)."""
+    hits: dict[int, int] = {}
+    for w in claim_words:
+        for i in view.holding(word_forms(w)):
+            hits[i] = hits.get(i, 0) + 1
+    return {i: n / len(claim_words) for i, n in hits.items()}
+
+
+def _refers(claim: str, claim_numbers: set[str], shares: dict[int, float], i: int, sentence: str) -> str:
+    """Why a correction sentence refers to the claim (a number, a retyping of one, a figure, enough of its
+    words, or a sentence before it that says what the claim says; a name alone is no reference), or ''."""
+    numbers = set(numbers_in(sentence))
+    shared_numbers = claim_numbers & numbers
+    if shared_numbers:
+        return f"it mentions {', '.join(sorted(shared_numbers))}"
+    mismatches = aligned_mismatches(claim, [sentence])
+    if mismatches:
+        return f"it gives {mismatches[0].candidate} where the claim says {mismatches[0].claim}"
+    typos = [(c, n) for c in sorted(claim_numbers) for n in sorted(numbers) if _typo_of(c, n)]
+    if typos:
+        return f"it gives {typos[0][1]}, a retyping of the claim's {typos[0][0]}"
+    if claim_numbers and numbers:
+        return ""  # it corrects a figure, and not one of the claim's
+    if claim_numbers and FIGURE_WORD.search(normalized(sentence).text):
+        return "it corrects a figure without giving it, and the claim states one"
+    if shares.get(i, 0.0) >= RELATED_MIN_SHARE:
+        return f"it shares {shares[i]:.0%} of the claim's words"
+    if shares.get(i - 1, 0.0) >= ADJACENT_MIN_SHARE:
+        return "it follows a sentence that says what the claim says"
+    return ""
+
+
+def _typo_of(a: str, b: str) -> bool:
+    """``b`` looks like ``a`` mistyped: the same digits in another order, or one digit changed."""
+    da, db = re.sub(r"\D", "", a), re.sub(r"\D", "", b)
+    if da == db or len(da) != len(db) or len(da) < 2:
+        return False
+    return sorted(da) == sorted(db) or sum(x != y for x, y in zip(da, db)) == 1
+
+
+def _differs(claim: str, claim_names: list[str], sentence: str) -> str:
+    """What a sentence saying nearly what the claim says states otherwise: a number in its slot, or a name in
+    the place of a claim's name that holds its lead, among the same words, and is no form of any of the
+    claim's names nor shares a distinctive token with them ("MedStar Health" of "MedStar Washington ...")."""
+    mismatches = aligned_mismatches(claim, [sentence])
+    if mismatches:
+        return "; ".join(f"says {m.candidate} where the claim says {m.claim}" for m in mismatches)
+    found = names_in(sentence) if claim_names else []
+    missing = [n for n in claim_names if not name_present(n, sentence, found)]
+    if not missing:
+        return ""
+    claim_found = names_in(claim)
+    others = [n for n in found if not name_present(n, claim, claim_found) and not any(related_names(n, c) for c in claim_names)]
+    norm = normalized(claim).text
+    for name in missing:
+        if any(related_names(name, n) for n in found):
+            continue  # its slot holds a form of it or a name around it ("USP de São Paulo" for "USP de São Carlos")
+        at = find_word(norm, normalized(name).text)
+        lead = lead_words(claim, at) if at > 0 else []
+        if not lead or not holds_lead(lead, sentence):
+            continue  # the name is what the claim is about, not a slot of it: another name there is another entity
+        around = _around(claim, name)
+        for other in others:
+            if around & _around(sentence, other):
+                return f"names {other} where the claim names {name}"
+    return ""
+
+
+def _around(text: str, name: str, span: int = 3) -> set[str]:
+    """Forms of the content words right around ``name``'s first occurrence in ``text`` (its slot)."""
+    norm, written = normalized(text).text, normalized(name).text
+    at = find_word(norm, written)
+    if at < 0:
+        return set()
+    before = [w for w in content_words(norm[:at]) if not w[0].isdigit()][-span:]
+    after = [w for w in content_words(norm[at + len(written) :]) if not w[0].isdigit()][:span]
+    mine = {f for t in name_tokens(name) for f in word_forms(t)}
+    return {f for w in before + after for f in word_forms(w)} - mine
+
+
+def _conflict(kind: str, doc_id: str | None, start: int, end: int, text: str, detail: str) -> Conflict:
+    return Conflict(kind=kind, doc_id=doc_id, start_char=start, end_char=end, excerpt=text[start:end], detail=detail)

@@ -2,8 +2,8 @@
 the words around them, and whether they stand in a list or a range.
 
 Values are compared canonically: ``12%``/``12 %``/``12 אחוזים``, ``1,450``/``1450``, ``08``/``8``, ``2:00
-PM``/``14:00``; a decade ("the 1990s", "2000's") is no year. The checks (:mod:`judge.stages.slots`), the
-conflicts and the controls all read numbers through this one module.
+PM``/``14:00``; a decade ("the 1990s", "2000's") is no year. The alignment, the Evidence and the controls
+read numbers through this one module.
 """
 
 from __future__ import annotations
