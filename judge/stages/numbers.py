@@ -22,15 +22,6 @@ from judge.text.tokens import STOPWORDS, word_spans
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/]\d+)*(?:\s?%)?")
 # In a text's numbers a Hebrew or Arabic prefix letter may be joined to a number ("و2002", "ב1892").
 _NUMBER_IN_TEXT = re.compile(r"(?:(?<![\w.])|(?<=[\u05d0-\u05ea\u0621-\u064a]))\d+(?:[.,:/]\d+)*(?:\s?%)?")
-MONTHS = frozenset(
-    """
-    january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec
-    janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro
-    ינואר פברואר מרץ מרס אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר
-    يناير فبراير مارس أبريل ابريل مايو يونيو يوليو أغسطس اغسطس سبتمبر أكتوبر اكتوبر نوفمبر ديسمبر
-    """.split()
-)
 _MONTH_LISTS = (
     "january february march april may june july august september october november december",
     "jan feb mar apr may jun jul aug sep oct nov dec",
@@ -41,6 +32,7 @@ _MONTH_LISTS = (
 MONTH_NUMBER = {m: i for line in _MONTH_LISTS for i, m in enumerate(line.split(), start=1)} | {
     "sept": 9, "מרס": 3, "ابريل": 4, "اغسطس": 8, "اكتوبر": 10, "marco": 3,
 }
+MONTHS = frozenset(MONTH_NUMBER) - {"marco"}  # "marco" is read as a month only beside a day (Marco is a name)
 PERCENT_WORDS = frozenset("percent pct אחוז אחוזים אחוזי por cento porcento بالمئة بالمائة المئة".split())
 # A multiplier is no unit: the unit of "25 מיליון ש"ח" is ש"ח.
 MULTIPLIERS = frozenset("thousand million billion trillion מיליון מיליארד אלף אלפי mil milhão milhões milhao milhoes bilhão bilhões مليون مليار ألف آلاف".split())
@@ -101,11 +93,6 @@ class NumberMention:
     start: int = field(default=0, compare=False)  # where it is in the normalised text
     end: int = field(default=0, compare=False)
     word: bool = False  # written as a word ("five"): "one" is read, never stated otherwise
-
-    def shared(self, other: NumberMention) -> int:
-        """How many of this mention's context words the other's context holds (in any form)."""
-        theirs = other.bag or (frozenset().union(*other.context) if other.context else frozenset())
-        return sum(bool(forms & theirs) for forms in self.context)
 
 
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
