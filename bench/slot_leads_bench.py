@@ -1,4 +1,4 @@
-"""Issue 36 item 16: the numbers check (judge.stages.alignment.aligned_mismatches) on a claim with N numbers
+"""Issue 36 item 16: the numbers check (judge.stages.alignment_numbers.aligned_mismatches) on a claim with N numbers
 against a sentence of the source, for growing N. Before the fix each number normalised the whole claim
 again and walked every word before it (quadratic in N, cubic with the source's sentences); now the claim's
 words and leads are computed once and sliced per number. Prints the seconds per N and the growth ratio
@@ -26,7 +26,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.tree:
         sys.path.insert(0, args.tree)
-    slots = importlib.import_module("judge.stages.alignment")
+    slots = importlib.import_module("judge.stages.alignment_numbers")
     if not hasattr(slots, "aligned_mismatches"):  # a tree from before issue 48
         slots = importlib.import_module("judge.stages.slots")
     sentence = "Bob met member 7 of the club in 1990."

@@ -14,8 +14,8 @@ from judge.search import Index
 from judge.stages.evidence import check_claim
 from judge.stages.names import name_present, names_in, related_names, same_name
 from judge.stages.numbers import mentions
-from judge.stages.alignment import aligned_mismatches
-from judge.stages.cues import correction_cue
+from judge.stages.alignment_numbers import aligned_mismatches
+from judge.stages.source import correction_cue
 from judge.stages.evidence import find_conflicts
 from judge.judges.deterministic import DeterministicThresholds, fault_kind
 from judge.stages.evidence import read_evidence

@@ -8,8 +8,8 @@ from judge.results import ClaimChecks
 from judge.search import search
 from judge.stages.evidence import check_claim
 from judge.stages.numbers import mentions, numbers_in
-from judge.stages.alignment import aligned_mismatches
-from judge.stages.cues import correction_cue
+from judge.stages.alignment_numbers import aligned_mismatches
+from judge.stages.source import correction_cue
 from judge.stages.evidence import find_conflicts
 from judge.judges.deterministic import DeterministicThresholds, fault_kind, load_weights, no_model_label
 from judge.stages.evidence import Evidence, read_evidence

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from judge.search.index import _reading, _sentence_terms
-from judge.stages import cues, evidence, names
+from judge.stages import names, source
 from judge.stages.words import sentence_bounds
 from judge.text.sentences import sentences_of, split_sentences
 from judge.text.tokens import word_forms, word_spans, words
@@ -69,8 +69,8 @@ def test_cues_looked_for_only_where_the_source_holds_a_phrase_are_the_same():
         bounds = sentence_bounds(text)
         cut = np.searchsorted(nt.starts, [x for a, b in bounds for x in (a, b)])
         sentences = [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(bounds))]
-        every = {i: c for i, x in enumerate(sentences) if (c := cues._cue(x)) is not None}
-        assert evidence._source_view.__wrapped__(text).cues == every, repr(text)
+        every = {i: c for i, x in enumerate(sentences) if (c := source._cue(x)) is not None}
+        assert source.source_view.__wrapped__(text).cues == every, repr(text)
 
 
 def test_the_text_before_a_word_is_read_as_a_copy_of_it_was():

@@ -9,7 +9,7 @@ source says:
 - a short answer ("Delhi", "yes") means what its question asks: it is read against the passage (one sentence or
   two in a row) holding every content word of the answer and the most of the question's;
 - conflicts (:func:`find_conflicts`): a sentence where the source corrects itself about the claim
-  (:mod:`judge.stages.cues`), or one saying nearly the same that states the claim's slot otherwise. Each
+  (:mod:`judge.stages.source`), or one saying nearly the same that states the claim's slot otherwise. Each
   makes the no-model judge say contradicted, so it is called only when the source says the same otherwise.
 """
 
@@ -18,25 +18,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from functools import cached_property
 
-import numpy as np
 from pydantic import BaseModel, PrivateAttr
 
 from judge.models import Candidate
 from judge.results import ClaimChecks, Conflict, NumberMismatch
-from judge.stages.alignment import (
-    CONNECTIVES, FEATURES as ALIGNMENT, aligned_mismatches, holds_lead, judged, lead_words, offered_share, present,
-)
+from judge.stages.alignment import CONNECTIVES, FEATURES as ALIGNMENT, judged, offered_share
+from judge.stages.alignment_numbers import aligned_mismatches, holds_lead, lead_words, present
 from judge.stages.claims import answer_part
-from judge.stages.cues import FIGURE_WORD, sentence_cues
+from judge.stages.source import FIGURE_WORD, SourceView, source_view as _source_view
 from judge.stages.names import name_present, name_tokens, names_in, related_names
-from judge.stages.numbers import numbers_in, source_numbers
-from judge.stages.words import sentence_bounds, sentence_forms
+from judge.stages.numbers import numbers_in
 from judge.text import content_words, word_forms
 from judge.text.bounds import find_word
 from judge.text.discourse import YES_NO
-from judge.text.memo import text_memo
 from judge.text.negation import negated
 from judge.text.normalize import normalized
 from judge.text.proposition import INTERROGATIVES, MIN_CONTENT_WORDS, not_a_proposition, own_clause
@@ -207,56 +202,6 @@ def short_answer(claim: str, question: str | None) -> str | None:
     if part is not None:
         return part
     return None if own_clause(claim) else claim  # the boundary's rule (judge.stages.claims.needs_question)
-
-
-class SourceView:
-    """A source read once for every whole-source reading (kept by text: every claim of a record asks for the
-    same sources), each part computed when first asked. No inverted index: a claim asks for a few dozen forms,
-    and one for every form of the source cost more than the look-ups and held the view's largest part."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    @cached_property
-    def bounds(self) -> tuple[tuple[int, int], ...]:
-        return sentence_bounds(self.text)
-
-    @cached_property
-    def forms(self) -> tuple[frozenset[str], ...]:
-        """Each sentence's word forms."""
-        return sentence_forms(self.text)
-
-    @cached_property
-    def every(self) -> frozenset[str]:
-        return frozenset().union(*self.forms)
-
-    @cached_property
-    def starts(self) -> dict[str, list[str]]:
-        """Every form by its first letters (for a shared start)."""
-        out: dict[str, list[str]] = {}
-        for f in self.every:
-            out.setdefault(f[:SHARED_START], []).append(f)
-        return out
-
-    @cached_property
-    def numbers(self) -> frozenset[str]:
-        return source_numbers(self.text)
-
-    @cached_property
-    def cues(self) -> dict[int, str]:
-        """Sentence index -> its correction cue, read in one normalisation of the source."""
-        nt = normalized(self.text)
-        cut = np.searchsorted(nt.starts, [x for a, b in self.bounds for x in (a, b)])
-        return sentence_cues(nt.text, [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(self.bounds))])
-
-    def holding(self, forms: tuple[str, ...]) -> set[int]:
-        """The sentences that hold any of ``forms``."""
-        return {i for i, fs in enumerate(self.forms) if not fs.isdisjoint(forms)}
-
-
-@text_memo()
-def _source_view(text: str) -> SourceView:
-    return SourceView(text)
 
 
 def _distinct(text: str) -> list[str]:

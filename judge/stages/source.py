@@ -1,11 +1,18 @@
-"""Correction cues: where a text corrects itself (English, Hebrew, Portuguese, Arabic, Spanish), an extractor the
-Evidence's conflicts read (:func:`judge.stages.evidence.find_conflicts`)."""
+"""A source read once for the Evidence's whole-source readings (an extractor: no claim here): its sentences, their
+forms, its numbers and its correction cues, where it corrects itself (English, Hebrew, Portuguese, Arabic,
+Spanish), read by :func:`judge.stages.evidence.find_conflicts`."""
 
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
-from judge.stages.numbers import is_month
+import numpy as np
+
+from judge.stages.numbers import is_month, source_numbers
+from judge.stages.words import sentence_bounds, sentence_forms
+from judge.text.memo import text_memo
+from judge.text.tokens import SHARED_START
 from judge.text import content_words
 from judge.text.normalize import normalized
 
@@ -98,3 +105,53 @@ FIGURE_WORD = re.compile(
     r"(?<![\w])(?:figure|figures|number|numbers|amount|date|percentage|total|sum|número|numero|valor|data|cifra"
     r"|נתון|נתונים|מספר|המספר|הנתון|סכום|תאריך|אחוז|رقم|الرقم|عدد|العدد|تاريخ|نسبة)(?![\w])"
 )
+
+
+class SourceView:
+    """A source read once for every whole-source reading (kept by text: every claim of a record asks for the
+    same sources), each part computed when first asked. No inverted index: a claim asks for a few dozen forms,
+    and one for every form of the source cost more than the look-ups and held the view's largest part."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    @cached_property
+    def bounds(self) -> tuple[tuple[int, int], ...]:
+        return sentence_bounds(self.text)
+
+    @cached_property
+    def forms(self) -> tuple[frozenset[str], ...]:
+        """Each sentence's word forms."""
+        return sentence_forms(self.text)
+
+    @cached_property
+    def every(self) -> frozenset[str]:
+        return frozenset().union(*self.forms)
+
+    @cached_property
+    def starts(self) -> dict[str, list[str]]:
+        """Every form by its first letters (for a shared start)."""
+        out: dict[str, list[str]] = {}
+        for f in self.every:
+            out.setdefault(f[:SHARED_START], []).append(f)
+        return out
+
+    @cached_property
+    def numbers(self) -> frozenset[str]:
+        return source_numbers(self.text)
+
+    @cached_property
+    def cues(self) -> dict[int, str]:
+        """Sentence index -> its correction cue, read in one normalisation of the source."""
+        nt = normalized(self.text)
+        cut = np.searchsorted(nt.starts, [x for a, b in self.bounds for x in (a, b)])
+        return sentence_cues(nt.text, [nt.text[cut[2 * i] : cut[2 * i + 1]].strip() for i in range(len(self.bounds))])
+
+    def holding(self, forms: tuple[str, ...]) -> set[int]:
+        """The sentences that hold any of ``forms``."""
+        return {i for i, fs in enumerate(self.forms) if not fs.isdisjoint(forms)}
+
+
+@text_memo()
+def source_view(text: str) -> SourceView:
+    return SourceView(text)
